@@ -1,0 +1,35 @@
+"""Shared fixtures: one sandbox server per test session, reset to its seeded state per test."""
+
+from __future__ import annotations
+
+import pytest
+
+#: A token that must never be seen in a repr, a log line, an error or a saved file.
+CANARY_TOKEN = "gb_api_CANARY7f3a9c2e5b1d4a8f6e0c"
+
+
+@pytest.fixture(scope="session")
+def sandbox_server():
+    """A documentation-platform sandbox shared by the whole session (seed 0, demo size)."""
+    from docsapi.sandbox import Sandbox
+
+    with Sandbox(seed=0) as sb:
+        yield sb
+
+
+@pytest.fixture
+def sandbox(sandbox_server):
+    """The shared sandbox, back in its seeded state with no faults, latency or rate limit."""
+    sandbox_server.reset()
+    return sandbox_server
+
+
+@pytest.fixture
+def client(sandbox):
+    """A DocsClient with the sandbox's full-access user token, retries without long waits."""
+    return sandbox.client()
+
+
+@pytest.fixture
+def canary_token() -> str:
+    return CANARY_TOKEN
