@@ -110,26 +110,26 @@ class RetryPolicy:
             raise ValueError("max_rate_limit_wait must be 0 or more seconds")
 
     def backoff_delay(self, attempt: int) -> float:
-        """Seconds to wait before retry number ``attempt`` (0-based): 0.5 s × 2^n, capped."""
+        """Seconds to wait before retry number ``attempt`` (0-based): 0.5 s * 2**n, capped."""
         delay = min(self.max_backoff, self.backoff * (2**attempt))
         if self.jitter:
             delay = random.uniform(delay / 2, delay)
         return delay
 
-    def may_retry(self, method: str, *, reached_server: bool, retryable: bool) -> bool:
+    def may_retry(self, method: str, *, surely_unprocessed: bool, transient: bool) -> bool:
         """Whether a failed attempt may be repeated.
 
         Parameters
         ----------
         method : str
             The HTTP method.
-        reached_server : bool
-            False only when the request surely never left this machine (connect failed).
-        retryable : bool
-            Whether the failure is transient (a retryable status or a broken transfer).
+        surely_unprocessed : bool
+            True when the server surely did not act on the request: the connection was
+            never made, or the server said so (429). Any method may then be repeated.
+        transient : bool
+            Whether the failure may pass (a retryable status or a broken transfer);
+            only idempotent methods are repeated after such a failure.
         """
-        if not reached_server:
+        if surely_unprocessed:
             return True
-        if method.upper() in IDEMPOTENT_METHODS:
-            return retryable
-        return False
+        return transient and method.upper() in IDEMPOTENT_METHODS

@@ -9,8 +9,9 @@ Every exception derives from :class:`DocsAPIError`, so one ``except`` catches th
     ├── PaginationError                      a server repeated a cursor (loop guard)
     ├── ResponseFormatError                  a body that is not the JSON the API promises
     └── APIStatusError(status, message, method, path, request_id)
-        ├── BadRequestError 400     ├── AuthenticationError 401   ├── PermissionDeniedError 403
-        ├── NotFoundError 404       ├── ConflictError 409          ├── RateLimitError 429 (.reset_at)
+        ├── BadRequestError 400       ├── AuthenticationError 401
+        ├── PermissionDeniedError 403 ├── NotFoundError 404
+        ├── ConflictError 409         ├── RateLimitError 429 (.reset_at)
         └── ServerError 5xx
 
 Messages say what to do next and never contain a token or a query string.
@@ -42,8 +43,10 @@ __all__ = [
 class DocsAPIError(Exception):
     """Base class of every error docsapi raises."""
 
-    #: Whether the retry policy may try the request again after this error.
+    #: Whether the failure may pass, so an idempotent request may be tried again.
     retryable: bool = False
+    #: Whether the server surely did not act on the request, so any method may be tried again.
+    unprocessed: bool = False
 
 
 class ValidationError(DocsAPIError, ValueError):
@@ -81,8 +84,6 @@ class PaginationError(DocsAPIError):
 
 class ResponseFormatError(DocsAPIError):
     """The server answered with a body that is not the JSON the API promises."""
-
-    retryable = False
 
     def __init__(self, message: str, *, status: int = 0, truncated: bool = False) -> None:
         self.status = status
@@ -160,6 +161,7 @@ class RateLimitError(APIStatusError):
     """
 
     retryable = True
+    unprocessed = True
 
     def __init__(self, *args, reset_at: datetime | None = None, **kwargs) -> None:
         self.reset_at = reset_at

@@ -1,0 +1,250 @@
+"""The wire layer against a scripted server: retries, rate limits, redirects, bad bodies."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from scripted_server import Reply, ScriptedServer
+
+from docsapi._config import RetryPolicy, Timeout
+from docsapi._http import Transport, quote_segment
+from docsapi._secret import Secret
+from docsapi.errors import (
+    APIConnectionError,
+    APITimeoutError,
+    AuthenticationError,
+    NotFoundError,
+    PaginationError,
+    RateLimitError,
+    ResponseFormatError,
+    ServerError,
+)
+
+FAST = RetryPolicy(max_retries=3, backoff=0.01, jitter=False, max_rate_limit_wait=5.0)
+OK = Reply(200, {"ok": True})
+
+
+def transport(url: str, *, retry: RetryPolicy = FAST, token: str | None = "tok-123",
+              timeout: Timeout | None = None) -> Transport:
+    return Transport(
+        url + "/v1",
+        credential=Secret(token) if token else None,
+        timeout=timeout or Timeout(connect=2, read=5),
+        retry=retry,
+        missing_credential="Pass token=... or set GITBOOK_API_TOKEN.",
+    )
+
+
+def test_get_sends_bearer_token_json_and_user_agent():
+    with ScriptedServer([OK]) as srv:
+        resp = transport(srv.url).request("GET", "/spaces/abc", params={"a": 1, "b": None})
+    assert resp.status == 200 and resp.data == {"ok": True}
+    seen = srv.seen[0]
+    assert seen.path == "/v1/spaces/abc?a=1"
+    assert seen.headers["authorization"] == "Bearer tok-123"
+    assert seen.headers["accept"] == "application/json"
+
+
+def test_post_sends_json_body():
+    with ScriptedServer([Reply(201, {"id": "x"})]) as srv:
+        transport(srv.url).request("POST", "/things", json={"title": "T"})
+    assert srv.seen[0].body == b'{"title": "T"}'
+    assert srv.seen[0].headers["content-type"] == "application/json"
+
+
+def test_connection_dropped_on_get_is_retried():
+    with ScriptedServer([Reply(action="drop"), OK]) as srv:
+        resp = transport(srv.url).request("GET", "/x")
+    assert resp.data == {"ok": True}
+    assert len(srv.seen) == 2
+
+
+def test_post_that_reached_the_server_is_not_retried_when_the_connection_drops():
+    with ScriptedServer([Reply(action="drop"), OK]) as srv:
+        with pytest.raises(APIConnectionError, match="outcome is unknown"):
+            transport(srv.url).request("POST", "/spaces/abc/duplicate")
+    assert len(srv.seen) == 1
+
+
+def test_three_503_then_200_on_get_succeeds():
+    with ScriptedServer([Reply(503), Reply(503), Reply(503), OK]) as srv:
+        resp = transport(srv.url).request("GET", "/x")
+    assert resp.status == 200
+    assert len(srv.seen) == 4
+
+
+def test_retries_run_out_and_raise_the_last_error():
+    with ScriptedServer([Reply(503)]) as srv:
+        with pytest.raises(ServerError) as info:
+            transport(srv.url).request("GET", "/x")
+    assert info.value.status == 503
+    assert len(srv.seen) == 1 + FAST.max_retries
+
+
+def test_503_on_post_raises_after_one_attempt():
+    with ScriptedServer([Reply(503), OK]) as srv:
+        with pytest.raises(ServerError):
+            transport(srv.url).request("POST", "/x")
+    assert len(srv.seen) == 1
+
+
+def test_retry_after_one_second_is_waited():
+    with ScriptedServer([Reply(429, headers={"Retry-After": "1"}), OK]) as srv:
+        transport(srv.url).request("POST", "/x")
+    assert len(srv.seen) == 2
+    assert srv.seen[1].arrived - srv.seen[0].arrived >= 0.95
+
+
+def test_retry_after_longer_than_the_allowed_wait_raises_at_once():
+    with ScriptedServer([Reply(429, headers={"Retry-After": "3600"}), OK]) as srv:
+        with pytest.raises(RateLimitError) as info:
+            transport(srv.url).request("GET", "/x")
+    assert len(srv.seen) == 1
+    assert info.value.reset_at is not None
+    assert 3500 < info.value.reset_at.timestamp() - time.time() <= 3600
+    assert "max_rate_limit_wait" in str(info.value)
+
+
+def test_rate_limit_reset_header_is_honoured_on_429():
+    reset = str(int(time.time()) + 2)
+    with ScriptedServer([Reply(429, headers={"X-RateLimit-Reset": reset}), OK]) as srv:
+        transport(srv.url).request("GET", "/x")
+    assert len(srv.seen) == 2
+    assert time.time() >= int(reset) - 0.05
+
+
+def test_exhausted_budget_waits_for_the_reset_before_the_next_request():
+    reset = int(time.time()) + 2
+    exhausted = Reply(200, {"n": 1}, headers={
+        "X-RateLimit-Limit": "5", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(reset)})
+    with ScriptedServer([exhausted, OK]) as srv:
+        t = transport(srv.url)
+        t.request("GET", "/x")
+        t.request("GET", "/x")
+    assert srv.seen[1].arrived >= srv.seen[0].arrived
+    assert time.time() >= reset - 0.05
+    assert t.history[-1].waited > 0.5
+
+
+def test_exhausted_budget_with_a_distant_reset_raises_without_sending():
+    exhausted = Reply(200, {}, headers={
+        "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(time.time()) + 900)})
+    with ScriptedServer([exhausted, OK]) as srv:
+        t = transport(srv.url)
+        t.request("GET", "/x")
+        with pytest.raises(RateLimitError, match="max_rate_limit_wait"):
+            t.request("GET", "/x")
+    assert len(srv.seen) == 1
+
+
+def test_truncated_json_on_get_is_retried():
+    with ScriptedServer([Reply(200, {"items": list(range(50))}, action="truncate"), OK]) as srv:
+        resp = transport(srv.url).request("GET", "/x")
+    assert resp.data == {"ok": True}
+    assert len(srv.seen) == 2
+
+
+def test_truncated_json_on_post_is_not_retried():
+    with ScriptedServer([Reply(200, {"items": list(range(50))}, action="truncate"), OK]) as srv:
+        with pytest.raises(APIConnectionError, match="cut short"):
+            transport(srv.url).request("POST", "/x")
+    assert len(srv.seen) == 1
+
+
+def test_html_body_gives_a_clear_error_with_an_excerpt():
+    page = "<html><body><h1>Welcome to the login portal</h1></body></html>"
+    with ScriptedServer([Reply(200, page)]) as srv:
+        with pytest.raises(ResponseFormatError) as info:
+            transport(srv.url).request("GET", "/x")
+    message = str(info.value)
+    assert "expected JSON" in message and "text/html" in message
+    assert "Welcome to the login portal" in message
+    assert len(srv.seen) == 1
+
+
+def test_error_body_maps_to_the_status_class_with_message_and_hint():
+    body = {"error": {"code": 404, "message": "Space not found"}}
+    with ScriptedServer([Reply(404, body, headers={"X-Request-Id": "req-9"})]) as srv:
+        with pytest.raises(NotFoundError) as info:
+            transport(srv.url).request("GET", "/spaces/nope")
+    err = info.value
+    assert err.status == 404 and err.request_id == "req-9" and err.code == 404
+    assert "Space not found" in str(err) and "Check the id" in str(err)
+    assert err.method == "GET" and err.path == "/spaces/nope"
+
+
+def test_error_without_json_body_keeps_an_excerpt():
+    with ScriptedServer([Reply(502, "<html>Bad gateway from proxy</html>")]) as srv:
+        with pytest.raises(ServerError, match="Bad gateway from proxy"):
+            transport(srv.url, retry=RetryPolicy(max_retries=0)).request("GET", "/x")
+
+
+def test_missing_credential_raises_before_any_request():
+    with ScriptedServer([OK]) as srv:
+        with pytest.raises(AuthenticationError, match="GITBOOK_API_TOKEN"):
+            transport(srv.url, token=None).request("GET", "/user")
+    assert srv.seen == []
+
+
+def test_connect_failure_is_retried_even_for_post_then_raised():
+    with ScriptedServer([OK]) as srv:
+        url = srv.url
+    t = transport(url, retry=RetryPolicy(max_retries=2, backoff=0.01, jitter=False))
+    with pytest.raises(APIConnectionError, match="could not connect"):
+        t.request("POST", "/x")
+    assert [r.attempt for r in t.history] == [0, 1, 2]
+
+
+def test_read_timeout_on_post_is_not_retried():
+    with ScriptedServer([Reply(200, {}, action="stall", stall_seconds=1.5), OK]) as srv:
+        t = transport(srv.url, timeout=Timeout(connect=1, read=0.3))
+        with pytest.raises(APITimeoutError, match="outcome unknown"):
+            t.request("POST", "/x")
+    assert len(srv.seen) == 1
+
+
+def test_read_timeout_on_get_is_retried():
+    with ScriptedServer([Reply(200, {}, action="stall", stall_seconds=1.0), OK]) as srv:
+        t = transport(srv.url, timeout=Timeout(connect=1, read=0.3))
+        assert t.request("GET", "/x").data == {"ok": True}
+    assert len(srv.seen) == 2
+
+
+def test_paginate_follows_cursors_until_absent():
+    pages = [Reply(200, {"items": [1, 2], "next": {"page": "c1"}}),
+             Reply(200, {"items": [3], "next": {"page": "c2"}}),
+             Reply(200, {"items": [4]})]
+    with ScriptedServer(pages) as srv:
+        items = list(transport(srv.url).paginate("/list", limit=2))
+    assert items == [1, 2, 3, 4]
+    assert [s.path for s in srv.seen] == [
+        "/v1/list?limit=2", "/v1/list?limit=2&page=c1", "/v1/list?limit=2&page=c2"]
+
+
+def test_repeated_cursor_raises_pagination_error():
+    loop = Reply(200, {"items": [1], "next": {"page": "same"}})
+    with ScriptedServer([loop]) as srv:
+        with pytest.raises(PaginationError, match="twice"):
+            list(transport(srv.url).paginate("/list"))
+    assert len(srv.seen) == 2
+
+
+def test_redirect_to_another_port_drops_the_credential():
+    with ScriptedServer([OK]) as other:
+        hop = Reply(307, b"", headers={"Location": other.url + "/elsewhere"})
+        with ScriptedServer([hop]) as srv:
+            transport(srv.url).request("GET", "/x")
+    assert srv.seen[0].headers["authorization"] == "Bearer tok-123"
+    assert "authorization" not in other.seen[0].headers
+
+
+def test_redirect_within_the_origin_keeps_the_credential():
+    with ScriptedServer([Reply(302, b"", headers={"Location": "/v1/moved"}), OK]) as srv:
+        transport(srv.url).request("GET", "/x")
+    assert srv.seen[1].path == "/v1/moved"
+    assert srv.seen[1].headers["authorization"] == "Bearer tok-123"
+
+
+def test_quote_segment_encodes_slashes():
+    assert quote_segment("guides/getting started") == "guides%2Fgetting%20started"
