@@ -1,0 +1,53 @@
+"""Run one permission audit against a running sandbox and print its figures as JSON.
+
+Run by ``benchmarks/run.py`` in a fresh interpreter so that the peak resident memory
+measured is the audit's own (the sandbox serves from another process).
+
+Usage: ``python benchmarks/_audit_child.py URL TOKEN ORG_ID WORKERS``
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import time
+
+
+def _rss_mb() -> float:
+    """Current resident set size of this process, in MB (from /proc)."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def main() -> None:
+    url, token, org_id, workers = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    import pandas  # noqa: F401  (the audit needs it; counted in the baseline)
+
+    import docsapi
+    from docsapi.audit import audit_permissions
+
+    baseline = _rss_mb()
+    client = docsapi.DocsClient(base_url=url, token=token, timeout=60.0)
+    started = time.perf_counter()
+    audit = audit_permissions(client, org_id, max_workers=workers, progress=False)
+    elapsed = time.perf_counter() - started
+    print(json.dumps({
+        "baseline_rss_mb": baseline,
+        "final_rss_mb": _rss_mb(),
+        "peak_rss_mb_self": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "seconds": elapsed,
+        "requests": client.transport.request_count,
+        "spaces": audit.count("spaces"),
+        "grants": audit.count("grants"),
+        "effective": len(audit.effective),
+        "findings": audit.count("findings"),
+        "errors": audit.count("errors"),
+    }))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,89 @@
+"""Run a documentation-platform sandbox in its own process for the benchmarks.
+
+A separate process keeps the server's GIL apart from the client's, as a real remote API
+would be; the benchmark process only sends requests and measures them.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any
+
+
+def _serve(conn: Connection, options: dict[str, Any]) -> None:
+    """Child process: build and start the sandbox, report its address, obey commands."""
+    from docsapi.sandbox import Sandbox
+
+    sandbox = Sandbox(**options)
+    with sandbox:
+        demo = sandbox.demo
+        conn.send({
+            "url": sandbox.url,
+            "token": sandbox.token,
+            "org_id": sandbox.org_id,
+            "space_ids": list(demo["space_ids"]),
+        })
+        while True:
+            command, argument = conn.recv()
+            if command == "stop":
+                break
+            if command == "latency":
+                sandbox.set_latency(argument)
+            conn.send("ok")
+
+
+@dataclass
+class RemoteSandbox:
+    """A sandbox served by a child process; use as a context manager.
+
+    Parameters
+    ----------
+    options : dict
+        Keyword arguments of :class:`docsapi.sandbox.Sandbox` (seed, spaces, users, ...).
+
+    Examples
+    --------
+    >>> with RemoteSandbox({"seed": 0, "spaces": 300}) as sb:      # doctest: +SKIP
+    ...     print(sb.url, sb.org_id)
+    """
+
+    options: dict[str, Any]
+
+    def __enter__(self) -> RemoteSandbox:
+        context = mp.get_context("spawn")
+        self._conn, child = context.Pipe()
+        self._process = context.Process(
+            target=_serve, args=(child, self.options), name="bench-sandbox", daemon=True
+        )
+        self._process.start()
+        if not self._conn.poll(120):
+            self._process.terminate()
+            raise RuntimeError("the sandbox process did not start within 120 s")
+        info = self._conn.recv()
+        self.url: str = info["url"]
+        self.token: str = info["token"]
+        self.org_id: str = info["org_id"]
+        self.space_ids: list[str] = info["space_ids"]
+        return self
+
+    def set_latency(self, seconds: float) -> None:
+        """Add ``seconds`` of delay to every API request."""
+        self._conn.send(("latency", seconds))
+        self._conn.recv()
+
+    @property
+    def pid(self) -> int:
+        """The server process's id."""
+        return self._process.pid
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            self._conn.send(("stop", None))
+        except OSError:
+            pass
+        self._process.join(timeout=10)
+        if self._process.is_alive():
+            self._process.terminate()
+            self._process.join(timeout=5)

@@ -1,0 +1,108 @@
+"""Rich displays for Jupyter: small HTML tables for models, method listings for API groups."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Iterable
+from html import escape
+from typing import Any
+
+__all__ = [
+    "field_table_html",
+    "method_listing",
+    "methods_html",
+    "methods_markdown",
+    "short_signature",
+]
+
+_MAX_CELL = 120
+
+
+def _cell(value: Any) -> str:
+    text = "" if value is None else str(value)
+    if len(text) > _MAX_CELL:
+        text = text[: _MAX_CELL - 1] + "…"
+    return escape(text)
+
+
+def field_table_html(title: str, rows: Iterable[tuple[str, Any]]) -> str:
+    """Render ``(name, value)`` pairs as a two-column HTML table under a bold title.
+
+    Examples
+    --------
+    >>> "<table" in field_table_html("User", [("id", "u1")])
+    True
+    """
+    body = "".join(
+        f"<tr><th style='text-align:left'>{escape(name)}</th>"
+        f"<td style='text-align:left'>{_cell(value)}</td></tr>"
+        for name, value in rows
+    )
+    return f"<div><strong>{escape(title)}</strong><table>{body}</table></div>"
+
+
+def short_signature(function: Any) -> str:
+    """A method's signature without ``self`` and type hints, defaults kept (``...`` = unset).
+
+    Examples
+    --------
+    >>> def move(self, space_id: str, *, parent: str = ...) -> None: ...
+    >>> short_signature(move)
+    '(space_id, *, parent=...) -> None'
+    """
+    signature = inspect.signature(function)
+    parts: list[str] = []
+    keyword_only_marked = False
+    for parameter in signature.parameters.values():
+        if parameter.name == "self":
+            continue
+        if parameter.kind is parameter.KEYWORD_ONLY and not keyword_only_marked:
+            parts.append("*")
+            keyword_only_marked = True
+        if parameter.kind is parameter.VAR_POSITIONAL:
+            keyword_only_marked = True
+            parts.append(f"*{parameter.name}")
+        elif parameter.kind is parameter.VAR_KEYWORD:
+            parts.append(f"**{parameter.name}")
+        elif parameter.default is parameter.empty:
+            parts.append(parameter.name)
+        else:
+            default = "..." if parameter.default is ... else repr(parameter.default)
+            parts.append(f"{parameter.name}={default}")
+    returns = signature.return_annotation
+    arrow = ""
+    if returns is not signature.empty:
+        arrow = " -> " + (returns if isinstance(returns, str) else getattr(returns, "__name__", ""))
+    return f"({', '.join(parts)}){arrow}"
+
+
+def method_listing(obj: object) -> list[tuple[str, str, str]]:
+    """List the public methods of ``obj`` as ``(name, signature, first docstring line)``.
+
+    Properties and attributes are skipped, as are names starting with ``_``.
+    """
+    listing = []
+    for name, member in inspect.getmembers(type(obj)):
+        if name.startswith("_") or not inspect.isfunction(member):
+            continue
+        doc = inspect.getdoc(member) or ""
+        listing.append((name, short_signature(member), doc.splitlines()[0] if doc else ""))
+    return listing
+
+
+def methods_markdown(title: str, obj: object, *, prefix: str = "") -> str:
+    """Markdown bullet list of ``obj``'s public methods with signatures and one-line docs."""
+    lines = [f"**{title}**", ""]
+    for name, signature, doc in method_listing(obj):
+        lines.append(f"- `{prefix}{name}{signature}`: {doc}")
+    return "\n".join(lines)
+
+
+def methods_html(title: str, obj: object, *, prefix: str = "") -> str:
+    """HTML table of ``obj``'s public methods with signatures and one-line docs."""
+    rows = "".join(
+        f"<tr><td style='text-align:left'><code>{escape(prefix + name + signature)}</code></td>"
+        f"<td style='text-align:left'>{escape(doc)}</td></tr>"
+        for name, signature, doc in method_listing(obj)
+    )
+    return f"<div><strong>{escape(title)}</strong><table>{rows}</table></div>"

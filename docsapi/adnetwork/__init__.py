@@ -1,0 +1,60 @@
+"""A client for an ad network's management API (affiliates and any other collection).
+
+Examples
+--------
+>>> from docsapi.adnetwork import AdNetworkClient
+>>> client = AdNetworkClient("demo.example.com", api_key="k-123")
+>>> client.base_url
+'https://demo.example.com/api'
+>>> from docsapi.sandbox.adnetwork import AdNetworkSandbox
+>>> with AdNetworkSandbox(affiliates=120) as ans:                    # doctest: +SKIP
+...     frame = ans.client().affiliates(status="active")
+"""
+
+from __future__ import annotations
+
+from docsapi.adnetwork.client import API_KEY_ENV, MAX_PAGE_SIZE, AdNetworkClient
+from docsapi.adnetwork.errors import (
+    ERROR_CLASSES,
+    AccountLockedError,
+    AdNetworkError,
+    DuplicatedResourceError,
+    IllegalOperationError,
+    InsufficientPermissionError,
+    InvalidAPIKeyError,
+    InvalidRequestMethodError,
+    IPNotWhitelistedError,
+    MalformedRequestError,
+    OperationNotAllowedError,
+    ParameterError,
+    RequestURINotFoundError,
+    ResourceNotFoundError,
+    ServerInternalError,
+    SystemUpgradeError,
+    TooManyRequestsError,
+    UnauthorizedRequestError,
+)
+
+__all__ = [
+    "API_KEY_ENV",
+    "ERROR_CLASSES",
+    "MAX_PAGE_SIZE",
+    "AccountLockedError",
+    "AdNetworkClient",
+    "AdNetworkError",
+    "DuplicatedResourceError",
+    "IPNotWhitelistedError",
+    "IllegalOperationError",
+    "InsufficientPermissionError",
+    "InvalidAPIKeyError",
+    "InvalidRequestMethodError",
+    "MalformedRequestError",
+    "OperationNotAllowedError",
+    "ParameterError",
+    "RequestURINotFoundError",
+    "ResourceNotFoundError",
+    "ServerInternalError",
+    "SystemUpgradeError",
+    "TooManyRequestsError",
+    "UnauthorizedRequestError",
+]

@@ -1,0 +1,480 @@
+"""The ad-network client: affiliates as a DataFrame, and CRUD on any collection."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+import requests
+
+from docsapi import __version__
+from docsapi._config import (
+    DEFAULT_MAX_RATE_LIMIT_WAIT,
+    DEFAULT_MAX_RETRIES,
+    RetryPolicy,
+    Timeout,
+)
+from docsapi._http import Transport, quote_segment
+from docsapi._repr import methods_html, methods_markdown
+from docsapi._secret import Secret
+from docsapi._validate import check_limit
+from docsapi.adnetwork import frames
+from docsapi.adnetwork._checks import (
+    check_changes,
+    check_network,
+    check_record_id,
+    check_resource,
+    check_scheme,
+)
+from docsapi.adnetwork.errors import make_error_parser
+from docsapi.errors import PaginationError, ResponseFormatError, ValidationError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["API_KEY_ENV", "MAX_PAGE_SIZE", "AdNetworkClient"]
+
+#: The environment variable read when no ``api_key`` is passed.
+API_KEY_ENV = "ADNETWORK_API_KEY"
+#: The largest page the API serves.
+MAX_PAGE_SIZE = 100
+
+Record = dict[str, Any]
+
+
+class AdNetworkClient:
+    """A client of one ad network's management API (``{scheme}://{network}/api``).
+
+    Parameters
+    ----------
+    network : str
+        The network's host, with an optional port: ``"demo.example.com"``. No scheme, no path.
+    api_key : str, optional
+        The API key from the network's admin settings (``/admin/settings.html``); defaults to
+        the environment variable ``ADNETWORK_API_KEY``. Without either, the first call
+        raises :class:`~docsapi.errors.AuthenticationError` saying how to pass one.
+    scheme : {"https", "http"}
+        How to reach the network.
+    timeout : float or (float, float) or Timeout
+        Seconds to wait for the server (a number is the read timeout).
+    max_retries : int
+        How many times a failed request is tried again (when it is safe to).
+    max_rate_limit_wait : float
+        The longest wait, in seconds, for a rate limit to reset.
+    retry : RetryPolicy, optional
+        The whole retry policy; when given, ``max_retries`` and ``max_rate_limit_wait`` are
+        ignored.
+    session : requests.Session, optional
+        A session to send requests with (proxies, certificates).
+    headers : Mapping[str, str], optional
+        Extra headers sent with every request.
+
+    Raises
+    ------
+    ValidationError
+        If ``network``, ``scheme`` or ``api_key`` is malformed (nothing is sent).
+
+    Examples
+    --------
+    >>> client = AdNetworkClient("demo.example.com", api_key="k-123")
+    >>> client
+    AdNetworkClient(network='demo.example.com', scheme='https', api_key=set)
+    >>> client.base_url
+    'https://demo.example.com/api'
+    """
+
+    def __init__(
+        self,
+        network: str,
+        api_key: str | None = None,
+        *,
+        scheme: str = "https",
+        timeout: float | tuple[float, float] | Timeout | None = 30.0,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        max_rate_limit_wait: float = DEFAULT_MAX_RATE_LIMIT_WAIT,
+        retry: RetryPolicy | None = None,
+        session: requests.Session | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        self.network = check_network(network)
+        self.scheme = check_scheme(scheme)
+        self.base_url = f"{self.scheme}://{self.network}/api"
+        #: Where keys are generated and the IP whitelist is kept.
+        self.settings_url = f"{self.scheme}://{self.network}/admin/settings.html"
+        credential = _credential(api_key)
+        self._has_key = credential is not None
+        self._transport = Transport(
+            self.base_url,
+            credential=credential,
+            timeout=Timeout.coerce(timeout),
+            retry=retry or RetryPolicy(
+                max_retries=max_retries, max_rate_limit_wait=max_rate_limit_wait
+            ),
+            session=session,
+            headers={"Cache-Control": "no-cache", **(headers or {})},
+            auth_header="X-Api-Key",
+            auth_prefix="",
+            error_parser=make_error_parser(self.settings_url),
+            missing_credential=(
+                f"No API key: pass api_key=... to AdNetworkClient or set the {API_KEY_ENV} "
+                f"environment variable. Generate a key in the network's admin settings "
+                f"({self.settings_url})."
+            ),
+            user_agent=f"docsapi/{__version__}",
+        )
+
+    # -- display and lifetime ---------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        has = "set" if self._has_key else "missing"
+        return f"AdNetworkClient(network={self.network!r}, scheme={self.scheme!r}, api_key={has})"
+
+    def _repr_markdown_(self) -> str:
+        return methods_markdown(f"AdNetworkClient for {self.base_url}", self, prefix=".")
+
+    def _repr_html_(self) -> str:
+        return methods_html(f"AdNetworkClient for {self.base_url}", self, prefix=".")
+
+    def __enter__(self) -> AdNetworkClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def transport(self) -> Transport:
+        """The wire layer (its ``history`` shows every attempt, retries and waits)."""
+        return self._transport
+
+    def close(self) -> None:
+        """Close the pooled connections."""
+        self._transport.close()
+
+    # -- lists ------------------------------------------------------------------------------
+
+    def affiliates(self, *, page_size: int = MAX_PAGE_SIZE, **filters: Any) -> pd.DataFrame:
+        """Every affiliate of the network (all pages) as a DataFrame.
+
+        Parameters
+        ----------
+        page_size : int
+            Affiliates per request, 1 to 100.
+        **filters
+            Column = value filters sent as ``filters[column]=value``, e.g.
+            ``status="active"``, ``country="FR"``, ``manager_id=3``; a list or tuple of
+            values matches any of them.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per affiliate; every field the API returns, nested ones flattened
+            (``manager_id``, ``manager_name``), snake_case names, ids first, typed columns
+            (numbers numeric, timestamps tz-aware UTC).
+
+        Raises
+        ------
+        ValidationError
+            If ``page_size`` is out of range.
+        AdNetworkError
+            If the API refuses the request (a subclass per application code).
+
+        Examples
+        --------
+        >>> active = client.affiliates(status="active")        # doctest: +SKIP
+        >>> active.groupby("country").size()                   # doctest: +SKIP
+        """
+        return frames.affiliates(self.paginate("affiliate", page_size=page_size, **filters))
+
+    def paginate(
+        self, resource: str, *, page_size: int = MAX_PAGE_SIZE, **filters: Any
+    ) -> Iterator[Record]:
+        """Yield every record of a collection, page after page.
+
+        Parameters
+        ----------
+        resource : str
+            The collection, e.g. ``"affiliate"``.
+        page_size : int
+            Records per request, 1 to 100.
+        **filters
+            As in :meth:`affiliates`.
+
+        Yields
+        ------
+        dict
+            One record, as the API sends it.
+
+        Raises
+        ------
+        PaginationError
+            If the server answers another page than the one asked for.
+        ResponseFormatError
+            If an answer is not a list (``data.rowset``).
+
+        Examples
+        --------
+        >>> first = next(client.paginate("affiliate", status="paused"))   # doctest: +SKIP
+        """
+        path = "/" + check_resource(resource)
+        query = {**_filter_params(filters), "limit": check_limit(page_size, "page_size",
+                                                                  maximum=MAX_PAGE_SIZE)}
+        page = 1
+        while True:
+            data = self._data("GET", path, params={**query, "offset": page})
+            rows = data.get("rowset") if isinstance(data, Mapping) else None
+            if not isinstance(rows, list):
+                raise ResponseFormatError(
+                    f"GET {path} did not answer a list (data.rowset); is {resource!r} a collection?"
+                )
+            served = data.get("offset")
+            if served is not None and str(served) != str(page):
+                raise PaginationError(
+                    f"GET {path} answered page {served} when page {page} was asked for; "
+                    "stopped to avoid reading rows twice or forever. Try again later."
+                )
+            yield from rows
+            total_pages = data.get("totalPages")
+            if not rows or not isinstance(total_pages, int) or page >= total_pages:
+                return
+            page += 1
+
+    # -- single resources ---------------------------------------------------------------------
+
+    def get(
+        self, resource: str, id: int | str | None = None, params: Mapping[str, Any] | None = None
+    ) -> Any:
+        """Read one resource, or one page of a collection when ``id`` is None.
+
+        Parameters
+        ----------
+        resource : str
+            The collection, e.g. ``"affiliate"``.
+        id : int or str, optional
+            The resource's id.
+        params : Mapping, optional
+            Query parameters, e.g. ``{"offset": 2, "limit": 50, "filters[status]": "active"}``.
+
+        Returns
+        -------
+        dict
+            The answer's ``data``: the resource, or a page (``rowset``, ``totalRows``,
+            ``totalPages``, ``offset``, ``limit``).
+
+        Raises
+        ------
+        ResourceNotFoundError
+            If no resource has this id.
+
+        Examples
+        --------
+        >>> client.get("affiliate", 1001)["email"]             # doctest: +SKIP
+        'ava.lee@brightleads.example'
+        """
+        return self._data("GET", self._path(resource, id), params=params)
+
+    def create(self, resource: str, data: Mapping[str, Any]) -> Record:
+        """Create a resource in a collection (POST).
+
+        Parameters
+        ----------
+        resource : str
+            The collection, e.g. ``"affiliate"``.
+        data : Mapping
+            The new resource's fields.
+
+        Returns
+        -------
+        dict
+            The created resource, with its id.
+
+        Raises
+        ------
+        ParameterError
+            If a required field is missing or a value is invalid.
+        DuplicatedResourceError
+            If a resource with the same unique field (email) exists.
+
+        Examples
+        --------
+        >>> new = {"name": "Ada", "email": "ada@example.com"}
+        >>> client.create("affiliate", new)["id"]              # doctest: +SKIP
+        1301
+        """
+        body = _check_body(data, "data")
+        return self._data("POST", self._path(resource, None), json=body)
+
+    def replace(self, resource: str, id: int | str, data: Mapping[str, Any]) -> Record:
+        """Replace a resource with ``data`` (PUT); fields left out go back to their defaults.
+
+        Parameters
+        ----------
+        resource : str
+            The collection, e.g. ``"affiliate"``.
+        id : int or str
+            The resource's id.
+        data : Mapping
+            The complete new resource.
+
+        Returns
+        -------
+        dict
+            The resource as stored.
+
+        Raises
+        ------
+        IllegalOperationError
+            If ``data`` changes a read-only field such as ``id``.
+
+        Examples
+        --------
+        >>> record = client.get("affiliate", 1001)                          # doctest: +SKIP
+        >>> client.replace("affiliate", 1001, {**record, "company": "Acme"})   # doctest: +SKIP
+        """
+        body = _check_body(data, "data")
+        return self._data("PUT", self._path(resource, id), json=body)
+
+    def update(
+        self,
+        resource: str,
+        id: int | str,
+        changes: Mapping[str, Any],
+        *,
+        current: Mapping[str, Any] | None = None,
+    ) -> Record:
+        """Change some fields of a resource (PATCH), sending only what changed.
+
+        Parameters
+        ----------
+        resource : str
+            The collection, e.g. ``"affiliate"``.
+        id : int or str
+            The resource's id.
+        changes : Mapping
+            Fields and their new values.
+        current : Mapping, optional
+            The resource as last read: fields of ``changes`` equal to it are not sent.
+
+        Returns
+        -------
+        dict
+            The resource as stored after the change.
+
+        Raises
+        ------
+        ValidationError
+            If nothing is left to send (nothing given, or nothing differs from ``current``).
+
+        Examples
+        --------
+        >>> record = client.get("affiliate", 1001)                       # doctest: +SKIP
+        >>> client.update("affiliate", 1001, {"status": "paused"}, current=record)  # doctest: +SKIP
+        """
+        path = self._path(resource, id)
+        return self._data("PATCH", path, json=check_changes(changes, current))
+
+    def delete(self, resource: str, id: int | str) -> Any:
+        """Delete a resource.
+
+        Parameters
+        ----------
+        resource : str
+            The collection, e.g. ``"affiliate"``.
+        id : int or str
+            The resource's id.
+
+        Returns
+        -------
+        Any
+            The answer's ``data`` (for affiliates: ``{"id": ..., "deleted": True}``).
+
+        Raises
+        ------
+        OperationNotAllowedError
+            If the resource's state forbids it (an active affiliate must be paused first).
+        ResourceNotFoundError
+            If no resource has this id.
+
+        Examples
+        --------
+        >>> client.update("affiliate", 1001, {"status": "paused"})      # doctest: +SKIP
+        >>> client.delete("affiliate", 1001)                             # doctest: +SKIP
+        """
+        return self._data("DELETE", self._path(resource, id))
+
+    # -- plumbing -----------------------------------------------------------------------------
+
+    @staticmethod
+    def _path(resource: str, id: int | str | None) -> str:
+        path = "/" + check_resource(resource)
+        if id is not None:
+            path += "/" + quote_segment(check_record_id(id))
+        return path
+
+    def _data(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        json: Any = None,
+    ) -> Any:
+        """Send a request and return the ``data`` of its success envelope."""
+        body = self._transport.request(method, path, params=params, json=json).data
+        if body is None:
+            return None
+        if not isinstance(body, Mapping) or ("data" not in body and "code" not in body):
+            raise ResponseFormatError(
+                f"{method} {path}: expected {{'code': 0, 'data': ...}}, got "
+                f"{type(body).__name__}; is {self.base_url!r} the network's API address?"
+            )
+        return body.get("data")
+
+
+def _credential(api_key: str | None) -> Secret | None:
+    if api_key is None:
+        api_key = os.environ.get(API_KEY_ENV) or None
+        return Secret(api_key) if api_key and api_key.strip() else None
+    if not isinstance(api_key, str):
+        raise TypeError(f"api_key must be a str, got {type(api_key).__name__}")
+    if not api_key.strip():
+        raise ValidationError(
+            "api_key", f"is empty; pass the key from the network's admin settings, or leave it "
+            f"out to use {API_KEY_ENV}"
+        )
+    return Secret(api_key)
+
+
+def _check_body(data: Any, argument: str) -> dict[str, Any]:
+    if not isinstance(data, Mapping):
+        raise TypeError(f"{argument} must be a dict of fields, got {type(data).__name__}")
+    if not data:
+        raise ValidationError(argument, "is empty; pass the resource's fields")
+    return dict(data)
+
+
+def _filter_params(filters: Mapping[str, Any]) -> dict[str, str]:
+    params = {}
+    for name, value in filters.items():
+        if value is None:
+            continue
+        if isinstance(value, list | tuple | set | frozenset):
+            if not value:
+                raise ValidationError(name, "an empty list matches nothing; leave the filter out")
+            value = ",".join(_filter_value(name, v) for v in sorted(value, key=str))
+        else:
+            value = _filter_value(name, value)
+        params[f"filters[{name}]"] = value
+    return params
+
+
+def _filter_value(name: str, value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if not isinstance(value, str | int | float):
+        raise TypeError(f"filter {name} must be a str, a number or a list of them, "
+                        f"got {type(value).__name__}")
+    text = str(value)
+    if "," in text:
+        raise ValidationError(name, f"a filter value cannot hold a comma, got {value!r}")
+    return text

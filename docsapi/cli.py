@@ -1,0 +1,230 @@
+"""The ``docsapi`` command: run the offline demo, audit a real organization, serve the sandbox.
+
+Examples
+--------
+::
+
+    docsapi demo                         # audit the sandbox's demo org -> audit-report.html
+    GITBOOK_API_TOKEN=... docsapi audit --org <id> --out report.html
+    docsapi sandbox --port 8080          # serve the simulated API until Ctrl-C
+
+Exit status: 0 on success, 1 when the API refuses or fails, 2 for a usage or
+configuration problem (bad argument, missing token). Errors are one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from docsapi._config import DEFAULT_BASE_URL
+from docsapi.errors import (
+    APIConnectionError,
+    AuthenticationError,
+    DocsAPIError,
+    NotFoundError,
+    PermissionDeniedError,
+    ValidationError,
+)
+
+if TYPE_CHECKING:
+    from docsapi.audit import PermissionAudit
+
+__all__ = ["main"]
+
+TOKEN_VARIABLE = "GITBOOK_API_TOKEN"
+DEFAULT_REPORT = "audit-report.html"
+SANDBOX_PORT = 8765
+EXIT_OK, EXIT_API, EXIT_USAGE = 0, 1, 2
+
+
+class _Failure(Exception):
+    """A problem to report as one line on stderr, with an exit status."""
+
+    def __init__(self, message: str, status: int = EXIT_API) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def _add_output_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", default=DEFAULT_REPORT, metavar="FILE",
+                        help=f"HTML report to write (default: ./{DEFAULT_REPORT})")
+    parser.add_argument("--excel", metavar="FILE", help="also write the tables to an .xlsx file")
+    parser.add_argument("--csv", metavar="DIR", help="also write one CSV per table into DIR")
+    parser.add_argument("--workers", type=int, default=8, metavar="N",
+                        help="concurrent requests (default: 8)")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``docsapi`` command."""
+    parser = argparse.ArgumentParser(
+        prog="docsapi",
+        description="Permission audits and an offline sandbox for the documentation-platform API.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    demo = commands.add_parser("demo", help="audit the sandbox's demo organization, offline")
+    demo.add_argument("--seed", type=int, default=0, help="sandbox seed (default: 0)")
+    _add_output_options(demo)
+    demo.set_defaults(handler=_run_demo)
+
+    audit = commands.add_parser(
+        "audit", help=f"audit an organization with the token in {TOKEN_VARIABLE}"
+    )
+    audit.add_argument("--org", required=True, metavar="ID", help="the organization's id")
+    audit.add_argument("--base-url", default=DEFAULT_BASE_URL, metavar="URL",
+                       help=f"API address (default: {DEFAULT_BASE_URL})")
+    _add_output_options(audit)
+    audit.set_defaults(handler=_run_audit)
+
+    sandbox = commands.add_parser("sandbox", help="serve the simulated API until Ctrl-C")
+    sandbox.add_argument("--port", type=int, default=SANDBOX_PORT,
+                         help=f"port on 127.0.0.1 (default: {SANDBOX_PORT}; 0 picks a free one)")
+    sandbox.add_argument("--seed", type=int, default=0, help="sandbox seed (default: 0)")
+    sandbox.set_defaults(handler=_run_sandbox)
+    return parser
+
+
+def _write_outputs(audit: PermissionAudit, args: argparse.Namespace) -> list[Path]:
+    written = [audit.to_html(args.out)]
+    if args.excel:
+        try:
+            written.append(audit.to_excel(args.excel))
+        except ImportError as exc:
+            raise _Failure(str(exc), EXIT_USAGE) from None
+    if args.csv:
+        written.extend(audit.to_csv(args.csv))
+    return written
+
+
+def _print_summary(audit: PermissionAudit, written: list[Path]) -> None:
+    count = audit.count
+    print(
+        f"Audited organization {audit.org_id}: {count('spaces')} spaces, "
+        f"{count('users')} users with access, {count('grants')} grants "
+        f"({count('user', 'principal_type')} to users, {count('team', 'principal_type')} to teams)."
+    )
+    print(
+        f"Findings: {count('high', 'severity')} high, {count('medium', 'severity')} medium, "
+        f"{count('low', 'severity')} low."
+    )
+    if count("errors"):
+        print(f"Could not read {count('errors')} spaces or teams: see the report's last table.")
+    print(f"Report: {written[0].resolve()}")
+    for extra in written[1:]:
+        print(f"Also written: {extra.resolve()}")
+
+
+def _audit(client, org_id: str, args: argparse.Namespace) -> PermissionAudit:
+    from docsapi.audit import audit_permissions
+
+    return audit_permissions(
+        client, org_id, max_workers=args.workers, progress=not args.no_progress
+    )
+
+
+def _run_demo(args: argparse.Namespace) -> int:
+    from docsapi.sandbox import Sandbox
+
+    with Sandbox(seed=args.seed) as sandbox:
+        audit = _audit(sandbox.client(), sandbox.org_id, args)
+    _print_summary(audit, _write_outputs(audit, args))
+    return EXIT_OK
+
+
+def _explain(exc: DocsAPIError, org_id: str, base_url: str) -> str:
+    """One line saying what went wrong and what to do."""
+    if isinstance(exc, AuthenticationError):
+        return (f"the API rejected the token (401): set {TOKEN_VARIABLE} to a valid API token "
+                "for this server.")
+    if isinstance(exc, PermissionDeniedError):
+        return (f"the token may not read organization {org_id}'s members, teams or "
+                "permissions (403): use the token of an organization admin.")
+    if isinstance(exc, NotFoundError):
+        return (f"organization {org_id} was not found (404): check --org; the token must "
+                "belong to a member of it.")
+    if isinstance(exc, APIConnectionError):
+        return f"could not reach {base_url}: {exc}"
+    return str(exc)
+
+
+def _run_audit(args: argparse.Namespace) -> int:
+    token = os.environ.get(TOKEN_VARIABLE, "").strip()
+    if not token:
+        raise _Failure(
+            f"{TOKEN_VARIABLE} is not set: create an API token in your account settings and "
+            f"export {TOKEN_VARIABLE}=<token>.",
+            EXIT_USAGE,
+        )
+    from docsapi.client import DocsClient
+
+    try:
+        client = DocsClient(token=token, base_url=args.base_url)
+        audit = _audit(client, args.org, args)
+    except ValidationError as exc:
+        raise _Failure(_without(str(exc), token), EXIT_USAGE) from None
+    except DocsAPIError as exc:
+        raise _Failure(_without(_explain(exc, args.org, args.base_url), token)) from None
+    _print_summary(audit, _write_outputs(audit, args))
+    return EXIT_OK
+
+
+def _without(message: str, secret: str) -> str:
+    """The message with any copy of the secret masked (the client already redacts)."""
+    return message.replace(secret, "***")
+
+
+def _run_sandbox(args: argparse.Namespace) -> int:
+    from docsapi.sandbox import serve
+
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            serve(port=args.port, seed=args.seed)
+    except OSError as exc:
+        raise _Failure(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}; "
+                       "choose another --port.", EXIT_USAGE) from None
+    return EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the ``docsapi`` command.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments after the program name; ``sys.argv[1:]`` when omitted.
+
+    Returns
+    -------
+    int
+        The exit status: 0 success, 1 API failure, 2 usage or configuration problem.
+
+    Examples
+    --------
+    >>> main(["demo", "--out", "report.html", "--no-progress"])   # doctest: +SKIP
+    0
+    """
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    if getattr(args, "workers", 1) < 1:
+        parser.error("--workers must be at least 1")
+    try:
+        return args.handler(args)
+    except _Failure as failure:
+        print(f"docsapi: error: {failure}", file=sys.stderr)
+        return failure.status
+    except OSError as exc:
+        print(f"docsapi: error: cannot write the report: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,210 @@
+"""Charts of a permission audit, as matplotlib figures.
+
+Figures are built with :class:`matplotlib.figure.Figure` directly (no ``pyplot``), so they
+work under any backend, including Agg on a server, and never pop up a window. Jupyter
+displays a returned figure inline.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from docsapi._audit_rules import ROLES, RULES
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+    from docsapi.audit import PermissionAudit
+
+__all__ = [
+    "ROLE_COLORS",
+    "SEVERITY_COLORS",
+    "findings_by_rule_figure",
+    "grants_per_space_figure",
+    "plot_audit",
+    "role_matrix_figure",
+]
+
+#: One colour per role: pale blues for viewing, warm for editing, greens and purple above.
+ROLE_COLORS: dict[str, str] = {
+    "guest": "#d9d9d9",
+    "read": "#c6dbef",
+    "comment": "#9ecae1",
+    "edit": "#fdae6b",
+    "review": "#a1d99b",
+    "create": "#31a354",
+    "admin": "#756bb1",
+}
+NO_ACCESS_COLOR = "#ffffff"
+
+SEVERITY_COLORS: dict[str, str] = {"high": "#d62728", "medium": "#ff7f0e", "low": "#f2c12e"}
+
+#: Beyond this many rows or columns, tick labels would overlap and are left out.
+_MAX_LABELS = 80
+
+
+def _empty_figure(message: str) -> Figure:
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(6, 1.5), layout="constrained")
+    axes = figure.add_subplot()
+    axes.text(0.5, 0.5, message, ha="center", va="center", fontsize=12)
+    axes.set_axis_off()
+    return figure
+
+
+def _role_legend(axes, roles: list[str], **options) -> None:
+    from matplotlib.patches import Patch
+
+    handles = [Patch(facecolor=ROLE_COLORS[role], edgecolor="#555555", label=role)
+               for role in roles]
+    axes.legend(handles=handles, title="role", frameon=False, **options)
+
+
+def role_matrix_figure(matrix: pd.DataFrame) -> Figure:
+    """Heatmap of the audit's users-by-spaces matrix, one colour per role.
+
+    Parameters
+    ----------
+    matrix : DataFrame
+        ``PermissionAudit.matrix``: rows users, columns spaces, ordered categorical roles.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> role_matrix_figure(audit.matrix).savefig("matrix.png")   # doctest: +SKIP
+    """
+    from matplotlib.colors import BoundaryNorm, ListedColormap
+    from matplotlib.figure import Figure
+
+    if matrix.empty:
+        return _empty_figure("No user has access to any space.")
+    codes = matrix.apply(lambda column: column.cat.codes).to_numpy() + 1  # 0 means no access
+    colors = [NO_ACCESS_COLOR, *(ROLE_COLORS[role] for role in ROLES)]
+    cmap = ListedColormap(colors)
+    norm = BoundaryNorm([value - 0.5 for value in range(len(colors) + 1)], cmap.N)
+    rows, columns = matrix.shape
+    width = min(24.0, max(7.0, 0.28 * columns + 4.0))
+    height = min(24.0, max(4.0, 0.2 * rows + 2.5))
+    figure = Figure(figsize=(width, height), layout="constrained")
+    axes = figure.add_subplot()
+    axes.imshow(codes, cmap=cmap, norm=norm, aspect="auto", interpolation="nearest")
+    if columns <= _MAX_LABELS:
+        axes.set_xticks(range(columns), labels=[str(c) for c in matrix.columns],
+                        rotation=90, fontsize=7)
+    else:
+        axes.set_xticks([])
+    if rows <= _MAX_LABELS:
+        axes.set_yticks(range(rows), labels=[str(r) for r in matrix.index], fontsize=7)
+    else:
+        axes.set_yticks([])
+    if max(rows, columns) <= _MAX_LABELS:
+        axes.set_xticks([value - 0.5 for value in range(columns + 1)], minor=True)
+        axes.set_yticks([value - 0.5 for value in range(rows + 1)], minor=True)
+        axes.grid(which="minor", color="#e0e0e0", linewidth=0.5)
+        axes.tick_params(which="minor", length=0)
+    axes.set_xlabel("space")
+    axes.set_ylabel("user")
+    axes.set_title("Effective role of each user on each space")
+    _role_legend(axes, list(reversed(ROLES)), loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return figure
+
+
+def grants_per_space_figure(grants: pd.DataFrame) -> Figure:
+    """Stacked bars: how many grants each space has, split by role.
+
+    Parameters
+    ----------
+    grants : DataFrame
+        ``PermissionAudit.grants`` (user and team grants, not expanded).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+    if grants.empty:
+        return _empty_figure("No space has any grant.")
+    counts = pd.crosstab(grants["space_title"].astype(str), grants["role"].astype(str))
+    roles = [role for role in ROLES if role in counts.columns]
+    counts = counts[roles].sort_index(key=lambda titles: titles.str.casefold(), ascending=False)
+    height = min(24.0, max(3.5, 0.25 * len(counts) + 1.5))
+    figure = Figure(figsize=(9, height), layout="constrained")
+    axes = figure.add_subplot()
+    left = [0] * len(counts)
+    for role in roles:
+        values = counts[role].tolist()
+        axes.barh(counts.index, values, left=left, color=ROLE_COLORS[role], label=role,
+                  edgecolor="white", linewidth=0.5)
+        left = [a + b for a, b in zip(left, values, strict=True)]
+    axes.set_xlabel("grants (users and teams)")
+    axes.set_title("Grants per space, by role")
+    if len(counts) <= _MAX_LABELS:
+        axes.tick_params(axis="y", labelsize=7)
+    else:
+        axes.set_yticks([])
+    _role_legend(axes, list(reversed(roles)), loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return figure
+
+
+def findings_by_rule_figure(findings: pd.DataFrame) -> Figure:
+    """Horizontal bars: the number of findings of each rule, coloured by severity.
+
+    Parameters
+    ----------
+    findings : DataFrame
+        ``PermissionAudit.findings``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Patch
+
+    counts = findings["rule"].value_counts().reindex(list(RULES), fill_value=0)
+    names = list(reversed(RULES))
+    figure = Figure(figsize=(9, 3.5), layout="constrained")
+    axes = figure.add_subplot()
+    bars = axes.barh(names, [int(counts[name]) for name in names],
+                     color=[SEVERITY_COLORS[RULES[name][0]] for name in names])
+    axes.bar_label(bars, padding=3)
+    axes.set_xlabel("findings")
+    axes.set_title(f"Findings by rule ({len(findings)} in total)")
+    axes.xaxis.get_major_locator().set_params(integer=True)
+    axes.set_xlim(0, max(1, int(counts.max())) * 1.15)
+    axes.legend(handles=[Patch(color=color, label=severity)
+                         for severity, color in SEVERITY_COLORS.items()],
+                title="severity", frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return figure
+
+
+def plot_audit(audit: PermissionAudit) -> dict[str, Figure]:
+    """Draw the three charts of an audit.
+
+    Parameters
+    ----------
+    audit : PermissionAudit
+        The audit to draw.
+
+    Returns
+    -------
+    dict of str to Figure
+        ``"role_matrix"``, ``"grants_per_space"`` and ``"findings_by_rule"``.
+
+    Examples
+    --------
+    >>> figures = audit.plot()                                   # doctest: +SKIP
+    >>> figures["findings_by_rule"].savefig("findings.png")      # doctest: +SKIP
+    """
+    return {
+        "role_matrix": role_matrix_figure(audit.matrix),
+        "grants_per_space": grants_per_space_figure(audit.grants),
+        "findings_by_rule": findings_by_rule_figure(audit.findings),
+    }

@@ -1,0 +1,280 @@
+"""Write a permission audit out: one self-contained HTML file, an Excel workbook, or CSVs.
+
+The HTML report has no external reference at all (inline CSS, charts as base64 PNG
+``<img>`` elements, a Content-Security-Policy that forbids loading anything), so it opens
+offline and can be mailed as a single file. Every piece of text is HTML-escaped.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from docsapi.errors import ValidationError
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from docsapi.audit import PermissionAudit
+
+__all__ = ["notebook_html", "render_html", "write_csv", "write_excel", "write_html"]
+
+_CHART_TITLES = {
+    "findings_by_rule": "Findings by rule",
+    "role_matrix": "Effective roles: users by spaces",
+    "grants_per_space": "Grants per space",
+}
+
+_CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto;
+       max-width: 1200px; padding: 0 1rem; color: #222; }
+h1 { font-size: 1.6rem; margin-bottom: .2rem; } h2 { margin-top: 2rem; font-size: 1.25rem; }
+.meta { color: #666; font-size: .9rem; }
+.cards { display: flex; flex-wrap: wrap; gap: .75rem; margin: 1rem 0; }
+.card { border: 1px solid #ddd; border-radius: 8px; padding: .6rem 1rem; min-width: 7rem; }
+.card b { display: block; font-size: 1.5rem; }
+table { border-collapse: collapse; font-size: .85rem; margin: .5rem 0; }
+th, td { border: 1px solid #ddd; padding: .25rem .5rem; text-align: left; vertical-align: top; }
+th { background: #f4f4f4; position: sticky; top: 0; }
+tr.sev-high td:first-child { background: #fbd5d5; font-weight: bold; }
+tr.sev-medium td:first-child { background: #fde5c8; }
+tr.sev-low td:first-child { background: #fcf3c4; }
+img.chart { max-width: 100%; height: auto; display: block; margin: .5rem 0 1.5rem; }
+details summary { cursor: pointer; font-weight: bold; margin: 1rem 0 .3rem; }
+.none { color: #2a7a2a; }
+"""
+
+
+def _text(value: object) -> str:
+    """A cell's text, escaped; missing values are empty."""
+    if pd.api.types.is_scalar(value) and pd.isna(value):
+        return ""
+    return html.escape(str(value))
+
+
+def _table(frame: pd.DataFrame, *, row_class: str | None = None) -> str:
+    """An HTML table of ``frame``; ``row_class`` names a column whose value styles the row."""
+    head = "".join(f"<th>{_text(column)}</th>" for column in frame.columns)
+    rows = []
+    for record in frame.itertuples(index=False):
+        values = dict(zip(frame.columns, record, strict=True))
+        css = f' class="sev-{_text(values[row_class])}"' if row_class else ""
+        cells = "".join(f"<td>{_text(value)}</td>" for value in record)
+        rows.append(f"<tr{css}>{cells}</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def _figure_png(figure: Figure) -> str:
+    """A figure as base64-encoded PNG."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=100)
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _cards(audit: PermissionAudit) -> str:
+    items = [("spaces", "spaces"), ("users with access", "users"), ("members", "members"),
+             ("teams", "teams"), ("grants", "grants"), ("findings", "findings")]
+    cards = [f'<div class="card"><b>{audit.count(key)}</b>{_text(label)}</div>'
+             for label, key in items]
+    for severity in ("high", "medium", "low"):
+        count = audit.count(severity, "severity")
+        cards.append(f'<div class="card"><b>{count}</b>{severity} severity</div>')
+    if audit.count("errors"):
+        cards.append(f'<div class="card"><b>{audit.count("errors")}</b>unreadable</div>')
+    return f'<div class="cards">{"".join(cards)}</div>'
+
+
+def _summary_tables(audit: PermissionAudit) -> str:
+    parts = []
+    for category, heading in (("role", "Effective access by role"),
+                              ("principal_type", "Grants by principal type"),
+                              ("rule", "Findings by rule")):
+        counts = audit.summary.loc[category].reset_index()
+        counts.columns = [category.replace("_", " "), "count"]
+        parts.append(f"<div><h3>{heading}</h3>{_table(counts)}</div>")
+    return f'<div class="cards">{"".join(parts)}</div>'
+
+
+def _findings_section(findings: pd.DataFrame) -> str:
+    if findings.empty:
+        return '<p class="none">No findings: every rule passed.</p>'
+    return _table(findings, row_class="severity")
+
+
+def _section(title: str, frame: pd.DataFrame, *, open_: bool = False) -> str:
+    flag = " open" if open_ else ""
+    body = _table(frame) if not frame.empty else "<p>None.</p>"
+    return (f"<details{flag}><summary>{_text(title)} ({len(frame)} rows)</summary>"
+            f"{body}</details>")
+
+
+def render_html(audit: PermissionAudit) -> str:
+    """Render the full report as one HTML document.
+
+    Parameters
+    ----------
+    audit : PermissionAudit
+        The audit to report.
+
+    Returns
+    -------
+    str
+        A self-contained HTML document.
+    """
+    figures = audit.plot()
+    charts = "".join(
+        f"<h3>{_CHART_TITLES[name]}</h3>"
+        f'<img class="chart" alt="{_text(_CHART_TITLES[name])}" '
+        f'src="data:image/png;base64,{_figure_png(figure)}">'
+        for name, figure in figures.items()
+    )
+    limits = audit.thresholds
+    generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    title = f"Permission audit of organization {audit.org_id}"
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy"
+      content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{_text(title)}</title><style>{_CSS}</style></head>
+<body>
+<h1>{_text(title)}</h1>
+<p class="meta">Generated {generated}. Thresholds: admin_share={limits.admin_share:g},
+max_admins={limits.max_admins}.</p>
+<h2>Summary</h2>
+{_cards(audit)}
+{_summary_tables(audit)}
+<h2>Findings</h2>
+{_findings_section(audit.findings)}
+<h2>Charts</h2>
+{charts}
+<h2>Tables</h2>
+{_section("Effective access per space and user", audit.effective)}
+{_section("Grants as listed by the API", audit.grants)}
+{_section("Spaces and teams that could not be read", audit.errors, open_=True)}
+</body></html>
+"""
+
+
+def notebook_html(audit: PermissionAudit, *, findings: int = 10) -> str:
+    """A compact HTML view for Jupyter: the summary and the first findings."""
+    more = len(audit.findings) - findings
+    tail = f"<p>… and {more} more findings in <code>.findings</code>.</p>" if more > 0 else ""
+    return (f"<div><h3>Permission audit of {_text(audit.org_id)}</h3>{_cards(audit)}"
+            f"{_findings_section(audit.findings.head(findings))}{tail}</div>")
+
+
+def _output_path(path: str | os.PathLike[str], argument: str) -> Path:
+    if not isinstance(path, str | os.PathLike) or not str(path).strip():
+        raise ValidationError(argument, f"pass a file or folder path, got {path!r}")
+    return Path(path)
+
+
+def write_html(audit: PermissionAudit, path: str | os.PathLike[str]) -> Path:
+    """Write the audit as one self-contained HTML file.
+
+    Parameters
+    ----------
+    audit : PermissionAudit
+        The audit to report.
+    path : str or path-like
+        Where to write; missing parent folders are created.
+
+    Returns
+    -------
+    Path
+        The file written.
+
+    Examples
+    --------
+    >>> audit.to_html("audit-report.html")                      # doctest: +SKIP
+    PosixPath('audit-report.html')
+    """
+    target = _output_path(path, "path")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(render_html(audit), encoding="utf-8")
+    return target
+
+
+def _plain(frame: pd.DataFrame) -> pd.DataFrame:
+    """Categoricals as plain text, so spreadsheets and CSV readers see ordinary values."""
+    return frame.astype({c: object for c in frame.columns if frame[c].dtype == "category"})
+
+
+def _export_tables(audit: PermissionAudit) -> dict[str, pd.DataFrame]:
+    tables = {name: _plain(table) for name, table in audit.tables().items()}
+    tables["summary"] = tables["summary"].reset_index()
+    tables["matrix"] = tables["matrix"].reset_index()
+    return tables
+
+
+def write_excel(audit: PermissionAudit, path: str | os.PathLike[str]) -> Path:
+    """Write one worksheet per table (summary, findings, effective, grants, matrix, errors).
+
+    Parameters
+    ----------
+    audit : PermissionAudit
+        The audit to export.
+    path : str or path-like
+        The ``.xlsx`` file to write.
+
+    Returns
+    -------
+    Path
+        The file written.
+
+    Raises
+    ------
+    ImportError
+        When openpyxl is not installed (``pip install docsapi[excel]``).
+    """
+    target = _output_path(path, "path")
+    try:
+        import openpyxl  # noqa: F401
+    except ImportError:
+        raise ImportError(
+            "Writing Excel files needs openpyxl: pip install docsapi[excel]"
+        ) from None
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with pd.ExcelWriter(target, engine="openpyxl") as writer:
+        for name, table in _export_tables(audit).items():
+            table.to_excel(writer, sheet_name=name, index=False)
+            sheet = writer.sheets[name]
+            sheet.freeze_panes = "A2"
+            for column in sheet.columns:
+                longest = max((len(str(cell.value or "")) for cell in column), default=8)
+                sheet.column_dimensions[column[0].column_letter].width = min(60, longest + 2)
+    return target
+
+
+def write_csv(audit: PermissionAudit, folder: str | os.PathLike[str]) -> list[Path]:
+    """Write one CSV file per table into ``folder`` (created if missing).
+
+    Parameters
+    ----------
+    audit : PermissionAudit
+        The audit to export.
+    folder : str or path-like
+        The folder to write ``summary.csv``, ``findings.csv``, ``effective.csv``,
+        ``grants.csv``, ``matrix.csv`` and ``errors.csv`` into.
+
+    Returns
+    -------
+    list of Path
+        The files written.
+    """
+    target = _output_path(folder, "folder")
+    target.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, table in _export_tables(audit).items():
+        file = target / f"{name}.csv"
+        table.to_csv(file, index=False)
+        written.append(file)
+    return written

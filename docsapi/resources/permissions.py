@@ -1,0 +1,237 @@
+"""Space permissions: who can access a space, invitations, role changes, removals."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from docsapi._validate import check_entity_id, check_id, check_id_list, check_role
+from docsapi.errors import ValidationError
+from docsapi.resources._base import ResourceGroup, api_path, was_removed
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["Permissions"]
+
+
+class Permissions(ResourceGroup):
+    """Access to spaces for users and teams: ``client.permissions``.
+
+    Roles are ``"admin"``, ``"create"``, ``"edit"``, ``"review"``, ``"comment"``,
+    ``"read"``, and ``None`` for guest.
+    """
+
+    _name = "permissions"
+
+    def users(self, space_id: str) -> pd.DataFrame:
+        """List the users with direct access to a space (all pages are fetched).
+
+        Parameters
+        ----------
+        space_id : str
+            The space's id.
+
+        Returns
+        -------
+        pandas.DataFrame
+            space_id, user_id, display_name, email, role.
+
+        Raises
+        ------
+        NotFoundError
+            No such space.
+        PermissionDeniedError
+            The token may not read permissions.
+
+        Examples
+        --------
+        >>> client.permissions.users("sp_abc").role.value_counts()  # doctest: +SKIP
+        """
+        from docsapi import frames
+
+        check_entity_id(space_id, "space_id")
+        items = self._items(api_path("spaces", space_id, "permissions", "users"))
+        return frames.permission_users(space_id, items)
+
+    def teams(self, space_id: str) -> pd.DataFrame:
+        """List the teams with access to a space (all pages are fetched).
+
+        Parameters
+        ----------
+        space_id : str
+            The space's id.
+
+        Returns
+        -------
+        pandas.DataFrame
+            space_id, team_id, title, members, role.
+
+        Raises
+        ------
+        NotFoundError
+            No such space.
+
+        Examples
+        --------
+        >>> client.permissions.teams("sp_abc")  # doctest: +SKIP
+        """
+        from docsapi import frames
+
+        check_entity_id(space_id, "space_id")
+        items = self._items(api_path("spaces", space_id, "permissions", "teams"))
+        return frames.permission_teams(space_id, items)
+
+    def invite(
+        self,
+        space_id: str,
+        *,
+        role: str | None,
+        users: Iterable[str] = (),
+        teams: Iterable[str] = (),
+    ) -> None:
+        """Give users and/or teams a role on a space.
+
+        Parameters
+        ----------
+        space_id : str
+            The space's id.
+        role : str or None
+            The role to give; ``None`` for guest.
+        users : iterable of str, optional
+            User ids.
+        teams : iterable of str, optional
+            Team ids. Give at least one user or team.
+
+        Raises
+        ------
+        ValidationError
+            No user and no team, or an unknown role.
+        NotFoundError
+            An unknown user or team, or no such space.
+
+        Examples
+        --------
+        >>> client.permissions.invite("sp_abc", role="read", users=["u_1", "u_2"])  # doctest: +SKIP
+        """
+        check_entity_id(space_id, "space_id")
+        body: dict[str, object] = {"role": check_role(role)}
+        user_ids = check_id_list(users, "users")
+        team_ids = check_id_list(teams, "teams")
+        if not user_ids and not team_ids:
+            raise ValidationError("users, teams", "give at least one user id or team id")
+        if user_ids:
+            body["users"] = user_ids
+        if team_ids:
+            body["teams"] = team_ids
+        self._transport.request("POST", api_path("spaces", space_id, "permissions"), json=body)
+
+    def set_user_role(self, space_id: str, user_id: str, role: str | None) -> None:
+        """Change a user's role on a space.
+
+        Parameters
+        ----------
+        space_id, user_id : str
+            The space and the user.
+        role : str or None
+            The new role; ``None`` for guest.
+
+        Raises
+        ------
+        ValidationError
+            An unknown role.
+        NotFoundError
+            The user has no access to the space, or no such space.
+
+        Examples
+        --------
+        >>> client.permissions.set_user_role("sp_abc", "u_1", "edit")  # doctest: +SKIP
+        """
+        check_entity_id(space_id, "space_id")
+        check_id(user_id, "user_id")
+        body = {"role": check_role(role)}
+        path = api_path("spaces", space_id, "permissions", "users", user_id)
+        self._transport.request("PATCH", path, json=body)
+
+    def set_team_role(self, space_id: str, team_id: str, role: str | None) -> None:
+        """Change a team's role on a space.
+
+        Parameters
+        ----------
+        space_id, team_id : str
+            The space and the team.
+        role : str or None
+            The new role; ``None`` for guest.
+
+        Raises
+        ------
+        ValidationError
+            An unknown role.
+        NotFoundError
+            The team has no access to the space, or no such space.
+
+        Examples
+        --------
+        >>> client.permissions.set_team_role("sp_abc", "tm_1", "read")  # doctest: +SKIP
+        """
+        check_entity_id(space_id, "space_id")
+        check_entity_id(team_id, "team_id")
+        body = {"role": check_role(role)}
+        path = api_path("spaces", space_id, "permissions", "teams", team_id)
+        self._transport.request("PATCH", path, json=body)
+
+    def remove_user(self, space_id: str, user_id: str) -> bool:
+        """Take a user's direct access to a space away.
+
+        Parameters
+        ----------
+        space_id, user_id : str
+            The space and the user.
+
+        Returns
+        -------
+        bool
+            True if the user was removed now (205), False if they had no access (204).
+
+        Raises
+        ------
+        PermissionDeniedError
+            The token may not change permissions.
+
+        Examples
+        --------
+        >>> client.permissions.remove_user("sp_abc", "u_1")  # doctest: +SKIP
+        True
+        """
+        check_entity_id(space_id, "space_id")
+        check_id(user_id, "user_id")
+        path = api_path("spaces", space_id, "permissions", "users", user_id)
+        return was_removed(self._transport.request("DELETE", path))
+
+    def remove_team(self, space_id: str, team_id: str) -> bool:
+        """Take a team's access to a space away.
+
+        Parameters
+        ----------
+        space_id, team_id : str
+            The space and the team.
+
+        Returns
+        -------
+        bool
+            True if the team was removed now (205), False if it was not in the space (204).
+
+        Raises
+        ------
+        BadRequestError
+            The team has no access to the space.
+
+        Examples
+        --------
+        >>> client.permissions.remove_team("sp_abc", "tm_1")  # doctest: +SKIP
+        True
+        """
+        check_entity_id(space_id, "space_id")
+        check_entity_id(team_id, "team_id")
+        path = api_path("spaces", space_id, "permissions", "teams", team_id)
+        return was_removed(self._transport.request("DELETE", path))

@@ -1,0 +1,444 @@
+"""Spaces: read, list, update, delete and restore, duplicate, move, embed, search."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from itertools import islice
+from types import EllipsisType
+from typing import TYPE_CHECKING, Any
+
+from docsapi._validate import (
+    EDIT_MODES,
+    LANGUAGES,
+    check_choice,
+    check_default_level,
+    check_emoji,
+    check_entity_id,
+    check_id,
+    check_limit,
+    check_mapping,
+    check_search_query,
+    check_space_title,
+    check_url,
+    require_any,
+)
+from docsapi.errors import ValidationError
+from docsapi.models import Embed, Space
+from docsapi.resources._base import PAGE_SIZE, UNSET, ResourceGroup, api_path, was_removed
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["Spaces"]
+
+_MERGE_RULE_TYPES = ("inherit", "none", "rules")
+_POINTER_KINDS = ("space", "collection")
+
+
+def _pointer(value: Any, argument: str) -> dict[str, str]:
+    """A ``SpacePointer``/``CollectionPointer`` from an id (a space) or a pointer dict."""
+    if isinstance(value, str):
+        return {"type": "space", "space": check_entity_id(value, argument)}
+    if isinstance(value, Mapping):
+        for kind in _POINTER_KINDS:
+            if kind in value:
+                return {"type": kind, kind: check_entity_id(value[kind], f"{argument}.{kind}")}
+    raise ValidationError(
+        argument,
+        "must be a space id, {'space': id} or {'collection': id}; got " + repr(value),
+    )
+
+
+def _position(position: Any) -> dict[str, Any]:
+    """Build a ``ContentPosition`` from ``{"before": ...}`` or ``{"after": ...}``."""
+    if not isinstance(position, Mapping):
+        raise TypeError(f"position must be a dict like {{'before': space_id}}, got {position!r}")
+    keys = set(position)
+    if len(keys) != 1 or not keys <= {"before", "after"}:
+        raise ValidationError(
+            "position", "must have exactly one key, 'before' or 'after', e.g. {'after': space_id}"
+        )
+    (side,) = keys
+    return {side: _pointer(position[side], f"position.{side}")}
+
+
+def _merge_rules(value: Any) -> dict[str, Any]:
+    rules = check_mapping(value, "merge_rules")
+    if rules.get("type") not in _MERGE_RULE_TYPES:
+        raise ValidationError(
+            "merge_rules", f"needs 'type' set to one of {', '.join(_MERGE_RULE_TYPES)}"
+        )
+    if rules["type"] == "rules" and not isinstance(rules.get("rules"), list):
+        raise ValidationError("merge_rules", "with type 'rules' needs a 'rules' list")
+    return rules
+
+
+def _emoji_or_icon(emoji: Any, icon: Any) -> dict[str, Any]:
+    """The emoji/icon part of a space update: one of them, or both cleared."""
+    if emoji is UNSET and icon is UNSET:
+        return {}
+    if emoji is None or icon is None:
+        if emoji not in (None, UNSET) or icon not in (None, UNSET):
+            raise ValidationError(
+                "emoji, icon", "set exactly one of emoji or icon, or pass None to remove them"
+            )
+        return {"emoji": None, "icon": None}
+    if emoji is not UNSET and icon is not UNSET:
+        raise ValidationError(
+            "emoji, icon", "a space shows an emoji or an icon, not both: set only one"
+        )
+    if emoji is not UNSET:
+        return {"emoji": check_emoji(emoji)}
+    return {"icon": check_url(icon, "icon")}
+
+
+class Spaces(ResourceGroup):
+    """Spaces (containers of pages and files): ``client.spaces``."""
+
+    _name = "spaces"
+
+    def get(self, space_id: str, *, share_key: str | None = None) -> Space:
+        """Return a space.
+
+        Parameters
+        ----------
+        space_id : str
+            The space's id.
+        share_key : str, optional
+            A site share key, to read a space shared by link.
+
+        Returns
+        -------
+        Space
+
+        Raises
+        ------
+        ValidationError
+            A malformed id.
+        NotFoundError
+            No such space (or it is in the trash).
+
+        Examples
+        --------
+        >>> client.spaces.get("sp_abc").title  # doctest: +SKIP
+        'Handbook'
+        """
+        check_entity_id(space_id, "space_id")
+        params = {"shareKey": check_id(share_key, "share_key")} if share_key is not None else None
+        return Space.from_api(self._get(api_path("spaces", space_id), params))
+
+    def list(self, *, org_id: str | None = None, user_id: str | None = None) -> pd.DataFrame:
+        """List every space of an organization, or of a user (all pages are fetched).
+
+        Parameters
+        ----------
+        org_id : str, optional
+            An organization's id (``GET /orgs/{id}/spaces``).
+        user_id : str, optional
+            A user's id (``GET /users/{id}/spaces``). Give exactly one of the two.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per space, columns of ``frames.SCHEMAS["spaces"]``.
+
+        Raises
+        ------
+        ValidationError
+            Neither or both of ``org_id`` and ``user_id`` given.
+        NotFoundError
+            No such organization or user.
+
+        Examples
+        --------
+        >>> client.spaces.list(org_id="org_1")[["id", "title"]]  # doctest: +SKIP
+        """
+        from docsapi import frames
+
+        if (org_id is None) == (user_id is None):
+            raise ValidationError("org_id, user_id", "give exactly one of org_id or user_id")
+        if org_id is not None:
+            path = api_path("orgs", check_entity_id(org_id, "org_id"), "spaces")
+        else:
+            path = api_path("users", check_id(user_id, "user_id"), "spaces")
+        return frames.spaces(self._items(path))
+
+    def update(
+        self,
+        space_id: str,
+        *,
+        title: str | EllipsisType = UNSET,
+        edit_mode: str | EllipsisType = UNSET,
+        default_level: str | EllipsisType | None = UNSET,
+        language: str | EllipsisType = UNSET,
+        merge_rules: Mapping[str, Any] | EllipsisType = UNSET,
+        emoji: str | EllipsisType | None = UNSET,
+        icon: str | EllipsisType | None = UNSET,
+    ) -> Space:
+        """Change a space's settings; only the arguments given are sent.
+
+        Parameters
+        ----------
+        space_id : str
+            The space's id.
+        title : str, optional
+            At most 50 characters.
+        edit_mode : {"live", "locked"}, optional
+        default_level : str or None, optional
+            A member role, ``"inherit"``, or ``None`` (guest).
+        language : str, optional
+            A ``TranslationLanguage`` code such as ``"en"`` or ``"pt-br"``.
+        merge_rules : dict, optional
+            ``{"type": "inherit"}``, ``{"type": "none"}`` or ``{"type": "rules", "rules": [...]}``.
+        emoji : str or None, optional
+            The emoji to show. Set either ``emoji`` or ``icon``, not both.
+        icon : str or None, optional
+            The URL of an icon to show. ``emoji=None`` or ``icon=None`` (or both) remove
+            whichever is set.
+
+        Returns
+        -------
+        Space
+            The updated space.
+
+        Raises
+        ------
+        ValidationError
+            Nothing to change, both emoji and icon set, or a value breaking its rule.
+        NotFoundError
+            No such space.
+
+        Examples
+        --------
+        >>> client.spaces.update("sp_abc", title="Handbook", edit_mode="locked")  # doctest: +SKIP
+        >>> client.spaces.update("sp_abc", emoji=None)  # remove the emoji  # doctest: +SKIP
+        """
+        check_entity_id(space_id, "space_id")
+        body: dict[str, Any] = {}
+        if title is not UNSET:
+            body["title"] = check_space_title(title)
+        if edit_mode is not UNSET:
+            body["editMode"] = check_choice(edit_mode, EDIT_MODES, "edit_mode")
+        if default_level is not UNSET:
+            body["defaultLevel"] = check_default_level(default_level)
+        if language is not UNSET:
+            body["language"] = check_choice(language, LANGUAGES, "language")
+        if merge_rules is not UNSET:
+            body["mergeRules"] = _merge_rules(merge_rules)
+        body.update(_emoji_or_icon(emoji, icon))
+        if not body:
+            raise ValidationError(
+                "update",
+                "give at least one of title, edit_mode, default_level, language, "
+                "merge_rules, emoji or icon",
+            )
+        data = self._transport.request("PATCH", api_path("spaces", space_id), json=body).data
+        return Space.from_api(data)
+
+    def delete(self, space_id: str) -> bool:
+        """Move a space to the trash; it can be restored for 7 days.
+
+        Parameters
+        ----------
+        space_id : str
+            The space's id.
+
+        Returns
+        -------
+        bool
+            True if the space was deleted now (205), False if it did not exist (204).
+
+        Raises
+        ------
+        ValidationError
+            A malformed id.
+        PermissionDeniedError
+            The token may not delete spaces.
+
+        Examples
+        --------
+        >>> client.spaces.delete("sp_abc")  # doctest: +SKIP
+        True
+        """
+        check_entity_id(space_id, "space_id")
+        return was_removed(self._transport.request("DELETE", api_path("spaces", space_id)))
+
+    def duplicate(self, space_id: str) -> Space:
+        """Copy a space within its organization (the copy has no site placement).
+
+        Parameters
+        ----------
+        space_id : str
+            The space to copy.
+
+        Returns
+        -------
+        Space
+            The new space; ``.location`` holds the API URL from the ``Location`` header.
+
+        Raises
+        ------
+        NotFoundError
+            No such space.
+
+        Examples
+        --------
+        >>> copy = client.spaces.duplicate("sp_abc")  # doctest: +SKIP
+        >>> copy.location  # doctest: +SKIP
+        'https://api.gitbook.com/v1/spaces/sp_new'
+        """
+        check_entity_id(space_id, "space_id")
+        response = self._transport.request("POST", api_path("spaces", space_id, "duplicate"))
+        space = Space.from_api(response.data)
+        space.location = response.headers.get("Location")
+        return space
+
+    def restore(self, space_id: str) -> Space:
+        """Bring a deleted space back from the trash (within 7 days of its deletion).
+
+        Parameters
+        ----------
+        space_id : str
+            The deleted space's id.
+
+        Returns
+        -------
+        Space
+            The restored space.
+
+        Raises
+        ------
+        NotFoundError
+            No such space, or it was deleted more than 7 days ago.
+
+        Examples
+        --------
+        >>> client.spaces.restore("sp_abc")  # doctest: +SKIP
+        """
+        check_entity_id(space_id, "space_id")
+        data = self._transport.request("POST", api_path("spaces", space_id, "restore")).data
+        return Space.from_api(data)
+
+    def move(
+        self,
+        space_id: str,
+        *,
+        parent: str | EllipsisType | None = UNSET,
+        position: Mapping[str, Any] | EllipsisType = UNSET,
+    ) -> Space:
+        """Move a space into a collection and/or next to another space or collection.
+
+        Parameters
+        ----------
+        space_id : str
+            The space to move.
+        parent : str or None, optional
+            The id of the collection to move into; ``None`` moves it to the top level.
+        position : dict, optional
+            Where among its siblings: ``{"before": space_id}`` or ``{"after": space_id}``;
+            to point at a collection write ``{"after": {"collection": collection_id}}``.
+            Without it the space goes to the end. Give ``parent``, ``position`` or both.
+
+        Returns
+        -------
+        Space
+            The moved space.
+
+        Raises
+        ------
+        ValidationError
+            Neither argument given, or a malformed position.
+        BadRequestError
+            An invalid position, space or collection.
+        NotFoundError
+            No such space.
+        ConflictError
+            The move would change nothing.
+
+        Examples
+        --------
+        >>> client.spaces.move("sp_abc", position={"after": "sp_x"})  # doctest: +SKIP
+        """
+        check_entity_id(space_id, "space_id")
+        require_any(
+            {"parent": parent, "position": position},
+            "give parent, position or both",
+            missing=UNSET,
+        )
+        body: dict[str, Any] = {}
+        if parent is not UNSET:
+            body["parent"] = None if parent is None else check_entity_id(parent, "parent")
+        if position is not UNSET:
+            body["position"] = _position(position)
+        data = self._transport.request("POST", api_path("spaces", space_id, "move"), json=body)
+        return Space.from_api(data.data)
+
+    def embed(self, space_id: str, url: str) -> Embed:
+        """Describe a URL as an embed (oEmbed-style), as the space's editor would show it.
+
+        Parameters
+        ----------
+        space_id : str
+            The space's id.
+        url : str
+            The http(s) URL to embed.
+
+        Returns
+        -------
+        Embed
+
+        Raises
+        ------
+        ValidationError
+            ``url`` is not an http(s) URL.
+        NotFoundError
+            No such space.
+
+        Examples
+        --------
+        >>> client.spaces.embed("sp_abc", "https://example.com").type  # doctest: +SKIP
+        'link'
+        """
+        check_entity_id(space_id, "space_id")
+        params = {"url": check_url(url, "url")}
+        return Embed.from_api(self._get(api_path("spaces", space_id, "embed"), params))
+
+    def search(self, space_id: str, query: str, *, limit: int | None = None) -> pd.DataFrame:
+        """Search a space's content.
+
+        Parameters
+        ----------
+        space_id : str
+            The space's id.
+        query : str
+            Words to search for: not blank, at most 512 characters.
+        limit : int, optional
+            The most results to return (1 to 1000); all of them when omitted.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per matching page, best first; columns of ``frames.SCHEMAS["search"]``.
+
+        Raises
+        ------
+        ValidationError
+            A blank or too long query, or a limit out of range.
+        NotFoundError
+            No such space.
+
+        Examples
+        --------
+        >>> client.spaces.search("sp_abc", "install", limit=5)[["title", "path"]]  # doctest: +SKIP
+        """
+        from docsapi import frames
+
+        check_entity_id(space_id, "space_id")
+        params = {"query": check_search_query(query)}
+        page_size = PAGE_SIZE
+        if limit is not None:
+            page_size = min(check_limit(limit), PAGE_SIZE)
+        items = self._transport.paginate(
+            api_path("spaces", space_id, "search"), params=params, limit=page_size
+        )
+        return frames.search(space_id, list(islice(items, limit)))

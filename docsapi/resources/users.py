@@ -1,0 +1,126 @@
+"""Users: the authenticated user, any user by id, profile updates."""
+
+from __future__ import annotations
+
+from docsapi._validate import check_display_name, check_id, check_url, require_any
+from docsapi.models import APITemporaryToken, User
+from docsapi.resources._base import ResourceGroup, api_path
+
+__all__ = ["Users"]
+
+
+class Users(ResourceGroup):
+    """User accounts: ``client.users``."""
+
+    _name = "users"
+
+    def me(self) -> User:
+        """Return the user the token belongs to.
+
+        Returns
+        -------
+        User
+
+        Raises
+        ------
+        AuthenticationError
+            The token is missing or invalid.
+
+        Examples
+        --------
+        >>> client.users.me().display_name  # doctest: +SKIP
+        'Ada Lovelace'
+        """
+        return User.from_api(self._get("/user"))
+
+    def get(self, user_id: str) -> User:
+        """Return a user by id.
+
+        Parameters
+        ----------
+        user_id : str
+            The user's id.
+
+        Returns
+        -------
+        User
+
+        Raises
+        ------
+        ValidationError
+            ``user_id`` is empty.
+        NotFoundError
+            No such user.
+
+        Examples
+        --------
+        >>> client.users.get("u_abc").email  # doctest: +SKIP
+        """
+        check_id(user_id, "user_id")
+        return User.from_api(self._get(api_path("users", user_id)))
+
+    def update(
+        self, user_id: str, *, display_name: str | None = None, photo_url: str | None = None
+    ) -> User:
+        """Change a user's display name and/or photo; fields left as ``None`` stay as they are.
+
+        Parameters
+        ----------
+        user_id : str
+            The user's id.
+        display_name : str, optional
+            1 to 64 characters.
+        photo_url : str, optional
+            An http(s) URL of the new photo.
+
+        Returns
+        -------
+        User
+            The updated user.
+
+        Raises
+        ------
+        ValidationError
+            Neither field given, a display name outside 1 to 64 characters, or a bad URL.
+        NotFoundError
+            No such user.
+
+        Examples
+        --------
+        >>> client.users.update("u_abc", display_name="Ada L.")  # doctest: +SKIP
+        User(id='u_abc', display_name='Ada L.', ...)
+        """
+        check_id(user_id, "user_id")
+        require_any(
+            {"display_name": display_name, "photo_url": photo_url},
+            "give at least one field to change",
+        )
+        body: dict[str, str] = {}
+        if display_name is not None:
+            body["displayName"] = check_display_name(display_name)
+        if photo_url is not None:
+            body["photoURL"] = check_url(photo_url, "photo_url")
+        data = self._transport.request("PATCH", api_path("users", user_id), json=body).data
+        return User.from_api(data)
+
+    def notifications_token(self) -> APITemporaryToken:
+        """Create a short-lived token for the in-app notifications service.
+
+        Needs a token of scheme ``user-internal``.
+
+        Returns
+        -------
+        APITemporaryToken
+            ``.token`` holds the JWT (hidden from its repr).
+
+        Raises
+        ------
+        PermissionDeniedError
+            The token's scheme may not create notification tokens.
+
+        Examples
+        --------
+        >>> jwt = client.users.notifications_token().token  # doctest: +SKIP
+        """
+        data = self._transport.request("POST", "/user/notifications/token").data
+        return APITemporaryToken.from_api(data)

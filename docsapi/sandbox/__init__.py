@@ -1,0 +1,34 @@
+"""Offline simulators of the APIs docsapi talks to.
+
+:class:`Sandbox` serves the documentation-platform API (GitBook API v1) on 127.0.0.1 with a
+seeded demo organization; :func:`serve` runs it in the foreground; ``AdNetworkSandbox`` does
+the same for the ad-network API.
+
+Examples
+--------
+>>> from docsapi.sandbox import Sandbox
+>>> with Sandbox(seed=0) as sb:                      # doctest: +SKIP
+...     client = sb.client()
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+from docsapi.sandbox._sandbox import Sandbox
+from docsapi.sandbox._serve import serve
+from docsapi.sandbox._server import ServerThread
+
+if TYPE_CHECKING:
+    from docsapi.sandbox.adnetwork import AdNetworkSandbox
+
+__all__ = ["AdNetworkSandbox", "Sandbox", "ServerThread", "serve"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "AdNetworkSandbox":
+        value = import_module("docsapi.sandbox.adnetwork").AdNetworkSandbox
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'docsapi.sandbox' has no attribute {name!r}")

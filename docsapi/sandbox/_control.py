@@ -1,0 +1,114 @@
+"""Sandbox-only HTTP controls under ``/_sandbox/`` (mirroring the Python methods) and file downloads.
+
+======  =========================  ==============================================================
+POST    /_sandbox/reset            back to the seeded state
+POST    /_sandbox/clock            ``{"days", "hours", "seconds"}``: move the sandbox clock forward
+GET     /_sandbox/clock            the sandbox time and offset
+POST    /_sandbox/faults           ``{"fault", "count", "methods", "path"}``: queue a fault
+POST    /_sandbox/latency          ``{"seconds"}``
+POST    /_sandbox/rate-limit       ``{"limit", "per_seconds"}`` (limit null turns it off)
+GET     /_sandbox/stats            request count, the request log, pending faults
+GET     /_sandbox/files/...        the bytes of a file listed in a space's content
+======  =========================  ==============================================================
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from werkzeug.wrappers import Request, Response
+
+from docsapi.sandbox._clock import iso
+
+if TYPE_CHECKING:
+    from docsapi.sandbox._sandbox import Sandbox
+
+
+def _json(body: Any, status: int = 200) -> Response:
+    return Response(json.dumps(body), status=status, content_type="application/json")
+
+
+def _error(status: int, message: str) -> Response:
+    return _json({"error": {"code": status, "message": message}}, status)
+
+
+class Controls:
+    """Answers ``/_sandbox/...`` requests for one sandbox."""
+
+    def __init__(self, sandbox: Sandbox) -> None:
+        self.sandbox = sandbox
+
+    def __call__(self, request: Request) -> Response:
+        parts = [p for p in request.path.split("/") if p][1:]
+        key = (request.method, parts[0] if parts else "")
+        handlers = {
+            ("POST", "reset"): self._reset,
+            ("POST", "clock"): self._advance,
+            ("GET", "clock"): self._clock,
+            ("POST", "faults"): self._inject,
+            ("POST", "latency"): self._latency,
+            ("POST", "rate-limit"): self._rate_limit,
+            ("GET", "stats"): self._stats,
+            ("GET", "files"): self._file,
+        }
+        handler = handlers.get(key)
+        if handler is None:
+            return _error(404, f"No sandbox control {request.method} {request.path}.")
+        try:
+            body = json.loads(request.get_data() or b"{}") if request.method == "POST" else {}
+            if not isinstance(body, dict):
+                raise ValueError("the body must be a JSON object")
+            return handler(body, parts[1:])
+        except (ValueError, TypeError) as error:
+            return _error(400, str(error))
+
+    def _reset(self, body: dict[str, Any], rest: list[str]) -> Response:
+        self.sandbox.reset()
+        return Response(status=204)
+
+    def _advance(self, body: dict[str, Any], rest: list[str]) -> Response:
+        self.sandbox.advance_clock(
+            days=body.get("days", 0), hours=body.get("hours", 0), seconds=body.get("seconds", 0)
+        )
+        return self._clock(body, rest)
+
+    def _clock(self, body: dict[str, Any], rest: list[str]) -> Response:
+        clock = self.sandbox.clock
+        return _json({"now": iso(clock.now()), "offsetSeconds": clock.offset.total_seconds()})
+
+    def _inject(self, body: dict[str, Any], rest: list[str]) -> Response:
+        self.sandbox.inject(
+            body.get("fault"),
+            body.get("count", 1),
+            methods=body.get("methods"),
+            path=body.get("path"),
+        )
+        return Response(status=204)
+
+    def _latency(self, body: dict[str, Any], rest: list[str]) -> Response:
+        self.sandbox.set_latency(body.get("seconds", 0.0))
+        return Response(status=204)
+
+    def _rate_limit(self, body: dict[str, Any], rest: list[str]) -> Response:
+        self.sandbox.set_rate_limit(body.get("limit"), per_seconds=body.get("per_seconds", 60.0))
+        return Response(status=204)
+
+    def _stats(self, body: dict[str, Any], rest: list[str]) -> Response:
+        log = self.sandbox.request_log
+        return _json(
+            {
+                "requestCount": len(log),
+                "faultsPending": self.sandbox.faults_pending,
+                "requests": [{"method": m, "path": p, "status": s} for m, p, s in log[-200:]],
+            }
+        )
+
+    def _file(self, body: dict[str, Any], rest: list[str]) -> Response:
+        if len(rest) < 2:
+            return _error(404, "Use /_sandbox/files/<spaceId>/<fileId>/<name>.")
+        found = self.sandbox.file_bytes(rest[0], rest[1])
+        if found is None:
+            return _error(404, "No such file.")
+        content_type, data = found
+        return Response(data, content_type=content_type)

@@ -1,0 +1,271 @@
+"""The :class:`Sandbox`: the simulated documentation-platform API served on 127.0.0.1."""
+
+from __future__ import annotations
+
+import copy
+import socket
+from collections.abc import Iterable
+from datetime import timedelta
+from typing import Any
+
+from docsapi.sandbox import _routes_git
+from docsapi.sandbox._app import DocsApp, RequestLog
+from docsapi.sandbox._auth import TokenRegistry
+from docsapi.sandbox._clock import Clock
+from docsapi.sandbox._control import Controls
+from docsapi.sandbox._demo import DEFAULT_SPACES, DEFAULT_TEAMS, DEFAULT_USERS, DemoSize, build_demo
+from docsapi.sandbox._faults import Faults
+from docsapi.sandbox._server import ServerThread
+from docsapi.sandbox._store import Store
+
+
+class Sandbox:
+    """An offline documentation-platform API (GitBook API v1) with a seeded demo organization.
+
+    Parameters
+    ----------
+    seed
+        Same seed, same ids, names, numbers and tokens.
+    spaces, users, teams
+        Size of the demo organization (default about 30 spaces, 60 users, 8 teams).
+    grants_per_space
+        Direct user grants per space (default: 2 to 6, drawn per space).
+    latency
+        Seconds added to every API request.
+    host, port
+        Where to listen (127.0.0.1 and a free port by default).
+    stall_seconds
+        How long the ``"stall"`` fault holds a request.
+
+    Examples
+    --------
+    >>> import requests
+    >>> with Sandbox(seed=0) as sb:
+    ...     reply = requests.get(f"{sb.url}/spaces/{sb.demo['space_ids'][0]}",
+    ...                          headers={"Authorization": f"Bearer {sb.token}"}, timeout=5)
+    ...     reply.status_code
+    200
+    """
+
+    def __init__(
+        self,
+        seed: int = 0,
+        spaces: int | None = None,
+        users: int | None = None,
+        teams: int | None = None,
+        grants_per_space: int | None = None,
+        latency: float = 0.0,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        stall_seconds: float = 5.0,
+    ) -> None:
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise ValueError(f"seed must be an integer, got {seed!r}")
+        size = DemoSize(
+            spaces if spaces is not None else DEFAULT_SPACES,
+            users if users is not None else DEFAULT_USERS,
+            teams if teams is not None else max(DEFAULT_TEAMS, (users or 0) // 60),
+            grants_per_space,
+        )
+        state, self._demo = build_demo(seed, size)
+        self.seed = seed
+        self.clock = Clock()
+        self._store = Store(state, seed, self.clock)
+        self._tokens = TokenRegistry(seed, self._demo["owner_id"], self._demo["other_user_id"])
+        self._faults = Faults(stall_seconds)
+        self._log = RequestLog()
+        self._initial_latency = 0.0
+        self.set_latency(latency)
+        self._initial_latency = latency
+        self._app = DocsApp(self._store, self._tokens, self._faults, self._log, Controls(self))
+        self._server = ServerThread(self._app, host, port, connection_screen=self._screen)
+        self._running = False
+
+    # -- lifecycle ------------------------------------------------------------------
+    def start(self) -> Sandbox:
+        """Start serving (done by ``with Sandbox() as sb``)."""
+        if not self._running:
+            self._faults.stop_event.clear()
+            self._server.start()
+            self._running = True
+        return self
+
+    def stop(self) -> None:
+        """Stop serving; stalled requests are released."""
+        if self._running:
+            self._faults.stop_event.set()
+            self._server.stop()
+            self._running = False
+
+    def __enter__(self) -> Sandbox:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        where = self.url if self._running else "not running"
+        return f"Sandbox(seed={self.seed}, spaces={len(self._demo['space_ids'])}, url={where!r})"
+
+    # -- addresses and tokens ---------------------------------------------------------
+    @property
+    def root_url(self) -> str:
+        """``http://127.0.0.1:<port>`` (the sandbox controls live under ``/_sandbox``)."""
+        return self._server.url
+
+    @property
+    def url(self) -> str:
+        """The API base URL, ``http://127.0.0.1:<port>/v1``."""
+        return self._server.url + "/v1"
+
+    @property
+    def port(self) -> int:
+        """The port the sandbox listens on."""
+        return self._server.port
+
+    @property
+    def token(self) -> str:
+        """Full-access token of scheme ``user`` (the demo owner, an organization admin)."""
+        return self._tokens.named["user"]
+
+    @property
+    def tokens(self) -> dict[str, str]:
+        """Tokens by name: user, user-internal, integration, oauth:space:read, oauth:all, other-user."""
+        return dict(self._tokens.named)
+
+    @property
+    def org_id(self) -> str:
+        """The demo organization's id."""
+        return self._demo["org_id"]
+
+    @property
+    def demo(self) -> dict[str, Any]:
+        """Facts about the seeded demo organization (a copy): see :func:`build_demo`."""
+        return copy.deepcopy(self._demo)
+
+    def add_token(
+        self,
+        value: str,
+        *,
+        scheme: str = "user",
+        scopes: Iterable[str] = (),
+        user_id: str | None = None,
+    ) -> None:
+        """Accept a caller-chosen token (until the next :meth:`reset`).
+
+        Parameters
+        ----------
+        value
+            The token string.
+        scheme
+            user, user-internal, user-staff, integration, integration-installation or oauth.
+        scopes
+            OAuth scopes (oauth tokens only).
+        user_id
+            The user it acts as (default: the demo owner; None for integrations).
+        """
+        self._tokens.add(value, scheme=scheme, scopes=scopes, user_id=user_id)
+
+    # -- controls ---------------------------------------------------------------------
+    def reset(self) -> None:
+        """Back to the seeded state: no faults, initial latency, no rate limit, real time, empty log."""
+        self._faults.reset()
+        self._faults.latency = self._initial_latency
+        self.clock.reset()
+        self._store.reset()
+        self._tokens.reset()
+        self._log.reset()
+
+    def advance_clock(self, days: float = 0, hours: float = 0, seconds: float = 0) -> None:
+        """Move the sandbox clock forward (trash expiry, Git operations follow it)."""
+        for name, value in (("days", days), ("hours", hours), ("seconds", seconds)):
+            if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"{name} must be a non-negative number, got {value!r}")
+        self.clock.advance(timedelta(days=days, hours=hours, seconds=seconds))
+        with self._store.lock:
+            self._store.purge_trash()
+            _routes_git.finish_due_operations(self._store)
+
+    def set_latency(self, seconds: float) -> None:
+        """Add ``seconds`` of delay to every API request."""
+        if not isinstance(seconds, int | float) or isinstance(seconds, bool) or seconds < 0:
+            raise ValueError(f"latency must be a non-negative number of seconds, got {seconds!r}")
+        self._faults.latency = float(seconds)
+
+    def set_rate_limit(self, n: int | None, per_seconds: float = 60.0) -> None:
+        """Allow ``n`` API requests per ``per_seconds``; ``None`` turns rate limiting off."""
+        self._faults.set_rate_limit(n, per_seconds)
+
+    def inject(
+        self,
+        fault: str,
+        count: int = 1,
+        *,
+        methods: Iterable[str] | None = None,
+        path: str | None = None,
+    ) -> None:
+        """Make the next ``count`` matching requests fail with ``fault``.
+
+        Parameters
+        ----------
+        fault
+            "503", "500", "429", "retry-after:<seconds>", "drop", "reset-before-read", "truncate",
+            "stall" or "html".
+        count
+            How many requests suffer it.
+        methods
+            Only requests with these HTTP methods (default: any).
+        path
+            Only requests whose path starts with this (with or without ``/v1``; ``*`` globs allowed).
+        """
+        self._faults.inject(fault, count, methods=methods, path=path)
+
+    @property
+    def stall_seconds(self) -> float:
+        """How long the "stall" fault holds a request."""
+        return self._faults.stall_seconds
+
+    @stall_seconds.setter
+    def stall_seconds(self, seconds: float) -> None:
+        self._faults.stall_seconds = float(seconds)
+
+    @property
+    def faults_pending(self) -> int:
+        """How many injected faults are still waiting for a request."""
+        return self._faults.pending()
+
+    @property
+    def request_count(self) -> int:
+        """API requests received since the last reset (controls under /_sandbox excluded)."""
+        return len(self._log.snapshot())
+
+    @property
+    def request_log(self) -> list[tuple[str, str, int | None]]:
+        """(method, path with query, status) of each API request since the last reset."""
+        return self._log.snapshot()
+
+    def client(self, **kwargs: Any) -> Any:
+        """A ``docsapi.DocsClient`` for this sandbox with the full-access token."""
+        from docsapi.client import DocsClient
+
+        return DocsClient(base_url=self.url, token=self.token, **kwargs)
+
+    # -- internals used by the server and the controls -----------------------------------
+    def _screen(self, connection: socket.socket) -> bool:
+        hit = self._faults.screen_connection(connection)
+        if hit is None:
+            return False
+        self._log.add(hit[0], hit[1], None)
+        return True
+
+    def file_bytes(self, space_id: str, file_id: str) -> tuple[str, bytes] | None:
+        """Content type and deterministic bytes of a file of a space, or None."""
+        with self._store.lock:
+            if space_id not in self._store.state.spaces:
+                return None
+            found = self._store.content(space_id).file(file_id)
+        if found is None:
+            return None
+        pattern = f"{found.name}:{found.id}\n".encode()
+        return found.content_type, (pattern * (found.size // len(pattern) + 1))[: found.size]

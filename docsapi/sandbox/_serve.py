@@ -1,0 +1,44 @@
+"""Run a sandbox in the foreground until Ctrl-C (used by ``docsapi sandbox``)."""
+
+from __future__ import annotations
+
+import threading
+
+from docsapi.sandbox._sandbox import Sandbox
+
+
+def serve(port: int = 8765, seed: int = 0, host: str = "127.0.0.1") -> None:
+    """Serve the documentation-platform sandbox until interrupted, printing how to call it.
+
+    Parameters
+    ----------
+    port
+        Port to listen on (0 picks a free one).
+    seed
+        Seed of the demo organization.
+    host
+        Interface to listen on.
+
+    Raises
+    ------
+    OSError
+        When the port is already in use.
+
+    Examples
+    --------
+    >>> serve(port=8765)          # doctest: +SKIP
+    """
+    sandbox = Sandbox(seed=seed, host=host, port=port)
+    with sandbox:
+        print(f"docsapi sandbox listening on {sandbox.url}  (seed {seed})")
+        print(f"organization: {sandbox.org_id}")
+        for name, token in sandbox.tokens.items():
+            print(f"token {name:<17} {token}")
+        print(
+            f"try: curl -H 'Authorization: Bearer {sandbox.token}' {sandbox.url}/orgs/{sandbox.org_id}/spaces"
+        )
+        print("press Ctrl-C to stop", flush=True)
+        try:
+            threading.Event().wait()
+        except KeyboardInterrupt:
+            print("\nsandbox stopped")

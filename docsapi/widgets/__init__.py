@@ -1,0 +1,37 @@
+"""ipywidgets forms for every edit the documentation-platform API allows.
+
+Each form is an ``ipywidgets`` container built for one client and one target: it shows
+the current values, checks entries as they are typed (a problem appears in red under its
+field and Save stays disabled), sends only what changed, and shows the outcome or the
+API's error in its ``status_output`` (also as plain text in ``.status``).
+
+Importing this module imports ipywidgets; ``import docsapi`` alone does not.
+
+Examples
+--------
+>>> from docsapi.widgets import SpaceSettingsForm
+>>> form = SpaceSettingsForm(client, "sp_abc")  # doctest: +SKIP
+>>> form.title_text.value = "Handbook"  # doctest: +SKIP
+>>> form.save_button.click()  # doctest: +SKIP
+>>> form.status  # doctest: +SKIP
+'Saved title.'
+"""
+
+from __future__ import annotations
+
+from docsapi.widgets.git_sync import GitSyncForm
+from docsapi.widgets.lifecycle import SpaceLifecyclePanel
+from docsapi.widgets.move import MoveSpaceForm
+from docsapi.widgets.permissions import PermissionEditor, PermissionRow
+from docsapi.widgets.space_settings import SpaceSettingsForm
+from docsapi.widgets.user_profile import UserProfileForm
+
+__all__ = [
+    "GitSyncForm",
+    "MoveSpaceForm",
+    "PermissionEditor",
+    "PermissionRow",
+    "SpaceLifecyclePanel",
+    "SpaceSettingsForm",
+    "UserProfileForm",
+]

@@ -1,0 +1,371 @@
+"""GitSyncForm: import a space from a Git repository or export it, then follow the operation."""
+
+from __future__ import annotations
+
+import threading
+import time
+from html import escape
+from typing import Any
+
+import ipywidgets as widgets
+
+from docsapi._validate import check_entity_id, check_text, check_url
+from docsapi.errors import DocsAPIError, NotFoundError, ValidationError
+from docsapi.widgets._base import FormBase, describe_error, error_label, field_problem, set_error
+
+__all__ = ["FINISHED_STATES", "GitSyncForm"]
+
+#: Operation states after which there is nothing more to wait for.
+FINISHED_STATES: tuple[str, ...] = ("success", "failure", "timeout")
+DIRECTIONS: tuple[str, ...] = ("import", "export")
+_FIELDS = ("url", "ref", "commit_message")
+
+
+class GitSyncForm(FormBase):
+    """Import a space's content from a Git repository, or export it, and follow the operation.
+
+    Starting an operation says "queued", then polls ``client.git.info`` with a progress
+    bar until the operation ends or ``timeout`` seconds pass. From the Start button the
+    polling runs in a background thread, so the kernel stays free; from code,
+    ``save(wait=True)`` polls in the calling thread and returns the final state.
+
+    Parameters
+    ----------
+    client : DocsClient
+        The client to call (``client.git``).
+    space_id : str
+        The space to synchronise.
+    timeout : float
+        The longest time, in seconds, to follow an operation before giving up polling
+        (the operation itself goes on at the server).
+    interval : float
+        Seconds between two polls.
+    **kwargs
+        Passed to ``ipywidgets.VBox``.
+
+    Attributes
+    ----------
+    state_html : ipywidgets.HTML
+        The space's Git provider and last operation.
+    direction_toggle : ipywidgets.ToggleButtons
+        ``"import"`` or ``"export"``.
+    url_text, ref_text, commit_message_text : ipywidgets.Text
+        The repository URL, the Git ref, and the commit message (export only); problems
+        in ``url_error``, ``ref_error``, ``commit_message_error``.
+    standalone_checkbox : ipywidgets.Checkbox
+        Import without updating the space's content / export as a standalone repository.
+    save_button : ipywidgets.Button
+        Starts the operation ("Start import" / "Start export").
+    progress_bar : ipywidgets.IntProgress
+        Time spent following the operation, out of ``timeout``.
+    progress_html : ipywidgets.HTML
+        What the operation is doing.
+    reload_button, status_output, heading_html
+        As in every form; Reload reads the Git state again.
+    state : GitSyncState or None
+        The last state read.
+
+    Notes
+    -----
+    ``.value`` holds the keyword arguments of ``client.git.import_repo`` or
+    ``client.git.export_repo`` (chosen by ``direction_toggle``): ``url``, ``ref``,
+    ``commit_message`` (export only) and ``standalone`` (only when ticked).
+
+    Examples
+    --------
+    >>> from docsapi.widgets import GitSyncForm
+    >>> form = GitSyncForm(client, "sp_abc", timeout=30)  # doctest: +SKIP
+    >>> form.url_text.value = "https://github.com/acme/docs"  # doctest: +SKIP
+    >>> form.save(wait=True).operation_state  # doctest: +SKIP
+    'success'
+    """
+
+    heading = "Git sync"
+
+    def __init__(
+        self,
+        client: Any,
+        space_id: str,
+        *,
+        timeout: float = 60.0,
+        interval: float = 0.5,
+        **kwargs: Any,
+    ) -> None:
+        self.space_id = check_entity_id(space_id, "space_id")
+        if timeout <= 0 or interval <= 0:
+            raise ValidationError("timeout, interval", "must both be positive numbers of seconds")
+        self.timeout = float(timeout)
+        self.interval = float(interval)
+        self.state: Any = None
+        self._poller: threading.Thread | None = None
+        super().__init__(client, **kwargs)
+        self.load()
+
+    def _build(self) -> None:
+        wide = widgets.Layout(width="420px")
+        self.state_html = widgets.HTML()
+        self.direction_toggle = widgets.ToggleButtons(options=DIRECTIONS, description="Direction")
+        self.url_text = widgets.Text(
+            description="Repository", placeholder="https://github.com/owner/repo", layout=wide
+        )
+        self.url_error = error_label()
+        self.ref_text = widgets.Text(value="refs/heads/main", description="Ref", layout=wide)
+        self.ref_error = error_label()
+        self.commit_message_text = widgets.Text(
+            description="Commit msg", placeholder="the message of the export commit", layout=wide
+        )
+        self.commit_message_error = error_label()
+        self.standalone_checkbox = widgets.Checkbox(value=False, description="Standalone")
+        self.save_button = widgets.Button(
+            description="Start import", button_style="primary", icon="play", disabled=True
+        )
+        self.reload_button = widgets.Button(description="Reload", icon="refresh")
+        self.progress_bar = widgets.IntProgress(
+            value=0, min=0, max=100, layout=widgets.Layout(visibility="hidden")
+        )
+        self.progress_html = widgets.HTML()
+
+    def _wire(self) -> None:
+        for widget in (
+            self.direction_toggle,
+            self.url_text,
+            self.ref_text,
+            self.commit_message_text,
+        ):
+            widget.observe(self._refresh, names="value")
+        self.direction_toggle.observe(self._on_direction, names="value")
+        self.save_button.on_click(lambda _button: self.save())
+        self.reload_button.on_click(lambda _button: self.load())
+        self._on_direction({"new": self.direction_toggle.value})
+
+    def _rows(self) -> tuple[widgets.Widget, ...]:
+        return (
+            self.state_html,
+            self.direction_toggle,
+            self.url_text,
+            self.url_error,
+            self.ref_text,
+            self.ref_error,
+            self.commit_message_text,
+            self.commit_message_error,
+            self.standalone_checkbox,
+            widgets.HBox([self.save_button, self.reload_button]),
+            widgets.HBox([self.progress_bar, self.progress_html]),
+        )
+
+    def _on_direction(self, change: dict[str, Any]) -> None:
+        exporting = change["new"] == "export"
+        self.commit_message_text.layout.display = "" if exporting else "none"
+        self.commit_message_error.layout.display = "" if exporting else "none"
+        self.save_button.description = f"Start {change['new']}"
+
+    # -- state ----------------------------------------------------------------------------------
+    def load(self, *, raise_errors: bool = False) -> Any:
+        """Read the space's Git state; prefill the repository URL from it.
+
+        Returns
+        -------
+        GitSyncState or None
+            ``None`` when no Git provider is configured yet (said in the form) or the API
+            refused (the error is in ``.status``).
+        """
+        try:
+            state = self.client.git.info(self.space_id)
+        except NotFoundError:
+            self.state = None
+            self.state_html.value = (
+                "No Git provider is configured for this space yet: an import or an export "
+                "sets one up."
+            )
+            self._report("Ready.")
+            self._refresh()
+            return None
+        except DocsAPIError as exc:
+            self.error = exc
+            self._report(*self._failure(exc, "Loading"))
+            if raise_errors:
+                raise
+            return None
+        self.error = None
+        self._show_state(state)
+        if state.url and not self.url_text.value:
+            self.url_text.value = state.url
+        self._report("Loaded the Git state.")
+        self._refresh()
+        return state
+
+    def _show_state(self, state: Any) -> None:
+        self.state = state
+        parts = [
+            f"Provider: {state.installation_provider or 'unknown'}",
+            f"status: {state.installation_status or 'unknown'}",
+        ]
+        if state.repo_name or state.url:
+            parts.append(f"repository: {state.repo_name or state.url}")
+        if state.operation_state:
+            parts.append(
+                f"last {state.operation_direction or 'operation'}: {state.operation_state}"
+            )
+        self.state_html.value = escape(", ".join(parts))
+
+    # -- values ---------------------------------------------------------------------------------
+    def _read(self) -> tuple[dict[str, Any], dict[str, str]]:
+        values: dict[str, Any] = {
+            "url": self.url_text.value.strip(),
+            "ref": self.ref_text.value.strip(),
+        }
+        if self.direction_toggle.value == "export":
+            values["commit_message"] = self.commit_message_text.value.strip()
+        if self.standalone_checkbox.value:
+            values["standalone"] = True
+        checks = {
+            "url": lambda text: check_url(text, "url"),
+            "ref": lambda text: check_text(text, "ref", min_length=1),
+            "commit_message": lambda text: check_text(text, "commit_message", min_length=1),
+        }
+        problems: dict[str, str] = {}
+        for name in _FIELDS:
+            if name in values:
+                try:
+                    checks[name](values[name])
+                except ValidationError as exc:
+                    problems[name] = field_problem(exc)
+        return values, problems
+
+    @property
+    def value(self) -> dict[str, Any]:
+        """The keyword arguments of the import or export the Start button would send."""
+        return self._read()[0]
+
+    @property
+    def errors(self) -> dict[str, str]:
+        """The problems of the current entries: field name → the rule it breaks."""
+        return self._read()[1]
+
+    @property
+    def running(self) -> bool:
+        """Whether a background thread is following an operation."""
+        return self._poller is not None and self._poller.is_alive()
+
+    def _refresh(self, _change: Any = None) -> None:
+        """Show problems only for fields that hold something; Start needs every field valid."""
+        values, problems = self._read()
+        for name in _FIELDS:
+            shown = problems.get(name, "") if values.get(name) else ""
+            set_error(getattr(self, f"{name}_error"), shown)
+        self.save_button.disabled = bool(problems) or self.running
+
+    # -- the operation --------------------------------------------------------------------------
+    def save(self, *, wait: bool = False, raise_errors: bool = False) -> Any:
+        """Queue the import or export and follow it; what the Start button does.
+
+        Parameters
+        ----------
+        wait : bool
+            Follow the operation in this thread and return its final state. Otherwise a
+            background thread follows it (see :meth:`wait`).
+        raise_errors : bool
+            Raise a :class:`~docsapi.errors.ValidationError` for an invalid field, or the
+            API's error, after showing it in the form.
+
+        Returns
+        -------
+        GitSyncState or None
+            With ``wait``, the last state read (its ``operation_state`` says how the
+            operation ended, or ``"running"`` if ``timeout`` passed first); without, the
+            state known before queuing. ``None`` when nothing was sent or the API refused.
+        """
+        values, problems = self._read()
+        for name in _FIELDS:
+            set_error(getattr(self, f"{name}_error"), problems.get(name, ""))
+        if problems:
+            listed = "; ".join(f"{name} {problem}" for name, problem in problems.items())
+            self._report(f"Not started: fix the marked fields ({listed}).", "error")
+            if raise_errors:
+                name, problem = next(iter(problems.items()))
+                raise ValidationError(name, problem)
+            return None
+        if self.running:
+            self._report("An operation is already being followed; wait for it to end.")
+            return None
+        direction = self.direction_toggle.value
+        send = self.client.git.export_repo if direction == "export" else self.client.git.import_repo
+        before = self.state
+        ok, _ = self._attempt(
+            lambda: send(self.space_id, **values),
+            doing=f"Starting the {direction}",
+            raise_errors=raise_errors,
+        )
+        if not ok:
+            return None
+        self._report(f"{direction.capitalize()} queued.", "info")
+        self._progress(0, f"{direction} queued…", "info")
+        previous = before.operation_started_at if before is not None else None
+        if wait:
+            return self._follow(direction, previous)
+        self._poller = threading.Thread(
+            target=self._follow, args=(direction, previous), name="docsapi-git-poll", daemon=True
+        )
+        self._poller.start()
+        self._refresh()
+        return before
+
+    def wait(self, timeout: float | None = None) -> Any:
+        """Wait for the background polling to end; return the last state read.
+
+        Parameters
+        ----------
+        timeout : float, optional
+            Seconds to wait at most; by default as long as the polling lasts (itself
+            bounded by the form's ``timeout``).
+        """
+        if self._poller is not None:
+            self._poller.join(timeout)
+        return self.state
+
+    def _follow(self, direction: str, previous: Any) -> Any:
+        """Poll the Git state until the new operation ends or the timeout passes."""
+        started = time.monotonic()
+        while True:
+            try:
+                state = self.client.git.info(self.space_id)
+            except DocsAPIError as exc:
+                self.error = exc
+                self._progress(100, "could not follow the operation", "danger")
+                self._report(f"Following the {direction} failed: {describe_error(exc)}", "error")
+                break
+            elapsed = time.monotonic() - started
+            self._show_state(state)
+            ours = state.operation_started_at is not None and state.operation_started_at != previous
+            if ours and state.operation_state in FINISHED_STATES:
+                self._finish(direction, state)
+                break
+            if elapsed >= self.timeout:
+                self._progress(100, f"still running after {elapsed:.0f} s", "warning")
+                self._report(
+                    f"The {direction} is still running after {self.timeout:.0f} s; "
+                    "polling stopped. Press Reload later to see how it ended.",
+                    "info",
+                )
+                break
+            label = state.operation_state if ours else "queued"
+            self._progress(int(100 * elapsed / self.timeout), f"{direction} {label}…", "info")
+            time.sleep(self.interval)
+        self._refresh()
+        return self.state
+
+    def _finish(self, direction: str, state: Any) -> None:
+        outcome = state.operation_state
+        if outcome == "success":
+            self._progress(100, f"{direction} finished", "success")
+            self._report(f"The {direction} finished successfully.", "success", details=state)
+            return
+        reason = f": {state.operation_error}" if state.operation_error else ""
+        self._progress(100, f"{direction} ended: {outcome}", "danger")
+        self._report(f"The {direction} ended with {outcome}{reason}.", "error", details=state)
+
+    def _progress(self, percent: int, text: str, style: str) -> None:
+        self.progress_bar.layout.visibility = "visible"
+        self.progress_bar.value = max(0, min(100, percent))
+        self.progress_bar.bar_style = style
+        self.progress_html.value = escape(text)

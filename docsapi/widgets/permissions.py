@@ -1,0 +1,426 @@
+"""PermissionEditor: who has access to a space, their roles, invitations and removals."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+import ipywidgets as widgets
+
+from docsapi._validate import MEMBER_ROLES, check_entity_id
+from docsapi.errors import DocsAPIError, ValidationError
+from docsapi.widgets._base import (
+    FormBase,
+    clean,
+    coloured,
+    describe_error,
+    error_label,
+    role_label,
+    role_value,
+    set_error,
+)
+
+__all__ = ["PermissionEditor", "PermissionRow"]
+
+#: The role picker's choices, strongest first; ``"guest"`` is sent as ``None``.
+ROLE_CHOICES: tuple[str, ...] = (*MEMBER_ROLES, role_label(None))
+_KINDS = ("users", "teams")
+
+
+class PermissionRow(widgets.HBox):
+    """One user or team with access to the space: name, role picker, remove button, status.
+
+    Parameters
+    ----------
+    kind : {"users", "teams"}
+        What the row grants access to.
+    member_id : str
+        The user's or team's id.
+    name : str
+        What to show (display name and email, or team title).
+    role : str or None
+        The current role (``None`` for guest).
+
+    Attributes
+    ----------
+    name_html : ipywidgets.HTML
+    role_dropdown : ipywidgets.Dropdown
+        The role; ``"guest"`` stands for ``None``.
+    remove_button : ipywidgets.Button
+    status_html : ipywidgets.HTML
+        The outcome of the row's last action.
+    status : str
+        The same outcome as plain text.
+    """
+
+    def __init__(self, kind: str, member_id: str, name: str, role: str | None) -> None:
+        super().__init__()
+        self.kind = kind
+        self.member_id = member_id
+        self.role = role
+        self.status = ""
+        self.name_html = widgets.HTML(
+            value=escape(name), layout=widgets.Layout(width="300px", overflow="hidden")
+        )
+        self.role_dropdown = widgets.Dropdown(
+            options=ROLE_CHOICES, value=role_label(role), layout=widgets.Layout(width="110px")
+        )
+        self.remove_button = widgets.Button(
+            description="Remove", icon="trash", layout=widgets.Layout(width="100px")
+        )
+        self.status_html = widgets.HTML()
+        self.children = (self.name_html, self.role_dropdown, self.remove_button, self.status_html)
+
+    @property
+    def chosen_role(self) -> str | None:
+        """The role picked in the dropdown, as the API takes it."""
+        return role_value(self.role_dropdown.value)
+
+    @property
+    def changed(self) -> bool:
+        """Whether the picked role differs from the role the space grants now."""
+        return self.chosen_role != self.role
+
+    def say(self, message: str, level: str = "info") -> None:
+        """Show the outcome of an action on this row."""
+        self.status = message
+        self.status_html.value = coloured(message, level)
+
+
+class PermissionEditor(FormBase):
+    """Edit who can access a space: change roles, remove access, invite users and teams.
+
+    Parameters
+    ----------
+    client : DocsClient
+        The client to call (``client.permissions``, ``client.orgs``, ``client.spaces.get``).
+    space_id : str
+        The space whose permissions to edit.
+    **kwargs
+        Passed to ``ipywidgets.VBox``.
+
+    Attributes
+    ----------
+    user_rows, team_rows : dict[str, PermissionRow]
+        One row per user / team with access, by id.
+    users_box, teams_box : ipywidgets.VBox
+        The rows as shown.
+    invite_users_select, invite_teams_select : ipywidgets.SelectMultiple
+        Members and teams of the space's organization who have no access yet.
+    invite_role_dropdown : ipywidgets.Dropdown
+        The role to give (``"guest"`` is sent as ``None``).
+    invite_button : ipywidgets.Button
+        Sends the invitation; disabled until someone is picked. Problems in ``invite_error``.
+    save_button : ipywidgets.Button
+        Applies the pending role changes.
+    reload_button, status_output, heading_html
+        As in every form.
+
+    Notes
+    -----
+    ``.value`` holds the pending role changes, ``{"users": {user_id: role},
+    "teams": {team_id: role}}``, with only the rows whose role was changed (and only the
+    kinds that have some). ``.save()`` applies them with ``set_user_role`` /
+    ``set_team_role``, one request each, reporting on each row; it returns the changes
+    that were applied, or ``None`` if there was nothing to apply or none succeeded.
+    Removing (:meth:`remove`) and inviting (:meth:`invite`) act at once.
+
+    Examples
+    --------
+    >>> from docsapi.widgets import PermissionEditor
+    >>> editor = PermissionEditor(client, "sp_abc")  # doctest: +SKIP
+    >>> editor.user_rows["u_1"].role_dropdown.value = "edit"  # doctest: +SKIP
+    >>> editor.save()  # doctest: +SKIP
+    {'users': {'u_1': 'edit'}}
+    """
+
+    heading = "Space permissions"
+
+    def __init__(self, client: Any, space_id: str, **kwargs: Any) -> None:
+        self.space_id = check_entity_id(space_id, "space_id")
+        self.user_rows: dict[str, PermissionRow] = {}
+        self.team_rows: dict[str, PermissionRow] = {}
+        self.org_id: str | None = None
+        super().__init__(client, **kwargs)
+        self.load()
+
+    def _build(self) -> None:
+        self.users_box = widgets.VBox()
+        self.teams_box = widgets.VBox()
+        picker = widgets.Layout(width="330px")
+        self.invite_users_select = widgets.SelectMultiple(
+            description="Users", rows=6, layout=picker
+        )
+        self.invite_teams_select = widgets.SelectMultiple(
+            description="Teams", rows=6, layout=picker
+        )
+        self.invite_role_dropdown = widgets.Dropdown(
+            options=ROLE_CHOICES, value="read", description="Role"
+        )
+        self.invite_button = widgets.Button(description="Invite", icon="user-plus", disabled=True)
+        self.invite_error = error_label()
+        self.save_button = widgets.Button(
+            description="Apply role changes", button_style="primary", icon="check", disabled=True
+        )
+        self.reload_button = widgets.Button(description="Reload", icon="refresh")
+
+    def _wire(self) -> None:
+        self.save_button.on_click(lambda _button: self.save())
+        self.reload_button.on_click(lambda _button: self.load())
+        self.invite_button.on_click(lambda _button: self.invite())
+        for picker in (self.invite_users_select, self.invite_teams_select):
+            picker.observe(self._refresh_invite, names="value")
+
+    def _rows(self) -> tuple[widgets.Widget, ...]:
+        return (
+            widgets.HTML("<b>Users</b>"),
+            self.users_box,
+            widgets.HTML("<b>Teams</b>"),
+            self.teams_box,
+            widgets.HBox([self.save_button, self.reload_button]),
+            widgets.HTML("<b>Invite</b> members or teams of the organization"),
+            widgets.HBox([self.invite_users_select, self.invite_teams_select]),
+            widgets.HBox([self.invite_role_dropdown, self.invite_button]),
+            self.invite_error,
+        )
+
+    # -- loading --------------------------------------------------------------------------------
+    def load(self, *, raise_errors: bool = False) -> bool:
+        """Read the space's users and teams, and the organization's, dropping pending changes.
+
+        Parameters
+        ----------
+        raise_errors : bool
+            Raise an API error after showing it.
+
+        Returns
+        -------
+        bool
+            Whether everything loaded (otherwise the error is in ``.status``).
+        """
+        ok, frames = self._attempt(self._fetch, doing="Loading", raise_errors=raise_errors)
+        if not ok:
+            self._refresh()
+            return False
+        users, teams, members, org_teams = frames
+        self.user_rows = {
+            row.user_id: self._row("users", row.user_id, _person(row), clean(row.role))
+            for row in users.itertuples()
+        }
+        self.team_rows = {
+            row.team_id: self._row("teams", row.team_id, _team(row), clean(row.role))
+            for row in teams.itertuples()
+        }
+        self.users_box.children = tuple(self.user_rows.values())
+        self.teams_box.children = tuple(self.team_rows.values())
+        self.invite_users_select.value = ()
+        self.invite_teams_select.value = ()
+        self.invite_users_select.options = [
+            (_person(row), row.user_id)
+            for row in members.itertuples()
+            if row.user_id not in self.user_rows
+        ]
+        self.invite_teams_select.options = [
+            (_team(row), row.id) for row in org_teams.itertuples() if row.id not in self.team_rows
+        ]
+        self._refresh()
+        self._report(f"Loaded {len(self.user_rows)} users and {len(self.team_rows)} teams.")
+        return True
+
+    def _fetch(self) -> tuple[Any, Any, Any, Any]:
+        space = self.client.spaces.get(self.space_id)
+        self.org_id = space.organization
+        users = self.client.permissions.users(self.space_id)
+        teams = self.client.permissions.teams(self.space_id)
+        members = self.client.orgs.members(self.org_id)
+        org_teams = self.client.orgs.teams(self.org_id)
+        return users, teams, members, org_teams
+
+    def _row(self, kind: str, member_id: str, name: str, role: str | None) -> PermissionRow:
+        row = PermissionRow(kind, member_id, name, role)
+        row.role_dropdown.observe(self._refresh, names="value")
+        row.remove_button.on_click(lambda _button: self.remove(kind, member_id))
+        return row
+
+    def _refresh(self, _change: Any = None) -> None:
+        self.save_button.disabled = not self.value
+
+    def _refresh_invite(self, _change: Any = None) -> None:
+        picked = self.invite_users_select.value or self.invite_teams_select.value
+        self.invite_button.disabled = not picked
+        if picked:
+            set_error(self.invite_error, "")
+
+    # -- role changes ---------------------------------------------------------------------------
+    @property
+    def value(self) -> dict[str, dict[str, str | None]]:
+        """The pending role changes: ``{"users": {id: role}, "teams": {id: role}}``."""
+        pending = {}
+        for kind, rows in (("users", self.user_rows), ("teams", self.team_rows)):
+            changed = {key: row.chosen_role for key, row in rows.items() if row.changed}
+            if changed:
+                pending[kind] = changed
+        return pending
+
+    def save(self, *, raise_errors: bool = False) -> dict[str, dict[str, str | None]] | None:
+        """Apply the pending role changes, one request per changed row; what Save does.
+
+        Parameters
+        ----------
+        raise_errors : bool
+            Raise the first API error (after showing it) instead of going on with the
+            other rows.
+
+        Returns
+        -------
+        dict or None
+            The changes that were applied, shaped like ``.value``; ``None`` if nothing
+            was pending or every change failed.
+        """
+        pending = self.value
+        if not pending:
+            self._report("Nothing to apply: no role was changed.")
+            return None
+        applied: dict[str, dict[str, str | None]] = {}
+        failures = 0
+        for kind, changes in pending.items():
+            rows = self.user_rows if kind == "users" else self.team_rows
+            set_role = (
+                self.client.permissions.set_user_role
+                if kind == "users"
+                else self.client.permissions.set_team_role
+            )
+            for member_id, role in changes.items():
+                row = rows[member_id]
+                try:
+                    set_role(self.space_id, member_id, role)
+                except DocsAPIError as exc:
+                    failures += 1
+                    self.error = exc
+                    row.say(f"not changed: {describe_error(exc)}", "error")
+                    if raise_errors:
+                        self._report(f"Role change failed: {describe_error(exc)}", "error")
+                        raise
+                    continue
+                row.role = role
+                row.say(f"role set to {role_label(role)}", "success")
+                applied.setdefault(kind, {})[member_id] = role
+        self._refresh()
+        done = sum(len(changes) for changes in applied.values())
+        if failures:
+            self._report(
+                f"{done} role change(s) applied, {failures} failed: see the rows.", "error"
+            )
+        else:
+            self.error = None
+            self._report(f"{done} role change(s) applied.", "success")
+        return applied or None
+
+    # -- removal ----------------------------------------------------------------------------------
+    def remove(self, kind: str, member_id: str, *, raise_errors: bool = False) -> bool | None:
+        """Take a user's or team's access to the space away; what a row's Remove button does.
+
+        Parameters
+        ----------
+        kind : {"users", "teams"}
+            Whether ``member_id`` is a user or a team.
+        member_id : str
+            The user's or team's id.
+        raise_errors : bool
+            Raise an API error after showing it.
+
+        Returns
+        -------
+        bool or None
+            True if access was removed now, False if they were not in the space
+            (the API's 205 and 204), None if the API refused.
+
+        Raises
+        ------
+        ValidationError
+            ``kind`` is not ``"users"`` or ``"teams"``.
+        """
+        if kind not in _KINDS:
+            raise ValidationError("kind", f"must be 'users' or 'teams', got {kind!r}")
+        rows = self.user_rows if kind == "users" else self.team_rows
+        remove = (
+            self.client.permissions.remove_user
+            if kind == "users"
+            else self.client.permissions.remove_team
+        )
+        row = rows.get(member_id)
+        ok, removed = self._attempt(
+            lambda: remove(self.space_id, member_id), doing="Removing", raise_errors=raise_errors
+        )
+        if not ok:
+            if row is not None:
+                row.say(f"not removed: {describe_error(self.error)}", "error")
+            return None
+        outcome = "removed" if removed else "was not in the space"
+        if row is not None:
+            row.say(outcome, "success" if removed else "info")
+            row.role_dropdown.disabled = row.remove_button.disabled = True
+            row.role = row.chosen_role
+        self._report(f"{kind[:-1].capitalize()} {member_id}: {outcome}.", "success")
+        self._refresh()
+        return removed
+
+    # -- invitations ------------------------------------------------------------------------------
+    def invite(self, *, raise_errors: bool = False) -> dict[str, Any] | None:
+        """Give the picked users and teams the picked role; what the Invite button does.
+
+        Parameters
+        ----------
+        raise_errors : bool
+            Raise a :class:`~docsapi.errors.ValidationError` when nobody is picked, or the
+            API's error, after showing it.
+
+        Returns
+        -------
+        dict or None
+            ``{"role": ..., "users": [...], "teams": [...]}`` as sent, or ``None`` if
+            nothing was sent or the API refused. The lists are read again afterwards.
+        """
+        users = list(self.invite_users_select.value)
+        teams = list(self.invite_teams_select.value)
+        if not users and not teams:
+            problem = "pick at least one user or team to invite"
+            set_error(self.invite_error, problem)
+            self.invite_button.disabled = True
+            self._report(f"Not invited: {problem}.", "error")
+            if raise_errors:
+                raise ValidationError("users, teams", problem)
+            return None
+        role = role_value(self.invite_role_dropdown.value)
+        ok, _ = self._attempt(
+            lambda: self.client.permissions.invite(
+                self.space_id, role=role, users=users, teams=teams
+            ),
+            doing="Inviting",
+            raise_errors=raise_errors,
+        )
+        if not ok:
+            return None
+        sent = {"role": role, "users": users, "teams": teams}
+        self.load(raise_errors=raise_errors)
+        who = ", ".join(filter(None, [_count(users, "user"), _count(teams, "team")]))
+        self._report(f"Invited {who} as {role_label(role)}.", "success")
+        return sent
+
+
+def _person(row: Any) -> str:
+    name = clean(row.display_name) or row.user_id
+    email = clean(row.email)
+    return f"{name} <{email}>" if email else name
+
+
+def _team(row: Any) -> str:
+    title = clean(row.title) or ""
+    members = clean(row.members)
+    return f"{title} ({members} members)" if members is not None else title
+
+
+def _count(ids: list[str], noun: str) -> str:
+    if not ids:
+        return ""
+    return f"{len(ids)} {noun}{'s' if len(ids) != 1 else ''}"

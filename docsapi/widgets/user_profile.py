@@ -1,0 +1,130 @@
+"""UserProfileForm: a user's display name and photo URL."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+import ipywidgets as widgets
+
+from docsapi._validate import MAX_DISPLAY_NAME, check_display_name, check_id, check_url
+from docsapi.errors import ValidationError
+from docsapi.widgets._base import EditForm, error_label, field_problem
+
+__all__ = ["UserProfileForm"]
+
+
+class UserProfileForm(EditForm):
+    """Edit a user's profile (display name, photo URL); Save sends only what changed.
+
+    Parameters
+    ----------
+    client : DocsClient
+        The client to call (``client.users.me``/``get`` and ``client.users.update``).
+    user_id : str, optional
+        The user to edit; the token's own user (``client.users.me()``) when omitted.
+    **kwargs
+        Passed to ``ipywidgets.VBox``.
+
+    Attributes
+    ----------
+    display_name_text : ipywidgets.Text
+        1 to 64 characters; problems in ``display_name_error``.
+    photo_url_text : ipywidgets.Text
+        An http(s) URL; problems in ``photo_url_error``. The API cannot remove a photo,
+        so a photo once set can only be replaced.
+    photo_html : ipywidgets.HTML
+        A preview of the saved photo.
+    user_id : str or None
+        The user being edited (known once the profile has loaded).
+    save_button, reload_button, status_output, heading_html
+        As in every form.
+
+    Notes
+    -----
+    ``.value`` holds the pending edits as keyword arguments of ``client.users.update``,
+    e.g. ``{"display_name": "Ada L."}``. ``.save()`` returns the updated
+    :class:`~docsapi.models.User`, or ``None`` if nothing was sent or the API refused.
+
+    Examples
+    --------
+    >>> from docsapi.widgets import UserProfileForm
+    >>> form = UserProfileForm(client)  # doctest: +SKIP
+    >>> form.display_name_text.value = "Ada L."  # doctest: +SKIP
+    >>> form.save().display_name  # doctest: +SKIP
+    'Ada L.'
+    """
+
+    heading = "User profile"
+    fields = ("display_name", "photo_url")
+
+    def __init__(self, client: Any, user_id: str | None = None, **kwargs: Any) -> None:
+        self.user_id = None if user_id is None else check_id(user_id, "user_id")
+        super().__init__(client, **kwargs)
+
+    def _build(self) -> None:
+        wide = widgets.Layout(width="420px")
+        self.display_name_text = widgets.Text(
+            description="Name", placeholder=f"1 to {MAX_DISPLAY_NAME} characters", layout=wide
+        )
+        self.display_name_error = error_label()
+        self.photo_url_text = widgets.Text(
+            description="Photo URL", placeholder="https://…", layout=wide
+        )
+        self.photo_url_error = error_label()
+        self.photo_html = widgets.HTML()
+
+    def _wire(self) -> None:
+        self._watch(self.display_name_text, self.photo_url_text)
+
+    def _rows(self) -> tuple[widgets.Widget, ...]:
+        return (
+            self.photo_html,
+            self.display_name_text,
+            self.display_name_error,
+            self.photo_url_text,
+            self.photo_url_error,
+            self._save_row(),
+        )
+
+    def _fetch(self) -> Any:
+        if self.user_id is None:
+            return self.client.users.me()
+        return self.client.users.get(self.user_id)
+
+    def _values_of(self, user: Any) -> dict[str, Any]:
+        self.user_id = user.id
+        return {"display_name": user.display_name or "", "photo_url": user.photo_url or ""}
+
+    def _show(self, values: dict[str, Any]) -> None:
+        self.display_name_text.value = values["display_name"]
+        self.photo_url_text.value = values["photo_url"]
+        photo = values["photo_url"]
+        self.photo_html.value = (
+            f'<img src="{escape(photo)}" alt="photo" style="height: 48px">' if photo else ""
+        )
+
+    def _read(self) -> tuple[dict[str, Any], dict[str, str]]:
+        values = {
+            "display_name": self.display_name_text.value,
+            "photo_url": self.photo_url_text.value.strip(),
+        }
+        problems: dict[str, str] = {}
+        try:
+            check_display_name(values["display_name"])
+        except ValidationError as exc:
+            problems["display_name"] = field_problem(exc)
+        photo = values["photo_url"]
+        if photo or self._loaded.get("photo_url"):
+            try:
+                check_url(photo, "photo_url")
+            except ValidationError as exc:
+                problems["photo_url"] = (
+                    "a photo cannot be removed, only replaced: enter a URL"
+                    if not photo
+                    else field_problem(exc)
+                )
+        return values, problems
+
+    def _submit(self, changes: dict[str, Any]) -> Any:
+        return self.client.users.update(self.user_id, **changes)

@@ -1,0 +1,158 @@
+"""The ``docsapi`` command: demo, audit against a server, and its one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from docsapi.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def expected_findings_line(demo: dict) -> str:
+    from docsapi._audit_rules import RULES
+
+    counts = {"high": 0, "medium": 0, "low": 0}
+    for rule, (severity, _) in RULES.items():
+        counts[severity] += len(demo[rule])
+    return f"Findings: {counts['high']} high, {counts['medium']} medium, {counts['low']} low."
+
+
+def test_demo_writes_the_report_and_prints_a_summary(sandbox_server, tmp_path, capsys):
+    out = tmp_path / "report.html"
+    status = main(["demo", "--out", str(out), "--no-progress",
+                   "--excel", str(tmp_path / "audit.xlsx"), "--csv", str(tmp_path / "csv")])
+    printed = capsys.readouterr()
+    assert status == 0, printed.err
+    assert out.stat().st_size > 10_000
+    assert "<h2>Findings</h2>" in out.read_text(encoding="utf-8")
+    assert (tmp_path / "audit.xlsx").exists() and (tmp_path / "csv" / "findings.csv").exists()
+    demo = sandbox_server.demo                    # the demo command uses the same seed, 0
+    assert f"{len(demo['space_ids'])} spaces" in printed.out
+    assert expected_findings_line(demo) in printed.out
+    assert f"Report: {out.resolve()}" in printed.out
+
+
+def _console_script() -> list[str]:
+    """The installed ``docsapi`` script, or the same entry point through ``python -m``."""
+    script = Path(sys.executable).parent / "docsapi"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "docsapi.cli"]
+
+
+def test_demo_through_the_console_script_writes_audit_report_html_here(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env.pop("GITBOOK_API_TOKEN", None)
+    done = subprocess.run([*_console_script(), "demo", "--no-progress"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=240, check=False)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "audit-report.html").exists()
+    assert "Findings:" in done.stdout and "audit-report.html" in done.stdout
+
+
+def run_audit(capsys, *args: str) -> tuple[int, str]:
+    status = main(["audit", "--no-progress", *args])
+    printed = capsys.readouterr()
+    return status, printed.out + printed.err
+
+
+def test_audit_without_a_token_says_how_to_set_one(sandbox, capsys, monkeypatch):
+    monkeypatch.delenv("GITBOOK_API_TOKEN", raising=False)
+    status, output = run_audit(capsys, "--org", sandbox.org_id, "--base-url", sandbox.url)
+    assert status == 2
+    assert "GITBOOK_API_TOKEN is not set" in output
+    assert sandbox.request_count == 0
+
+
+def test_audit_with_an_unknown_token_reports_401_without_the_token(
+    sandbox, capsys, monkeypatch, canary_token, tmp_path
+):
+    monkeypatch.setenv("GITBOOK_API_TOKEN", canary_token)
+    status, output = run_audit(capsys, "--org", sandbox.org_id, "--base-url", sandbox.url,
+                               "--out", str(tmp_path / "r.html"))
+    assert status == 1
+    assert "rejected the token (401)" in output and len(output.strip().splitlines()) == 1
+    assert canary_token not in output and "Traceback" not in output
+    assert not (tmp_path / "r.html").exists()
+
+
+@pytest.mark.parametrize("own_token", [False, True])
+def test_audit_with_a_read_only_token_reports_403(
+    sandbox, capsys, monkeypatch, canary_token, own_token
+):
+    if own_token:
+        token = sandbox.tokens["oauth:space:read"]
+    else:
+        token = canary_token
+        sandbox.add_token(canary_token, scheme="oauth", scopes=("space:read",))
+    monkeypatch.setenv("GITBOOK_API_TOKEN", token)
+    status, output = run_audit(capsys, "--org", sandbox.org_id, "--base-url", sandbox.url)
+    assert status == 1
+    assert "(403)" in output and "organization admin" in output
+    assert token not in output and "Traceback" not in output
+
+
+def test_audit_of_an_unknown_organization_reports_404(
+    sandbox, capsys, monkeypatch, canary_token
+):
+    sandbox.add_token(canary_token, user_id=sandbox.demo["owner_id"])
+    monkeypatch.setenv("GITBOOK_API_TOKEN", canary_token)
+    status, output = run_audit(capsys, "--org", "no-such-org", "--base-url", sandbox.url)
+    assert status == 1
+    assert "organization no-such-org was not found (404)" in output
+    assert canary_token not in output
+
+
+def test_audit_with_a_good_token_writes_a_report_free_of_it(
+    sandbox, capsys, monkeypatch, canary_token, tmp_path
+):
+    sandbox.add_token(canary_token, user_id=sandbox.demo["owner_id"])
+    monkeypatch.setenv("GITBOOK_API_TOKEN", canary_token)
+    out, csv = tmp_path / "report.html", tmp_path / "csv"
+    status, output = run_audit(capsys, "--org", sandbox.org_id, "--base-url", sandbox.url,
+                               "--out", str(out), "--csv", str(csv), "--workers", "4")
+    assert status == 0, output
+    assert expected_findings_line(sandbox.demo) in output
+    written = [out, *csv.iterdir()]
+    assert all(canary_token not in path.read_text(encoding="utf-8") for path in written)
+    assert canary_token not in output
+
+
+def test_no_command_prints_help_and_fails(capsys):
+    assert main([]) == 2
+    assert "demo" in capsys.readouterr().err
+
+
+def test_zero_workers_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["demo", "--workers", "0"])
+    assert info.value.code == 2
+    assert "--workers must be at least 1" in capsys.readouterr().err
+
+
+def test_sandbox_command_serves_until_interrupted(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen([*_console_script(), "sandbox", "--port", "0", "--seed", "3"],
+                               cwd=tmp_path, env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        first = process.stdout.readline()
+        url = re.search(r"http://127\.0\.0\.1:\d+/v1", first).group(0)
+        token = next(line.split()[-1] for line in iter(process.stdout.readline, "")
+                     if line.startswith("token user "))
+        request = urllib.request.Request(f"{url}/user",
+                                         headers={"Authorization": f"Bearer {token}"})
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            assert answer.status == 200 and json.load(answer)["object"] == "user"
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=20)
+        process.stdout.close()
+    assert process.returncode == 0

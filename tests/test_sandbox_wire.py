@@ -1,0 +1,168 @@
+"""The wire: List envelopes and cursors, error bodies, malformed input, rate limiting, request log."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import requests
+from contract import ApiSession
+
+
+@pytest.fixture
+def api(sandbox):
+    session = ApiSession(sandbox.url, sandbox.token)
+    yield session
+    session.close()
+
+
+def test_lists_page_with_an_opaque_cursor_until_the_last_page(sandbox, api):
+    path = f"/orgs/{sandbox.org_id}/members"
+    seen, params, pages = [], {"limit": 7}, 0
+    while True:
+        body = api.get(path, params=params).json()
+        pages += 1
+        assert body["count"] == 59
+        assert len(body["items"]) <= 7
+        seen.extend(item["id"] for item in body["items"])
+        if "next" not in body:
+            break
+        params = {"limit": 7, "page": body["next"]["page"]}
+    assert pages == 9
+    assert len(seen) == len(set(seen)) == 59
+
+
+def test_default_page_size_is_100(sandbox, api):
+    body = api.get(f"/orgs/{sandbox.org_id}/members").json()
+    assert len(body["items"]) == 59
+    assert "next" not in body
+
+
+@pytest.mark.parametrize("limit", ["0", "1001", "-3", "ten", "2.5"])
+def test_limit_out_of_range_is_400(sandbox, api, limit):
+    response = api.get(f"/orgs/{sandbox.org_id}/members", params={"limit": limit})
+    assert response.status_code == 400
+    assert "limit" in response.json()["error"]["message"]
+
+
+def test_limit_bounds_are_accepted(sandbox, api):
+    assert len(api.get(f"/orgs/{sandbox.org_id}/members", params={"limit": 1}).json()["items"]) == 1
+    assert len(api.get(f"/orgs/{sandbox.org_id}/members", params={"limit": 1000}).json()["items"]) == 59
+
+
+@pytest.mark.parametrize("cursor", ["garbage", "eyJvIjoxfQ", "%%%"])
+def test_an_invalid_cursor_is_400(sandbox, api, cursor):
+    assert api.get(f"/orgs/{sandbox.org_id}/members", params={"page": cursor}).status_code == 400
+
+
+def test_a_cursor_of_another_list_is_400(sandbox, api):
+    cursor = api.get(f"/orgs/{sandbox.org_id}/members", params={"limit": 2}).json()["next"]["page"]
+    assert api.get(f"/orgs/{sandbox.org_id}/teams", params={"page": cursor}).status_code == 400
+
+
+def test_malformed_json_and_wrong_types_are_400_never_500(sandbox, api):
+    space = sandbox.demo["space_ids"][0]
+    headers = {"Content-Type": "application/json"}
+    for data in [b"{", b"[1, 2]", b"null", b"", b"\xff\xfe", b'"text"']:
+        response = api.patch(f"/spaces/{space}", data=data, headers=headers)
+        assert response.status_code == 400, data
+        assert response.json()["error"]["code"] == 400
+    for body in [{"title": None}, {"title": ["a"]}, {"editMode": 1}, {"language": True}]:
+        assert api.patch(f"/spaces/{space}", json=body).status_code == 400
+    owner = sandbox.demo["owner_id"]
+    for body in [{}, {"displayName": ""}, {"displayName": "x" * 65}, {"photoURL": "ftp:/x"},
+                 {"nickname": "x"}, {"displayName": 5}]:
+        assert api.patch(f"/users/{owner}", json=body).status_code == 400, body
+
+
+def test_patch_user_updates_name_and_photo(sandbox, api):
+    owner = sandbox.demo["owner_id"]
+    body = {"displayName": "x" * 64, "photoURL": "https://example.com/me.png"}
+    updated = api.patch(f"/users/{owner}", json=body).json()
+    assert updated["displayName"] == "x" * 64
+    assert updated["photoURL"] == "https://example.com/me.png"
+    assert api.get("/user").json()["displayName"] == "x" * 64
+
+
+def test_unknown_route_is_404_and_wrong_method_405_in_the_error_shape(sandbox, api):
+    missing = api.get("/no/such/thing")
+    assert missing.status_code == 404
+    assert missing.json()["error"]["code"] == 404
+    outside = requests.get(sandbox.url.removesuffix("/v1") + "/elsewhere", timeout=5)
+    assert outside.status_code == 404
+    wrong = api.request("PUT", f"/spaces/{sandbox.demo['space_ids'][0]}")
+    assert wrong.status_code == 405
+    assert "PATCH" in wrong.headers["Allow"]
+    assert wrong.json()["error"]["code"] == 405
+
+
+def test_api_information(api):
+    assert api.get("/").json() == {"version": "0.0.1-beta", "build": "2025-01-06T09:00:00.000Z"}
+
+
+def test_rate_limit_headers_and_429(sandbox, api):
+    assert "X-RateLimit-Limit" not in api.get("/").headers
+    sandbox.set_rate_limit(3, per_seconds=60)
+    remaining = []
+    for _ in range(3):
+        response = api.get("/")
+        assert response.status_code == 200
+        remaining.append(int(response.headers["X-RateLimit-Remaining"]))
+        assert response.headers["X-RateLimit-Limit"] == "3"
+        reset = int(response.headers["X-RateLimit-Reset"])
+        assert time.time() < reset <= time.time() + 61
+    assert remaining == [2, 1, 0]
+    limited = api.get("/")
+    assert limited.status_code == 429
+    assert 1 <= int(limited.headers["Retry-After"]) <= 60
+    assert limited.headers["X-RateLimit-Remaining"] == "0"
+    sandbox.set_rate_limit(None)
+    assert api.get("/").status_code == 200
+
+
+def test_rate_limit_window_resets(sandbox, api):
+    sandbox.set_rate_limit(1, per_seconds=0.5)
+    assert api.get("/").status_code == 200
+    assert api.get("/").status_code == 429
+    time.sleep(0.6)
+    assert api.get("/").status_code == 200
+
+
+def test_request_count_and_log(sandbox, api):
+    assert sandbox.request_count == 0
+    api.get("/", params={"x": "1"})
+    api.get("/nowhere")
+    assert sandbox.request_count == 2
+    assert sandbox.request_log == [("GET", "/v1/?x=1", 200), ("GET", "/v1/nowhere", 404)]
+    requests.get(sandbox.url.removesuffix("/v1") + "/_sandbox/stats", timeout=5)
+    assert sandbox.request_count == 2
+
+
+def test_sandbox_http_controls_mirror_the_python_methods(sandbox, api):
+    root = sandbox.url.removesuffix("/v1")
+    space = sandbox.demo["space_ids"][0]
+    api.delete(f"/spaces/{space}")
+    clock = requests.post(f"{root}/_sandbox/clock", json={"days": 8}, timeout=5).json()
+    assert clock["offsetSeconds"] == 8 * 86400
+    assert api.post(f"/spaces/{space}/restore").status_code == 404
+    assert requests.post(f"{root}/_sandbox/faults", json={"fault": "503"}, timeout=5).status_code == 204
+    assert api.get("/").status_code == 503
+    assert requests.post(f"{root}/_sandbox/faults", json={"fault": "nope"}, timeout=5).status_code == 400
+    assert requests.post(f"{root}/_sandbox/rate-limit", json={"limit": 1}, timeout=5).status_code == 204
+    api.get("/")
+    assert api.get("/").status_code == 429
+    assert requests.post(f"{root}/_sandbox/latency", json={"seconds": 0}, timeout=5).status_code == 204
+    stats = requests.get(f"{root}/_sandbox/stats", timeout=5).json()
+    assert stats["requestCount"] == sandbox.request_count
+    assert requests.post(f"{root}/_sandbox/reset", timeout=5).status_code == 204
+    assert sandbox.request_count == 0
+    assert api.get(f"/spaces/{space}").status_code == 200
+
+
+def test_file_download_urls_serve_the_declared_size(sandbox, api):
+    space = sandbox.demo["space_ids"][0]
+    item = api.get(f"/spaces/{space}/content/files").json()["items"][0]
+    download = requests.get(item["downloadURL"], timeout=10)
+    assert download.status_code == 200
+    assert len(download.content) == item["size"]
+    assert download.headers["Content-Type"].startswith(item["contentType"])
