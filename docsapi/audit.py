@@ -67,7 +67,7 @@ __all__ = [
 ]
 
 GRANT_COLUMNS = ["space_id", "space_title", "principal_type", "principal_id", "principal_name",
-                 "role"]
+                 "role", "source"]
 EFFECTIVE_COLUMNS = ["space_id", "space_title", "user_id", "display_name", "member_role", "role",
                      "sources"]
 
@@ -324,12 +324,14 @@ def _grants_table(data: AuditData, ctx: RuleContext) -> pd.DataFrame:
         "principal_type": "user",
         "principal_id": data.user_grants["user_id"].astype(object),
         "role": _roles(data.user_grants["role"]),
+        "source": "direct",
     })
     teams = pd.DataFrame({
         "space_id": data.team_grants["space_id"].astype(object),
         "principal_type": "team",
         "principal_id": data.team_grants["team_id"].astype(object),
         "role": _roles(data.team_grants["role"]),
+        "source": "team:" + data.team_grants["team_id"].astype(str),
     })
     grants = pd.concat([f for f in (users, teams) if not f.empty] or [users], ignore_index=True)
     names = {**ctx.user_names, **ctx.team_titles}

@@ -76,6 +76,9 @@ class DocsClient:
         A session to send requests with (e.g. one with proxies configured).
     headers : Mapping[str, str], optional
         Extra headers sent with every request.
+    retry : RetryPolicy, optional
+        A full retry policy (backoff, jitter, …); replaces ``max_retries`` and
+        ``max_rate_limit_wait`` when given.
 
     Examples
     --------
@@ -93,14 +96,20 @@ class DocsClient:
         max_rate_limit_wait: float = DEFAULT_MAX_RATE_LIMIT_WAIT,
         session: requests.Session | None = None,
         headers: Mapping[str, str] | None = None,
+        *,
+        retry: RetryPolicy | None = None,
     ) -> None:
         credential = _credential(token)
+        if retry is None:
+            retry = RetryPolicy(max_retries=max_retries, max_rate_limit_wait=max_rate_limit_wait)
+        elif not isinstance(retry, RetryPolicy):
+            raise TypeError(f"retry must be a RetryPolicy, got {type(retry).__name__}")
         self._has_token = credential is not None
         self._transport = Transport(
             base_url,
             credential=credential,
             timeout=Timeout.coerce(timeout),
-            retry=RetryPolicy(max_retries=max_retries, max_rate_limit_wait=max_rate_limit_wait),
+            retry=retry,
             session=session,
             headers=headers,
             missing_credential=_MISSING_TOKEN,

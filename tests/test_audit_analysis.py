@@ -148,7 +148,10 @@ def test_grants_stay_raw_one_row_per_user_or_team_grant():
     grants = analyze(make_data()).grants
     assert len(grants) == len(USER_GRANTS) + len(TEAM_GRANTS)
     assert list(grants.columns) == ["space_id", "space_title", "principal_type", "principal_id",
-                                    "principal_name", "role"]
+                                    "principal_name", "role", "source"]
+    assert set(grants.loc[grants["principal_type"] == "user", "source"]) == {"direct"}
+    team_rows = grants[grants["principal_type"] == "team"]
+    assert (team_rows["source"] == "team:" + team_rows["principal_id"]).all()
     team = grants[(grants.principal_type == "team") & (grants.principal_id == "t2")].iloc[0]
     assert (team.space_title, team.principal_name, team.role) == ("API", "Admins", "admin")
 
