@@ -7,6 +7,7 @@ would be; the benchmark process only sends requests and measures them.
 from __future__ import annotations
 
 import multiprocessing as mp
+import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
@@ -58,9 +59,11 @@ class RemoteSandbox:
             target=_serve, args=(child, self.options), name="bench-sandbox", daemon=True
         )
         self._process.start()
-        if not self._conn.poll(120):
-            self._process.terminate()
-            raise RuntimeError("the sandbox process did not start within 120 s")
+        deadline = time.monotonic() + 300
+        while not self._conn.poll(0.2):
+            if not self._process.is_alive() or time.monotonic() > deadline:
+                self._process.terminate()
+                raise RuntimeError("the sandbox process failed to start; see its traceback")
         info = self._conn.recv()
         self.url: str = info["url"]
         self.token: str = info["token"]

@@ -457,38 +457,45 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true",
                         help="smaller sizes and fewer repeats; does not write RESULTS.md")
+    parser.add_argument("--only", metavar="DIGITS",
+                        help="run only these benchmarks, e.g. --only 14 (RESULTS.md is then "
+                        "not written)")
     args = parser.parse_args()
     cfg = Settings.make(args.quick)
     started, start_load = time.perf_counter(), load_average()
     log(f"load average {start_load}; {'quick' if cfg.quick else 'full'} run")
-    rows: list[Row] = []
-
-    log("6: import cost (fresh interpreters)")
-    rows_imports = bench_imports(cfg)
-    log("3: frames.permission_users vs json_normalize")
-    rows_frames = bench_frames(cfg)
-
-    options = {"seed": SEED, "spaces": max(cfg.list_spaces, cfg.memory_spaces),
-               "users": cfg.memory_users, "grants_per_space": cfg.memory_grants}
-    log(f"starting the large sandbox process: {options}")
-    with RemoteSandbox(options) as sb:
-        log(f"1: per-request cost, {cfg.blocks} blocks of {cfg.per_block}")
-        rows.append(bench_per_request(sb, cfg))
-        log(f"2: list {options['spaces']} spaces into a DataFrame")
-        rows.append(bench_listing(sb, cfg))
-        rows.append(rows_frames)
-        log("5: audit memory in a child process")
-        row_memory = bench_memory(sb, cfg)
-    rows.extend(bench_crawl(cfg))
-    rows.append(row_memory)
-    rows.extend(rows_imports)
+    only = set(args.only or "123456")
+    by_number: dict[str, list[Row]] = {}
+    if "6" in only:
+        log("6: import cost (fresh interpreters)")
+        by_number["6"] = bench_imports(cfg)
+    if "3" in only:
+        log("3: frames.permission_users vs json_normalize")
+        by_number["3"] = [bench_frames(cfg)]
+    if only & set("125"):
+        options = {"seed": SEED, "spaces": max(cfg.list_spaces, cfg.memory_spaces),
+                   "users": cfg.memory_users, "grants_per_space": cfg.memory_grants}
+        log(f"starting the large sandbox process: {options}")
+        with RemoteSandbox(options) as sb:
+            if "1" in only:
+                log(f"1: per-request cost, {cfg.blocks} blocks of {cfg.per_block}")
+                by_number["1"] = [bench_per_request(sb, cfg)]
+            if "2" in only:
+                log(f"2: list {options['spaces']} spaces into a DataFrame")
+                by_number["2"] = [bench_listing(sb, cfg)]
+            if "5" in only:
+                log("5: audit memory in a child process")
+                by_number["5"] = [bench_memory(sb, cfg)]
+    if "4" in only:
+        by_number["4"] = bench_crawl(cfg)
+    rows = [row for number in sorted(by_number) for row in by_number[number]]
 
     seconds = time.perf_counter() - started
     print()
     print(table(rows))
     print(f"\n{sum(r.ok is False for r in rows)} target(s) missed; {seconds:.0f} s in all; "
           f"load average {start_load} at start, {load_average()} at end")
-    if not cfg.quick:
+    if not cfg.quick and not args.only:
         write_results(rows, "python benchmarks/run.py", seconds, (start_load, load_average()))
         log(f"wrote {RESULTS.relative_to(ROOT)}")
     return 0

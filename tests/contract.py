@@ -62,8 +62,9 @@ def spec() -> dict[str, Any]:
     for (method, path), (like_method, like_path) in SEED_ONLY.items():
         operation = copy.deepcopy(document["paths"][like_path][like_method])
         operation["operationId"] = "seed_" + re.sub(r"\W+", "_", path).strip("_")
-        operation["parameters"] = [{"in": "path", "name": "userId", "required": True,
-                                    "schema": {"type": "string"}}]
+        operation["parameters"] = [
+            {"in": "path", "name": "userId", "required": True, "schema": {"type": "string"}}
+        ]
         document["paths"].setdefault(path, {})[method] = operation
     return document
 
@@ -104,10 +105,16 @@ def _check_error_body(response: requests.Response) -> None:
     try:
         body = response.json()
     except ValueError as error:
-        raise ContractError(f"{response.status_code} answer is not JSON: {response.text[:200]!r}") from error
+        raise ContractError(
+            f"{response.status_code} answer is not JSON: {response.text[:200]!r}"
+        ) from error
     error = body.get("error") if isinstance(body, dict) else None
-    if not (isinstance(error, dict) and error.get("code") == response.status_code
-            and isinstance(error.get("message"), str) and error["message"]):
+    if not (
+        isinstance(error, dict)
+        and error.get("code") == response.status_code
+        and isinstance(error.get("message"), str)
+        and error["message"]
+    ):
         raise ContractError(f"error body is not {{'error': {{'code', 'message'}}}}: {body!r}")
 
 
@@ -145,7 +152,9 @@ def validate(response: requests.Response) -> None:
     host = urlsplit(SPEC_HOST)
     prepared.url = urlunsplit((host.scheme, host.netloc, parts.path, parts.query, ""))
     try:
-        openapi().validate_response(RequestsOpenAPIRequest(prepared), RequestsOpenAPIResponse(response))
+        openapi().validate_response(
+            RequestsOpenAPIRequest(prepared), RequestsOpenAPIResponse(response)
+        )
     except Exception as error:
         details = "; ".join(str(e) for e in getattr(error, "schema_errors", []) or [])[:2000]
         raise ContractError(f"{label}: {type(error).__name__}: {error} {details}") from error

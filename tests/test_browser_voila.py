@@ -1,4 +1,4 @@
-"""One real browser round trip: voila serves a SpaceSettingsForm, chromium edits the title and saves.
+"""One real browser round trip: voila serves a SpaceSettingsForm; chromium edits and saves it.
 
 The notebook is written at test time (pytest runs nbval over committed notebooks). The
 sandbox's URL, the space id and the token reach the voila kernel through environment
@@ -139,7 +139,7 @@ def test_title_edited_in_the_browser_is_saved(sandbox, voila_url):
             title_input.wait_for(timeout=60_000)
             title_input.fill(new_title)
             # Save becomes enabled once the kernel has checked the new title.
-            page.get_by_role("button", name="Save", exact=True).click(timeout=30_000)
+            page.locator(".docsapi-save").click(timeout=30_000)
             page.get_by_text("Saved title.").wait_for(timeout=30_000)
             page.screenshot(path=str(ARTIFACTS / "voila_space_settings.png"), full_page=True)
         finally:

@@ -15,13 +15,23 @@ TABLE = [
     ("POST", "/user/notifications/token", None, {"user-internal"}),
     ("GET", "/users/{owner}", None, {"user"}),
     ("GET", "/spaces/{space}", None, {"user", "integration", "oauth:space:read", "oauth:all"}),
-    ("GET", "/spaces/{space}/content", None, {"user", "integration", "oauth:space:read", "oauth:all"}),
+    (
+        "GET",
+        "/spaces/{space}/content",
+        None,
+        {"user", "integration", "oauth:space:read", "oauth:all"},
+    ),
     ("POST", "/spaces/{space}/git/import", GIT, {"user", "integration", "oauth:all"}),
     ("PATCH", "/spaces/{space}", {"title": "T"}, {"user", "oauth:all"}),
     ("POST", "/spaces/{space}/duplicate", None, {"user", "oauth:all"}),
     ("GET", "/spaces/{space}/search?query=a", None, {"user", "oauth:space:read", "oauth:all"}),
     ("GET", "/spaces/{space}/content/pages", None, {"user", "oauth:space:read", "oauth:all"}),
-    ("POST", "/spaces/{space}/permissions", {"role": "read", "users": ["{owner}"]}, {"user", "oauth:all"}),
+    (
+        "POST",
+        "/spaces/{space}/permissions",
+        {"role": "read", "users": ["{owner}"]},
+        {"user", "oauth:all"},
+    ),
     ("GET", "/spaces/{space}/permissions/users", None, {"user", "oauth:all"}),
     ("GET", "/orgs/{org}/members", None, {"user", "oauth:all"}),
     ("GET", "/orgs/{org}/spaces", None, {"user", "oauth:space:read", "oauth:all"}),
@@ -29,7 +39,11 @@ TABLE = [
 
 
 def _fill(value, sandbox):
-    names = {"owner": sandbox.demo["owner_id"], "space": sandbox.demo["space_ids"][0], "org": sandbox.org_id}
+    names = {
+        "owner": sandbox.demo["owner_id"],
+        "space": sandbox.demo["space_ids"][0],
+        "org": sandbox.org_id,
+    }
     if isinstance(value, str):
         return value.format(**names)
     if isinstance(value, dict):
@@ -39,7 +53,9 @@ def _fill(value, sandbox):
     return value
 
 
-@pytest.mark.parametrize(("method", "path", "body", "accepted"), TABLE, ids=[f"{m} {p}" for m, p, _, _ in TABLE])
+@pytest.mark.parametrize(
+    ("method", "path", "body", "accepted"), TABLE, ids=[f"{m} {p}" for m, p, _, _ in TABLE]
+)
 def test_each_operation_accepts_exactly_its_schemes(sandbox, method, path, body, accepted):
     for name in ALL:
         api = ApiSession(sandbox.url, sandbox.tokens[name])
@@ -53,7 +69,9 @@ def test_each_operation_accepts_exactly_its_schemes(sandbox, method, path, body,
 def test_missing_malformed_or_unknown_tokens_are_401(sandbox):
     assert ApiSession(sandbox.url).get("/user").status_code == 401
     assert ApiSession(sandbox.url, "sbx_not_registered").get("/user").status_code == 401
-    response = ApiSession(sandbox.url).get("/user", headers={"Authorization": f"Token {sandbox.token}"})
+    response = ApiSession(sandbox.url).get(
+        "/user", headers={"Authorization": f"Token {sandbox.token}"}
+    )
     assert response.status_code == 401
 
 
@@ -70,7 +88,12 @@ def test_a_registered_canary_token_works_and_is_never_echoed(sandbox, canary_tok
 
 
 def test_add_token_with_scopes_and_user(sandbox):
-    sandbox.add_token("sbx_custom_reader", scheme="oauth", scopes=["user:read"], user_id=sandbox.demo["other_user_id"])
+    sandbox.add_token(
+        "sbx_custom_reader",
+        scheme="oauth",
+        scopes=["user:read"],
+        user_id=sandbox.demo["other_user_id"],
+    )
     api = ApiSession(sandbox.url, "sbx_custom_reader")
     assert api.get("/user").json()["id"] == sandbox.demo["other_user_id"]
     assert api.get(f"/spaces/{sandbox.demo['space_ids'][0]}").status_code == 403
@@ -82,7 +105,14 @@ def test_add_token_with_scopes_and_user(sandbox):
 
 def test_sandbox_tokens_never_look_like_real_ones(sandbox):
     tokens = sandbox.tokens
-    assert set(tokens) == {"user", "user-internal", "integration", "oauth:space:read", "oauth:all", "other-user"}
+    assert set(tokens) == {
+        "user",
+        "user-internal",
+        "integration",
+        "oauth:space:read",
+        "oauth:all",
+        "other-user",
+    }
     assert all(value.startswith("sbx_") for value in tokens.values())
     assert not any("gb_api_" in value for value in tokens.values())
     assert len(set(tokens.values())) == len(tokens)
@@ -101,4 +131,7 @@ def test_other_user_has_few_rights(sandbox):
     readable = next(iter(reachable))
     assert weak.patch(f"/spaces/{readable}", json={"title": "Mine"}).status_code == 403
     assert weak.delete(f"/spaces/{readable}").status_code == 403
-    assert weak.patch(f"/users/{sandbox.demo['owner_id']}", json={"displayName": "Hacker"}).status_code == 403
+    assert (
+        weak.patch(f"/users/{sandbox.demo['owner_id']}", json={"displayName": "Hacker"}).status_code
+        == 403
+    )

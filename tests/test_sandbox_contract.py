@@ -18,7 +18,9 @@ def _walk(sandbox):
     other = demo["other_user_id"]
     yield api.get("/")
     yield api.get("/user")
-    yield ApiSession(sandbox.url, sandbox.tokens["user-internal"], check=False).post("/user/notifications/token")
+    yield ApiSession(sandbox.url, sandbox.tokens["user-internal"], check=False).post(
+        "/user/notifications/token"
+    )
     yield api.get(f"/users/{owner}")
     yield api.patch(f"/users/{owner}", json={"displayName": "Frances L."})
     yield api.get(f"/users/{owner}/spaces")
@@ -26,7 +28,9 @@ def _walk(sandbox):
     new_org = api.post("/orgs", json={"title": "Contract Test Org"})
     yield new_org
     yield api.get(f"/orgs/{org}")
-    yield api.patch(f"/orgs/{new_org.json()['id']}", json={"title": "Renamed Org", "inviteLinks": True})
+    yield api.patch(
+        f"/orgs/{new_org.json()['id']}", json={"title": "Renamed Org", "inviteLinks": True}
+    )
     yield api.get(f"/orgs/{org}/members")
     yield api.get(f"/orgs/{org}/members/{other}")
     yield api.patch(f"/orgs/{org}/members/{other}", json={"role": "comment"})
@@ -52,11 +56,18 @@ def _walk(sandbox):
     yield api.get(f"/spaces/{space}/change-requests")
     yield api.post(f"/spaces/{space}/change-requests", json={"subject": "Contract change"})
     yield api.get(f"/spaces/{space}/content")
-    source = {"type": "builtin:openapi", "dependencies": {"spec": {"ref": {"kind": "openapi", "spec": "x"}}},
-              "props": {"doc": "models"}}
-    yield api.post(f"/spaces/{space}/content/computed/document", json={"source": source, "seed": "s1"})
+    source = {
+        "type": "builtin:openapi",
+        "dependencies": {"spec": {"ref": {"kind": "openapi", "spec": "x"}}},
+        "props": {"doc": "models"},
+    }
+    yield api.post(
+        f"/spaces/{space}/content/computed/document", json={"source": source, "seed": "s1"}
+    )
     revision_source = {**source, "props": {"models": True}}
-    yield api.post(f"/spaces/{space}/content/computed/revision", json={"source": revision_source, "seed": "s1"})
+    yield api.post(
+        f"/spaces/{space}/content/computed/revision", json={"source": revision_source, "seed": "s1"}
+    )
     files = api.get(f"/spaces/{space}/content/files")
     yield files
     yield api.get(f"/spaces/{space}/content/files/{files.json()['items'][0]['id']}")
@@ -70,8 +81,9 @@ def _walk(sandbox):
     yield api.get(f"/spaces/{space}/content/page/{document['id']}/meta-links")
     yield api.get(f"/spaces/{space}/content/path/{quote(document['path'], safe='')}")
     yield api.get(f"/spaces/{space}/content/path/{group['path']}")
-    with_reusable = next(s for s in demo["space_ids"]
-                         if api.get(f"/spaces/{s}/content").json()["reusableContents"])
+    with_reusable = next(
+        s for s in demo["space_ids"] if api.get(f"/spaces/{s}/content").json()["reusableContents"]
+    )
     reusable = api.get(f"/spaces/{with_reusable}/content").json()["reusableContents"][0]
     yield api.get(f"/spaces/{with_reusable}/content/reusable-contents/{reusable['id']}")
     yield api.post(f"/spaces/{space}/content/template", json={"id": "changelog"})
@@ -79,17 +91,25 @@ def _walk(sandbox):
     yield duplicate
     yield api.get(f"/spaces/{space}/embed", params={"url": "https://www.youtube.com/watch?v=abc"})
     yield api.get(f"/spaces/{space}/embed", params={"url": "https://example.com/blog/post"})
-    yield api.post(f"/spaces/{space}/git/import", json={"url": "https://github.com/acme/docs.git", "ref": "main"})
+    yield api.post(
+        f"/spaces/{space}/git/import",
+        json={"url": "https://github.com/acme/docs.git", "ref": "main"},
+    )
     yield api.get(f"/spaces/{space}/git/info")
-    yield api.post(f"/spaces/{space}/git/export",
-                   json={"url": "https://github.com/acme/docs.git", "ref": "main", "commitMessage": "Sync"})
+    yield api.post(
+        f"/spaces/{space}/git/export",
+        json={"url": "https://github.com/acme/docs.git", "ref": "main", "commitMessage": "Sync"},
+    )
     yield api.get(f"/spaces/{space}/git/info")
-    yield api.get(f"/spaces/{demo['space_ids'][-1]}/git/info") if demo["space_ids"][-1] not in demo[
-        "git_space_ids"] else api.get(f"/spaces/{demo['space_ids'][1]}/git/info")
+    yield (
+        api.get(f"/spaces/{demo['space_ids'][-1]}/git/info")
+        if demo["space_ids"][-1] not in demo["git_space_ids"]
+        else api.get(f"/spaces/{demo['space_ids'][1]}/git/info")
+    )
     yield api.post(f"/spaces/{space}/move", json={"parent": demo["collection_ids"][0]})
     yield api.post(f"/spaces/{space}/move", json={"parent": demo["collection_ids"][0]})
     yield api.post(f"/spaces/{space}/move", json={"parent": "not-a-collection"})
-    yield api.post(f"/spaces/does-not-exist/move", json={"parent": None})
+    yield api.post("/spaces/does-not-exist/move", json={"parent": None})
     yield api.post(f"/spaces/{space}/permissions", json={"role": "read", "users": [other]})
     yield api.post(f"/spaces/{space}/permissions", json={"role": "read", "users": ["nobody"]})
     yield api.get(f"/spaces/{space}/permissions/aggregate")
@@ -133,7 +153,9 @@ def test_every_operation_answers_per_the_reference(sandbox):
 
 
 def test_validation_catches_a_broken_body(sandbox):
-    response = ApiSession(sandbox.url, sandbox.token, check=False).get(f"/spaces/{sandbox.demo['space_ids'][0]}")
+    response = ApiSession(sandbox.url, sandbox.token, check=False).get(
+        f"/spaces/{sandbox.demo['space_ids'][0]}"
+    )
     response._content = response.content.replace(b'"object": "space"', b'"object": "page"')
     with pytest.raises(ContractError):
         validate(response)

@@ -20,8 +20,10 @@ def api(sandbox):
 def _raw(sandbox, request_line: str, body: bytes = b"") -> bytes:
     """Send one request over a raw socket and read until the server closes it."""
     parts = urlsplit(sandbox.url)
-    head = (f"{request_line} HTTP/1.1\r\nHost: {parts.netloc}\r\nAuthorization: Bearer {sandbox.token}\r\n"
-            f"Content-Length: {len(body)}\r\nContent-Type: application/json\r\n\r\n").encode()
+    head = (
+        f"{request_line} HTTP/1.1\r\nHost: {parts.netloc}\r\nAuthorization: Bearer {sandbox.token}\r\n"
+        f"Content-Length: {len(body)}\r\nContent-Type: application/json\r\n\r\n"
+    ).encode()
     with socket.create_connection((parts.hostname, parts.port), timeout=5) as connection:
         connection.sendall(head + body)
         received = b""
@@ -106,8 +108,11 @@ def test_truncate_declares_more_than_it_sends(sandbox, api):
     raw = _raw(sandbox, "GET /v1/user")
     head, _, body = raw.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 200")
-    declared = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                    if line.lower().startswith(b"content-length"))
+    declared = next(
+        int(line.split(b":")[1])
+        for line in head.split(b"\r\n")
+        if line.lower().startswith(b"content-length")
+    )
     assert 0 < len(body) < declared
     sandbox.inject("truncate")
     with pytest.raises(requests.exceptions.ChunkedEncodingError):

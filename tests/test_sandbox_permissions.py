@@ -67,19 +67,24 @@ def test_remove_an_org_team_without_a_grant_is_204(sandbox, api):
 def test_invite_grants_users_and_teams(sandbox, api):
     space = sandbox.demo["space_ids"][0]
     user, team = sandbox.demo["guest_ids"][1], sandbox.demo["empty_team"][0][1]
-    response = api.post(f"/spaces/{space}/permissions", json={"role": "comment", "users": [user], "teams": [team]})
+    response = api.post(
+        f"/spaces/{space}/permissions", json={"role": "comment", "users": [user], "teams": [team]}
+    )
     assert response.status_code == 204
     assert _users(api, space)[user] == "comment"
     assert _teams(api, space)[team] == "comment"
 
 
-@pytest.mark.parametrize("body", [
-    {"role": "read"},
-    {"users": ["x"]},
-    {"role": "superuser", "users": ["x"]},
-    {"role": "read", "users": "x"},
-    {"role": "read", "users": [], "teams": []},
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"role": "read"},
+        {"users": ["x"]},
+        {"role": "superuser", "users": ["x"]},
+        {"role": "read", "users": "x"},
+        {"role": "read", "users": [], "teams": []},
+    ],
+)
 def test_invite_rejects_bad_bodies(sandbox, api, body):
     space = sandbox.demo["space_ids"][0]
     assert api.post(f"/spaces/{space}/permissions", json=body).status_code == 400
@@ -89,29 +94,56 @@ def test_invite_of_an_unknown_user_or_team_is_404_and_changes_nothing(sandbox, a
     space = sandbox.demo["space_ids"][0]
     before = _users(api, space)
     known = sandbox.demo["guest_ids"][1]
-    assert api.post(f"/spaces/{space}/permissions",
-                    json={"role": "read", "users": [known, "ghost"]}).status_code == 404
-    assert api.post(f"/spaces/{space}/permissions", json={"role": "read", "teams": ["ghost"]}).status_code == 404
+    assert (
+        api.post(
+            f"/spaces/{space}/permissions", json={"role": "read", "users": [known, "ghost"]}
+        ).status_code
+        == 404
+    )
+    assert (
+        api.post(
+            f"/spaces/{space}/permissions", json={"role": "read", "teams": ["ghost"]}
+        ).status_code
+        == 404
+    )
     assert _users(api, space) == before
 
 
 def test_patch_user_and_team_roles(sandbox, api):
     space, team = _space_with_a_team(sandbox, api)
     user = next(iter(_users(api, space)))
-    assert api.patch(f"/spaces/{space}/permissions/users/{user}", json={"role": "review"}).status_code == 204
+    assert (
+        api.patch(f"/spaces/{space}/permissions/users/{user}", json={"role": "review"}).status_code
+        == 204
+    )
     assert _users(api, space)[user] == "review"
-    assert api.patch(f"/spaces/{space}/permissions/teams/{team}", json={"role": "admin"}).status_code == 204
+    assert (
+        api.patch(f"/spaces/{space}/permissions/teams/{team}", json={"role": "admin"}).status_code
+        == 204
+    )
     assert _teams(api, space)[team] == "admin"
-    assert api.patch(f"/spaces/{space}/permissions/users/{user}", json={"role": None}).status_code == 204
+    assert (
+        api.patch(f"/spaces/{space}/permissions/users/{user}", json={"role": None}).status_code
+        == 204
+    )
     assert user not in _users(api, space)
 
 
 def test_patch_unknown_user_or_team_is_404_and_bad_role_is_400(sandbox, api):
     space = sandbox.demo["space_ids"][0]
-    assert api.patch(f"/spaces/{space}/permissions/users/ghost", json={"role": "read"}).status_code == 404
-    assert api.patch(f"/spaces/{space}/permissions/teams/ghost", json={"role": "read"}).status_code == 404
+    assert (
+        api.patch(f"/spaces/{space}/permissions/users/ghost", json={"role": "read"}).status_code
+        == 404
+    )
+    assert (
+        api.patch(f"/spaces/{space}/permissions/teams/ghost", json={"role": "read"}).status_code
+        == 404
+    )
     user = next(iter(_users(api, space)))
-    assert api.patch(f"/spaces/{space}/permissions/users/{user}", json={"role": "boss"}).status_code == 400
+    assert (
+        api.patch(f"/spaces/{space}/permissions/users/{user}", json={"role": "boss"}).status_code
+        == 400
+    )
     assert api.patch(f"/spaces/{space}/permissions/users/{user}", json={}).status_code == 400
 
 
@@ -122,7 +154,9 @@ def test_permissions_of_an_unknown_space_are_404(api):
 
 def test_aggregate_combines_direct_and_team_roles(sandbox, api):
     fact = sandbox.demo["multi_team_user"]
-    items = api.get(f"/spaces/{fact['space_id']}/permissions/aggregate", params={"limit": 1000}).json()["items"]
+    items = api.get(
+        f"/spaces/{fact['space_id']}/permissions/aggregate", params={"limit": 1000}
+    ).json()["items"]
     effective = {item["user"]["id"]: item["permission"] for item in items}
     assert effective[fact["user_id"]] == fact["effective"]
     assert _users(api, fact["space_id"])[fact["user_id"]] == fact["direct_role"]
@@ -132,5 +166,8 @@ def test_other_user_cannot_change_permissions(sandbox):
     weak = ApiSession(sandbox.url, sandbox.tokens["other-user"])
     space = sandbox.demo["space_ids"][0]
     assert weak.get(f"/spaces/{space}/permissions/users").status_code == 200
-    response = weak.post(f"/spaces/{space}/permissions", json={"role": "admin", "users": [sandbox.demo["other_user_id"]]})
+    response = weak.post(
+        f"/spaces/{space}/permissions",
+        json={"role": "admin", "users": [sandbox.demo["other_user_id"]]},
+    )
     assert response.status_code == 403

@@ -50,7 +50,12 @@ def test_restore_of_an_unknown_space_is_404(api):
 
 def test_deleted_space_leaves_the_org_listing_and_comes_back(sandbox, api, space_id):
     def listed():
-        return [s["id"] for s in api.get(f"/orgs/{sandbox.org_id}/spaces", params={"limit": 1000}).json()["items"]]
+        return [
+            s["id"]
+            for s in api.get(f"/orgs/{sandbox.org_id}/spaces", params={"limit": 1000}).json()[
+                "items"
+            ]
+        ]
 
     before = listed()
     api.delete(f"/spaces/{space_id}")
@@ -82,7 +87,9 @@ def test_move_into_a_collection_sets_parent(sandbox, api, space_id):
 
 
 def test_move_to_the_root_removes_parent(sandbox, api):
-    space = next(s for s in sandbox.demo["space_ids"] if api.get(f"/spaces/{s}").json().get("parent"))
+    space = next(
+        s for s in sandbox.demo["space_ids"] if api.get(f"/spaces/{s}").json().get("parent")
+    )
     moved = api.post(f"/spaces/{space}/move", json={"parent": None})
     assert moved.status_code == 200
     assert "parent" not in moved.json()
@@ -105,25 +112,37 @@ def test_move_that_changes_nothing_is_409(sandbox, api, space_id):
 def test_move_before_and_after_a_sibling_reorders(sandbox, api):
     root = [item for item in _children(sandbox, None) if item[0] == "space"]
     first, second = root[0][1], root[1][1]
-    response = api.post(f"/spaces/{second}/move", json={"position": {"before": {"type": "space", "space": first}}})
+    response = api.post(
+        f"/spaces/{second}/move", json={"position": {"before": {"type": "space", "space": first}}}
+    )
     assert response.status_code == 200
     spaces = [i for _, i in _children(sandbox, None) if _ == "space"]
     assert spaces.index(second) == spaces.index(first) - 1
-    response = api.post(f"/spaces/{second}/move", json={"position": {"after": {"type": "space", "space": first}}})
+    response = api.post(
+        f"/spaces/{second}/move", json={"position": {"after": {"type": "space", "space": first}}}
+    )
     assert response.status_code == 200
     spaces = [i for _, i in _children(sandbox, None) if _ == "space"]
     assert spaces.index(second) == spaces.index(first) + 1
 
 
-@pytest.mark.parametrize("body", [
-    {"parent": "noSuchCollection"},
-    {"parent": 42},
-    {"position": {}},
-    {"position": {"before": {"type": "space", "space": "noSuchSpace"}}},
-    {"position": {"before": {"type": "planet", "planet": "x"}}},
-    {"position": {"before": {"type": "space", "space": "a"}, "after": {"type": "space", "space": "b"}}},
-    {"position": "first"},
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"parent": "noSuchCollection"},
+        {"parent": 42},
+        {"position": {}},
+        {"position": {"before": {"type": "space", "space": "noSuchSpace"}}},
+        {"position": {"before": {"type": "planet", "planet": "x"}}},
+        {
+            "position": {
+                "before": {"type": "space", "space": "a"},
+                "after": {"type": "space", "space": "b"},
+            }
+        },
+        {"position": "first"},
+    ],
+)
 def test_move_rejects_invalid_position_space_or_collection(api, space_id, body):
     assert api.post(f"/spaces/{space_id}/move", json=body).status_code == 400
 
@@ -139,8 +158,13 @@ def test_move_of_an_unknown_space_is_404(api):
 
 # -- update ---------------------------------------------------------------------------------
 def test_patch_updates_the_settings(api, space_id):
-    body = {"title": "Renamed", "editMode": "locked", "defaultLevel": "read", "language": "fr",
-            "mergeRules": {"type": "rules", "rules": [{"rule": "require_at_least_one_review"}]}}
+    body = {
+        "title": "Renamed",
+        "editMode": "locked",
+        "defaultLevel": "read",
+        "language": "fr",
+        "mergeRules": {"type": "rules", "rules": [{"rule": "require_at_least_one_review"}]},
+    }
     updated = api.patch(f"/spaces/{space_id}", json=body).json()
     for key, value in body.items():
         assert updated[key] == value
@@ -159,18 +183,21 @@ def test_patch_sets_emoji_or_icon_or_clears_both(api, space_id):
     assert "icon" not in cleared["urls"]
 
 
-@pytest.mark.parametrize("body", [
-    {"emoji": "1f680", "icon": "https://example.com/i.png"},
-    {"title": "x" * 51},
-    {"title": 7},
-    {"editMode": "frozen"},
-    {"defaultLevel": "owner"},
-    {"language": "klingon"},
-    {"mergeRules": {"type": "sometimes"}},
-    {"mergeRules": {"type": "rules", "rules": [{"rule": "require_specific_reviewers"}]}},
-    {"icon": "not a url"},
-    {"visibility": "public"},
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"emoji": "1f680", "icon": "https://example.com/i.png"},
+        {"title": "x" * 51},
+        {"title": 7},
+        {"editMode": "frozen"},
+        {"defaultLevel": "owner"},
+        {"language": "klingon"},
+        {"mergeRules": {"type": "sometimes"}},
+        {"mergeRules": {"type": "rules", "rules": [{"rule": "require_specific_reviewers"}]}},
+        {"icon": "not a url"},
+        {"visibility": "public"},
+    ],
+)
 def test_patch_rejects_invalid_bodies(api, space_id, body):
     assert api.patch(f"/spaces/{space_id}", json=body).status_code == 400
 
@@ -192,8 +219,10 @@ def test_duplicate_creates_a_copy_with_location(sandbox, api, space_id):
     assert api.get(f"/spaces/{copy['id']}").status_code == 200
     pages = lambda s: [p["title"] for p in api.get(f"/spaces/{s}/content/pages").json()["pages"]]  # noqa: E731
     assert pages(copy["id"]) == pages(space_id)
-    users = lambda s: {i["user"]["id"]: i["permission"]  # noqa: E731
-                       for i in api.get(f"/spaces/{s}/permissions/users").json()["items"]}
+    users = lambda s: {
+        i["user"]["id"]: i["permission"]
+        for i in api.get(f"/spaces/{s}/permissions/users").json()["items"]
+    }
     assert users(copy["id"]) == users(space_id)
 
 
@@ -204,7 +233,10 @@ def test_search_finds_pages_by_title_and_text(api, space_id):
     results = api.get(f"/spaces/{space_id}/search", params={"query": title}).json()
     assert results["items"][0]["title"] == title
     assert [r["rank"] for r in results["items"]] == list(range(1, len(results["items"]) + 1))
-    assert api.get(f"/spaces/{space_id}/search", params={"query": "zzzunfindable"}).json()["items"] == []
+    assert (
+        api.get(f"/spaces/{space_id}/search", params={"query": "zzzunfindable"}).json()["items"]
+        == []
+    )
 
 
 def test_search_requires_a_query_of_at_most_512_characters(api, space_id):
@@ -216,15 +248,23 @@ def test_search_requires_a_query_of_at_most_512_characters(api, space_id):
 def test_search_pages_through_results(api, space_id):
     first = api.get(f"/spaces/{space_id}/search", params={"query": "the", "limit": 2}).json()
     assert len(first["items"]) == 2
-    second = api.get(f"/spaces/{space_id}/search", params={"query": "the", "limit": 2,
-                                                            "page": first["next"]["page"]}).json()
+    second = api.get(
+        f"/spaces/{space_id}/search",
+        params={"query": "the", "limit": 2, "page": first["next"]["page"]},
+    ).json()
     assert second["items"][0]["rank"] == 3
 
 
 def test_embed_describes_a_url(api, space_id):
-    link = api.get(f"/spaces/{space_id}/embed", params={"url": "https://example.com/blog/launch-day"}).json()
-    assert link == {"type": "link", "title": "Launch day", "site": "example.com",
-                    "icon": "https://example.com/favicon.ico"}
+    link = api.get(
+        f"/spaces/{space_id}/embed", params={"url": "https://example.com/blog/launch-day"}
+    ).json()
+    assert link == {
+        "type": "link",
+        "title": "Launch day",
+        "site": "example.com",
+        "icon": "https://example.com/favicon.ico",
+    }
     rich = api.get(f"/spaces/{space_id}/embed", params={"url": "https://youtu.be/abc"}).json()
     assert rich["type"] == "rich" and "<iframe" in rich["html"]
     assert api.get(f"/spaces/{space_id}/embed").status_code == 400
@@ -234,9 +274,17 @@ def test_embed_describes_a_url(api, space_id):
 def test_user_spaces_lists_what_the_user_can_reach(sandbox, api):
     other = sandbox.demo["other_user_id"]
     listed = {s["id"] for s in api.get(f"/users/{other}/spaces").json()["items"]}
-    expected = {s for s in sandbox.demo["space_ids"]
-                if other in {i["user"]["id"] for i in api.get(f"/spaces/{s}/permissions/aggregate",
-                                                              params={"limit": 1000}).json()["items"]}}
+    expected = {
+        s
+        for s in sandbox.demo["space_ids"]
+        if other
+        in {
+            i["user"]["id"]
+            for i in api.get(f"/spaces/{s}/permissions/aggregate", params={"limit": 1000}).json()[
+                "items"
+            ]
+        }
+    }
     assert listed == expected
     assert len(listed) >= 2
 
@@ -249,7 +297,9 @@ def test_org_spaces_lists_every_space(sandbox, api):
 
 def test_create_space_in_a_collection(sandbox, api):
     collection = sandbox.demo["collection_ids"][1]
-    response = api.post(f"/orgs/{sandbox.org_id}/spaces", json={"title": "Fresh", "parent": collection})
+    response = api.post(
+        f"/orgs/{sandbox.org_id}/spaces", json={"title": "Fresh", "parent": collection}
+    )
     assert response.status_code == 201
     created = response.json()
     assert created["parent"] == collection

@@ -47,7 +47,10 @@ def test_limit_out_of_range_is_400(sandbox, api, limit):
 
 def test_limit_bounds_are_accepted(sandbox, api):
     assert len(api.get(f"/orgs/{sandbox.org_id}/members", params={"limit": 1}).json()["items"]) == 1
-    assert len(api.get(f"/orgs/{sandbox.org_id}/members", params={"limit": 1000}).json()["items"]) == 59
+    assert (
+        len(api.get(f"/orgs/{sandbox.org_id}/members", params={"limit": 1000}).json()["items"])
+        == 59
+    )
 
 
 @pytest.mark.parametrize("cursor", ["garbage", "eyJvIjoxfQ", "%%%"])
@@ -70,8 +73,14 @@ def test_malformed_json_and_wrong_types_are_400_never_500(sandbox, api):
     for body in [{"title": None}, {"title": ["a"]}, {"editMode": 1}, {"language": True}]:
         assert api.patch(f"/spaces/{space}", json=body).status_code == 400
     owner = sandbox.demo["owner_id"]
-    for body in [{}, {"displayName": ""}, {"displayName": "x" * 65}, {"photoURL": "ftp:/x"},
-                 {"nickname": "x"}, {"displayName": 5}]:
+    for body in [
+        {},
+        {"displayName": ""},
+        {"displayName": "x" * 65},
+        {"photoURL": "ftp:/x"},
+        {"nickname": "x"},
+        {"displayName": 5},
+    ]:
         assert api.patch(f"/users/{owner}", json=body).status_code == 400, body
 
 
@@ -145,13 +154,24 @@ def test_sandbox_http_controls_mirror_the_python_methods(sandbox, api):
     clock = requests.post(f"{root}/_sandbox/clock", json={"days": 8}, timeout=5).json()
     assert clock["offsetSeconds"] == 8 * 86400
     assert api.post(f"/spaces/{space}/restore").status_code == 404
-    assert requests.post(f"{root}/_sandbox/faults", json={"fault": "503"}, timeout=5).status_code == 204
+    assert (
+        requests.post(f"{root}/_sandbox/faults", json={"fault": "503"}, timeout=5).status_code
+        == 204
+    )
     assert api.get("/").status_code == 503
-    assert requests.post(f"{root}/_sandbox/faults", json={"fault": "nope"}, timeout=5).status_code == 400
-    assert requests.post(f"{root}/_sandbox/rate-limit", json={"limit": 1}, timeout=5).status_code == 204
+    assert (
+        requests.post(f"{root}/_sandbox/faults", json={"fault": "nope"}, timeout=5).status_code
+        == 400
+    )
+    assert (
+        requests.post(f"{root}/_sandbox/rate-limit", json={"limit": 1}, timeout=5).status_code
+        == 204
+    )
     api.get("/")
     assert api.get("/").status_code == 429
-    assert requests.post(f"{root}/_sandbox/latency", json={"seconds": 0}, timeout=5).status_code == 204
+    assert (
+        requests.post(f"{root}/_sandbox/latency", json={"seconds": 0}, timeout=5).status_code == 204
+    )
     stats = requests.get(f"{root}/_sandbox/stats", timeout=5).json()
     assert stats["requestCount"] == sandbox.request_count
     assert requests.post(f"{root}/_sandbox/reset", timeout=5).status_code == 204

@@ -71,6 +71,7 @@ def test_start_button_follows_the_export_in_the_background(sandbox, client, git_
     final = form.wait(timeout=30)
 
     assert not form.running
+    assert not form.save_button.disabled  # ready for another operation
     assert final.operation_direction == "export"
     assert final.operation_state == "success"
     assert "Export queued." in form.messages

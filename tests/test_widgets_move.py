@@ -1,4 +1,4 @@
-"""MoveSpaceForm against the sandbox: collections, positions, the 409 of a move that changes nothing."""
+"""MoveSpaceForm against the sandbox: collections, positions, and the 409 of a no-op move."""
 
 from __future__ import annotations
 

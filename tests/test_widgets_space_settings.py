@@ -1,4 +1,4 @@
-"""SpaceSettingsForm against the sandbox: load, edit, validate, save only the changes, show errors."""
+"""SpaceSettingsForm against the sandbox: load, edit, validate, send only changes, show errors."""
 
 from __future__ import annotations
 

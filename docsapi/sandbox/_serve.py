@@ -38,7 +38,9 @@ def serve(port: int = 8765, seed: int = 0, host: str = "127.0.0.1") -> None:
             f"try: curl -H 'Authorization: Bearer {sandbox.token}' {sandbox.url}/orgs/{sandbox.org_id}/spaces"
         )
         print("press Ctrl-C to stop", flush=True)
+        forever = threading.Event()
         try:
-            threading.Event().wait()
+            while not forever.wait(0.5):
+                pass
         except KeyboardInterrupt:
             print("\nsandbox stopped")

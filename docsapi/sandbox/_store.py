@@ -147,8 +147,10 @@ class Store:
             if kind == "space":
                 ordered.append(self.state.spaces[item_id])
             else:
-                ordered.extend(self.state.spaces[space_id]
-                               for _, space_id in self.state.children.get((org_id, item_id), []))
+                ordered.extend(
+                    self.state.spaces[space_id]
+                    for _, space_id in self.state.children.get((org_id, item_id), [])
+                )
         return ordered
 
     def siblings(self, org_id: str, parent: str | None) -> list[tuple[str, str]]:

@@ -11,7 +11,6 @@ Status lines and results are written with ``Output.append_stdout`` /
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from html import escape
 from typing import Any, ClassVar, TypeVar
@@ -22,6 +21,7 @@ from docsapi.errors import APIStatusError, DocsAPIError, ValidationError
 
 __all__ = [
     "GUEST",
+    "LABEL_STYLE",
     "EditForm",
     "FormBase",
     "StatusMessage",
@@ -41,6 +41,9 @@ GUEST = "guest"
 _LEVEL_COLOURS = {"info": "#333333", "success": "#1b5e20", "error": "#b00020"}
 
 _MAX_MESSAGES = 100
+
+#: Room for the field labels, so that "Default level" is not cut short.
+LABEL_STYLE = {"description_width": "110px"}
 
 T = TypeVar("T")
 
@@ -129,12 +132,8 @@ def clean(value: Any) -> Any:
     """
     if value is None or isinstance(value, str):
         return value
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    try:
-        import pandas as pd
-    except ImportError:  # pragma: no cover - pandas is a dependency
-        return value
+    import pandas as pd
+
     return None if pd.api.types.is_scalar(value) and pd.isna(value) else value
 
 
@@ -258,6 +257,7 @@ class EditForm(FormBase):
         self.save_button = widgets.Button(
             description="Save", button_style="primary", icon="check", disabled=True
         )
+        self.save_button.add_class("docsapi-save")
         self.reload_button = widgets.Button(description="Reload", icon="refresh")
         super().__init__(client, **kwargs)
         self.save_button.on_click(lambda _button: self.save())
@@ -334,6 +334,12 @@ class EditForm(FormBase):
         -------
         object or None
             The resource, or ``None`` if it could not be read (the error is in ``.status``).
+
+        Examples
+        --------
+        >>> form.load()  # doctest: +SKIP
+        >>> form.value  # doctest: +SKIP
+        {}
         """
         ok, resource = self._attempt(self._fetch, doing="Loading", raise_errors=raise_errors)
         if not ok:
@@ -369,6 +375,15 @@ class EditForm(FormBase):
         object or None
             The updated resource as the API returned it; ``None`` when nothing was sent
             (invalid entries, nothing changed) or the API refused the change.
+
+        Examples
+        --------
+        >>> form.title_text.value = "Handbook"  # doctest: +SKIP
+        >>> form.save().title  # doctest: +SKIP
+        'Handbook'
+        >>> form.save()  # nothing changed since  # doctest: +SKIP
+        >>> form.status  # doctest: +SKIP
+        'Nothing to save: no field was changed.'
         """
         changes, problems = self._pending()
         self._refresh()

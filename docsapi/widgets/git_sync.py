@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
+from collections.abc import Callable
 from html import escape
 from typing import Any
 
@@ -11,7 +13,14 @@ import ipywidgets as widgets
 
 from docsapi._validate import check_entity_id, check_text, check_url
 from docsapi.errors import DocsAPIError, NotFoundError, ValidationError
-from docsapi.widgets._base import FormBase, describe_error, error_label, field_problem, set_error
+from docsapi.widgets._base import (
+    LABEL_STYLE,
+    FormBase,
+    describe_error,
+    error_label,
+    field_problem,
+    set_error,
+)
 
 __all__ = ["FINISHED_STATES", "GitSyncForm"]
 
@@ -104,18 +113,30 @@ class GitSyncForm(FormBase):
     def _build(self) -> None:
         wide = widgets.Layout(width="420px")
         self.state_html = widgets.HTML()
-        self.direction_toggle = widgets.ToggleButtons(options=DIRECTIONS, description="Direction")
+        self.direction_toggle = widgets.ToggleButtons(
+            options=DIRECTIONS, description="Direction", style=LABEL_STYLE
+        )
         self.url_text = widgets.Text(
-            description="Repository", placeholder="https://github.com/owner/repo", layout=wide
+            description="Repository",
+            style=LABEL_STYLE,
+            placeholder="https://github.com/owner/repo",
+            layout=wide,
         )
         self.url_error = error_label()
-        self.ref_text = widgets.Text(value="refs/heads/main", description="Ref", layout=wide)
+        self.ref_text = widgets.Text(
+            value="refs/heads/main", description="Ref", style=LABEL_STYLE, layout=wide
+        )
         self.ref_error = error_label()
         self.commit_message_text = widgets.Text(
-            description="Commit msg", placeholder="the message of the export commit", layout=wide
+            description="Commit msg",
+            style=LABEL_STYLE,
+            placeholder="the message of the export commit",
+            layout=wide,
         )
         self.commit_message_error = error_label()
-        self.standalone_checkbox = widgets.Checkbox(value=False, description="Standalone")
+        self.standalone_checkbox = widgets.Checkbox(
+            value=False, description="Standalone", style=LABEL_STYLE
+        )
         self.save_button = widgets.Button(
             description="Start import", button_style="primary", icon="play", disabled=True
         )
@@ -168,6 +189,11 @@ class GitSyncForm(FormBase):
         GitSyncState or None
             ``None`` when no Git provider is configured yet (said in the form) or the API
             refused (the error is in ``.status``).
+
+        Examples
+        --------
+        >>> form.load().installation_provider  # doctest: +SKIP
+        'github'
         """
         try:
             state = self.client.git.info(self.space_id)
@@ -245,7 +271,9 @@ class GitSyncForm(FormBase):
     @property
     def running(self) -> bool:
         """Whether a background thread is following an operation."""
-        return self._poller is not None and self._poller.is_alive()
+        poller = self._poller
+        # The thread itself, about to end, no longer counts as following.
+        return poller is not None and poller.is_alive() and poller is not threading.current_thread()
 
     def _refresh(self, _change: Any = None) -> None:
         """Show problems only for fields that hold something; Start needs every field valid."""
@@ -271,9 +299,16 @@ class GitSyncForm(FormBase):
         Returns
         -------
         GitSyncState or None
-            With ``wait``, the last state read (its ``operation_state`` says how the
-            operation ended, or ``"running"`` if ``timeout`` passed first); without, the
-            state known before queuing. ``None`` when nothing was sent or the API refused.
+            The last state read: with ``wait``, its ``operation_state`` says how the
+            operation ended (still ``"running"`` if ``timeout`` passed first); without,
+            it is the state right after queuing while a background thread goes on
+            polling. ``None`` when nothing was sent or the API refused.
+
+        Examples
+        --------
+        >>> form.save_button.click()          # follows in a background thread  # doctest: +SKIP
+        >>> form.wait(timeout=30).operation_state  # doctest: +SKIP
+        'success'
         """
         values, problems = self._read()
         for name in _FIELDS:
@@ -301,14 +336,19 @@ class GitSyncForm(FormBase):
         self._report(f"{direction.capitalize()} queued.", "info")
         self._progress(0, f"{direction} queued…", "info")
         previous = before.operation_started_at if before is not None else None
+        poll = functools.partial(self._poll, direction, previous, time.monotonic())
+        done = poll()
         if wait:
-            return self._follow(direction, previous)
-        self._poller = threading.Thread(
-            target=self._follow, args=(direction, previous), name="docsapi-git-poll", daemon=True
-        )
-        self._poller.start()
+            while not done:
+                time.sleep(self.interval)
+                done = poll()
+        elif not done:
+            self._poller = threading.Thread(
+                target=self._keep_polling, args=(poll,), name="docsapi-git-poll", daemon=True
+            )
+            self._poller.start()
         self._refresh()
-        return before
+        return self.state
 
     def wait(self, timeout: float | None = None) -> Any:
         """Wait for the background polling to end; return the last state read.
@@ -318,41 +358,56 @@ class GitSyncForm(FormBase):
         timeout : float, optional
             Seconds to wait at most; by default as long as the polling lasts (itself
             bounded by the form's ``timeout``).
+
+        Examples
+        --------
+        >>> form.save()  # doctest: +SKIP
+        >>> form.wait(10).operation_state  # doctest: +SKIP
+        'success'
         """
         if self._poller is not None:
             self._poller.join(timeout)
         return self.state
 
-    def _follow(self, direction: str, previous: Any) -> Any:
-        """Poll the Git state until the new operation ends or the timeout passes."""
-        started = time.monotonic()
+    def _keep_polling(self, poll: Callable[[], bool]) -> None:
+        """The background thread: poll every ``interval`` seconds until ``poll`` says done."""
         while True:
-            try:
-                state = self.client.git.info(self.space_id)
-            except DocsAPIError as exc:
-                self.error = exc
-                self._progress(100, "could not follow the operation", "danger")
-                self._report(f"Following the {direction} failed: {describe_error(exc)}", "error")
-                break
-            elapsed = time.monotonic() - started
-            self._show_state(state)
-            ours = state.operation_started_at is not None and state.operation_started_at != previous
-            if ours and state.operation_state in FINISHED_STATES:
-                self._finish(direction, state)
-                break
-            if elapsed >= self.timeout:
-                self._progress(100, f"still running after {elapsed:.0f} s", "warning")
-                self._report(
-                    f"The {direction} is still running after {self.timeout:.0f} s; "
-                    "polling stopped. Press Reload later to see how it ended.",
-                    "info",
-                )
-                break
-            label = state.operation_state if ours else "queued"
-            self._progress(int(100 * elapsed / self.timeout), f"{direction} {label}…", "info")
             time.sleep(self.interval)
+            if poll():
+                break
         self._refresh()
-        return self.state
+
+    def _poll(self, direction: str, previous: Any, started: float) -> bool:
+        """Read the Git state once and show it; True once there is nothing more to wait for.
+
+        The operation is ours once its start time differs from ``previous`` (the start of
+        the operation known before queuing); polling ends when it has finished, when the
+        state cannot be read, or when ``timeout`` seconds have passed since ``started``.
+        """
+        try:
+            state = self.client.git.info(self.space_id)
+        except DocsAPIError as exc:
+            self.error = exc
+            self._progress(100, "could not follow the operation", "danger")
+            self._report(f"Following the {direction} failed: {describe_error(exc)}", "error")
+            return True
+        elapsed = time.monotonic() - started
+        self._show_state(state)
+        ours = state.operation_started_at is not None and state.operation_started_at != previous
+        if ours and state.operation_state in FINISHED_STATES:
+            self._finish(direction, state)
+            return True
+        if elapsed >= self.timeout:
+            self._progress(100, f"still running after {elapsed:.0f} s", "warning")
+            self._report(
+                f"The {direction} is still running after {self.timeout:g} s; "
+                "polling stopped. Press Reload later to see how it ended.",
+                "info",
+            )
+            return True
+        label = state.operation_state if ours else "queued"
+        self._progress(int(100 * elapsed / self.timeout), f"{direction} {label}…", "info")
+        return False
 
     def _finish(self, direction: str, state: Any) -> None:
         outcome = state.operation_state

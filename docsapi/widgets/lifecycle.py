@@ -131,6 +131,11 @@ class SpaceLifecyclePanel(FormBase):
         -------
         Space or None
             The space, or ``None`` when it cannot be read (in the trash, gone, or refused).
+
+        Examples
+        --------
+        >>> panel.load().title  # doctest: +SKIP
+        'Handbook'
         """
         ok, space = self._attempt(
             lambda: self.client.spaces.get(self.space_id),
@@ -183,6 +188,11 @@ class SpaceLifecyclePanel(FormBase):
         -------
         Space or None
             The copy (``.location`` is its API URL), or ``None`` if the API refused.
+
+        Examples
+        --------
+        >>> panel.duplicate().title  # doctest: +SKIP
+        'Handbook (copy)'
         """
         ok, copy = self._attempt(
             lambda: self.client.spaces.duplicate(self.space_id),
@@ -195,7 +205,13 @@ class SpaceLifecyclePanel(FormBase):
         return copy
 
     def arm(self) -> None:
-        """Ask for confirmation before deleting: show Confirm and Cancel; what Delete does."""
+        """Ask for confirmation before deleting: show Confirm and Cancel; what Delete does.
+
+        Examples
+        --------
+        >>> panel.arm()  # doctest: +SKIP
+        >>> panel.confirm_button.click()  # deletes  # doctest: +SKIP
+        """
         self.armed = True
         self.confirm_button.layout.display = ""
         self.cancel_button.layout.display = ""
@@ -208,7 +224,14 @@ class SpaceLifecyclePanel(FormBase):
         )
 
     def disarm(self) -> None:
-        """Hide Confirm and Cancel again without deleting; what Cancel does."""
+        """Hide Confirm and Cancel again without deleting; what Cancel does.
+
+        Examples
+        --------
+        >>> panel.arm(); panel.disarm()  # doctest: +SKIP
+        >>> panel.armed  # doctest: +SKIP
+        False
+        """
         if self.armed:
             self._report("Deletion cancelled.")
         self.armed = False
@@ -226,6 +249,11 @@ class SpaceLifecyclePanel(FormBase):
         bool or None
             True if the space was deleted now, False if it did not exist (the API's 205
             and 204), ``None`` if the API refused.
+
+        Examples
+        --------
+        >>> panel.delete()  # doctest: +SKIP
+        True
         """
         self.armed = False
         ok, removed = self._attempt(
@@ -258,6 +286,11 @@ class SpaceLifecyclePanel(FormBase):
         Space or None
             The restored space, or ``None`` if the API refused (for example more than
             7 days after the deletion).
+
+        Examples
+        --------
+        >>> panel.restore().title  # doctest: +SKIP
+        'Handbook'
         """
         ok, space = self._attempt(
             lambda: self.client.spaces.restore(self.space_id),

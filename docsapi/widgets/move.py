@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from html import escape
 from typing import Any
 
 import ipywidgets as widgets
 
 from docsapi._validate import check_entity_id
 from docsapi.errors import ConflictError, DocsAPIError
-from docsapi.widgets._base import EditForm, clean, error_label
+from docsapi.widgets._base import LABEL_STYLE, EditForm, clean, error_label
 
 __all__ = ["MoveSpaceForm"]
 
@@ -76,15 +77,19 @@ class MoveSpaceForm(EditForm):
     def _build(self) -> None:
         self.current_html = widgets.HTML()
         self.parent_dropdown = widgets.Dropdown(
-            description="Collection", layout=widgets.Layout(width="420px")
+            description="Collection", style=LABEL_STYLE, layout=widgets.Layout(width="420px")
         )
         self.place_toggle = widgets.ToggleButtons(
             options=PLACES,
             description="Place",
+            style=LABEL_STYLE,
             tooltips=["at the end", "before a sibling space", "after a sibling space"],
         )
         self.sibling_dropdown = widgets.Dropdown(
-            description="Sibling", layout=widgets.Layout(width="420px"), disabled=True
+            description="Sibling",
+            style=LABEL_STYLE,
+            layout=widgets.Layout(width="420px"),
+            disabled=True,
         )
         self.sibling_error = error_label()
         self.save_button.description = "Move"
@@ -142,7 +147,7 @@ class MoveSpaceForm(EditForm):
         self._offer_siblings()
         title = self.resource.title if self.resource is not None else self.space_id
         where = f"in collection {parent}" if parent else "at the top level"
-        self.current_html.value = f"<b>{title}</b> is now {where}."
+        self.current_html.value = f"<b>{escape(title or '')}</b> is now {where}."
 
     def _read(self) -> tuple[dict[str, Any], dict[str, str]]:
         place = self.place_toggle.value

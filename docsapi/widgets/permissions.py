@@ -10,6 +10,7 @@ import ipywidgets as widgets
 from docsapi._validate import MEMBER_ROLES, check_entity_id
 from docsapi.errors import DocsAPIError, ValidationError
 from docsapi.widgets._base import (
+    LABEL_STYLE,
     FormBase,
     clean,
     coloured,
@@ -149,13 +150,13 @@ class PermissionEditor(FormBase):
         self.teams_box = widgets.VBox()
         picker = widgets.Layout(width="330px")
         self.invite_users_select = widgets.SelectMultiple(
-            description="Users", rows=6, layout=picker
+            description="Users", style=LABEL_STYLE, rows=6, layout=picker
         )
         self.invite_teams_select = widgets.SelectMultiple(
-            description="Teams", rows=6, layout=picker
+            description="Teams", style=LABEL_STYLE, rows=6, layout=picker
         )
         self.invite_role_dropdown = widgets.Dropdown(
-            options=ROLE_CHOICES, value="read", description="Role"
+            options=ROLE_CHOICES, value="read", description="Role", style=LABEL_STYLE
         )
         self.invite_button = widgets.Button(description="Invite", icon="user-plus", disabled=True)
         self.invite_error = error_label()
@@ -197,6 +198,11 @@ class PermissionEditor(FormBase):
         -------
         bool
             Whether everything loaded (otherwise the error is in ``.status``).
+
+        Examples
+        --------
+        >>> editor.load()  # doctest: +SKIP
+        True
         """
         ok, frames = self._attempt(self._fetch, doing="Loading", raise_errors=raise_errors)
         if not ok:
@@ -276,6 +282,12 @@ class PermissionEditor(FormBase):
         dict or None
             The changes that were applied, shaped like ``.value``; ``None`` if nothing
             was pending or every change failed.
+
+        Examples
+        --------
+        >>> editor.team_rows["tm_1"].role_dropdown.value = "guest"  # doctest: +SKIP
+        >>> editor.save()  # doctest: +SKIP
+        {'teams': {'tm_1': None}}
         """
         pending = self.value
         if not pending:
@@ -339,6 +351,13 @@ class PermissionEditor(FormBase):
         ------
         ValidationError
             ``kind`` is not ``"users"`` or ``"teams"``.
+
+        Examples
+        --------
+        >>> editor.remove("users", "u_1")  # doctest: +SKIP
+        True
+        >>> editor.user_rows["u_1"].status  # doctest: +SKIP
+        'removed'
         """
         if kind not in _KINDS:
             raise ValidationError("kind", f"must be 'users' or 'teams', got {kind!r}")
@@ -380,6 +399,13 @@ class PermissionEditor(FormBase):
         dict or None
             ``{"role": ..., "users": [...], "teams": [...]}`` as sent, or ``None`` if
             nothing was sent or the API refused. The lists are read again afterwards.
+
+        Examples
+        --------
+        >>> editor.invite_users_select.value = ("u_2",)  # doctest: +SKIP
+        >>> editor.invite_role_dropdown.value = "edit"  # doctest: +SKIP
+        >>> editor.invite()  # doctest: +SKIP
+        {'role': 'edit', 'users': ['u_2'], 'teams': []}
         """
         users = list(self.invite_users_select.value)
         teams = list(self.invite_teams_select.value)

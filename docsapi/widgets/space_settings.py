@@ -18,7 +18,14 @@ from docsapi._validate import (
     check_url,
 )
 from docsapi.errors import ValidationError
-from docsapi.widgets._base import EditForm, error_label, field_problem, role_label, role_value
+from docsapi.widgets._base import (
+    LABEL_STYLE,
+    EditForm,
+    error_label,
+    field_problem,
+    role_label,
+    role_value,
+)
 
 __all__ = ["MERGE_RULE_KINDS", "SIMPLE_MERGE_RULES", "SpaceSettingsForm"]
 
@@ -36,6 +43,7 @@ SIMPLE_MERGE_RULES: tuple[str, ...] = (
     "require_author_to_merge",
 )
 _ICON_KINDS = ("emoji", "icon", "none")
+_ICON_PLACEHOLDERS = {"emoji": "an emoji code point, e.g. 1f4d8", "icon": "https://…"}
 _NOT_SET = ""
 
 
@@ -115,6 +123,7 @@ class SpaceSettingsForm(EditForm):
         wide = widgets.Layout(width="420px")
         self.title_text = widgets.Text(
             description="Title",
+            style=LABEL_STYLE,
             placeholder=f"at most {MAX_SPACE_TITLE} characters",
             layout=wide,
         )
@@ -123,23 +132,30 @@ class SpaceSettingsForm(EditForm):
         self.icon_kind_toggle = widgets.ToggleButtons(
             options=_ICON_KINDS,
             description="Shows",
+            style=LABEL_STYLE,
             tooltips=["an emoji", "an icon from a URL", "neither (remove both)"],
         )
-        self.icon_text = widgets.Text(description="Emoji / URL", layout=wide)
+        self.icon_text = widgets.Text(description="Emoji / URL", style=LABEL_STYLE, layout=wide)
         self.icon_error = error_label()
-        self.edit_mode_toggle = widgets.ToggleButtons(options=EDIT_MODES, description="Edit mode")
+        self.edit_mode_toggle = widgets.ToggleButtons(
+            options=EDIT_MODES, description="Edit mode", style=LABEL_STYLE
+        )
         self.default_level_dropdown = widgets.Dropdown(
             options=[role_label(level) for level in (*DEFAULT_LEVELS, None)],
             description="Default level",
+            style=LABEL_STYLE,
         )
-        self.language_dropdown = widgets.Dropdown(options=LANGUAGES, description="Language")
+        self.language_dropdown = widgets.Dropdown(
+            options=LANGUAGES, description="Language", style=LABEL_STYLE
+        )
         self.merge_rules_dropdown = widgets.Dropdown(
-            options=MERGE_RULE_KINDS, description="Merge rules"
+            options=MERGE_RULE_KINDS, description="Merge rules", style=LABEL_STYLE
         )
         self.merge_rules_select = widgets.SelectMultiple(
             options=SIMPLE_MERGE_RULES,
             rows=4,
             description="Rules",
+            style=LABEL_STYLE,
             layout=widgets.Layout(width="420px", display="none"),
         )
         self.help_html = widgets.HTML(
@@ -178,10 +194,12 @@ class SpaceSettingsForm(EditForm):
         )
 
     def _on_icon_kind(self, change: dict[str, Any]) -> None:
-        self.icon_text.disabled = change["new"] == "none"
-        self.icon_text.placeholder = {"emoji": "an emoji, e.g. 📘", "icon": "https://…"}.get(
-            change["new"], ""
-        )
+        """Offer the space's own emoji or icon (or nothing) for the kind just picked."""
+        kind = change["new"]
+        self.icon_text.disabled = kind == "none"
+        self.icon_text.placeholder = _ICON_PLACEHOLDERS.get(kind, "")
+        if not self._showing:
+            self.icon_text.value = self._loaded.get(kind) or ""
 
     def _on_merge_kind(self, change: dict[str, Any]) -> None:
         self.merge_rules_select.layout.display = "" if change["new"] == "rules" else "none"

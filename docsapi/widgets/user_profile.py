@@ -9,7 +9,7 @@ import ipywidgets as widgets
 
 from docsapi._validate import MAX_DISPLAY_NAME, check_display_name, check_id, check_url
 from docsapi.errors import ValidationError
-from docsapi.widgets._base import EditForm, error_label, field_problem
+from docsapi.widgets._base import LABEL_STYLE, EditForm, error_label, field_problem
 
 __all__ = ["UserProfileForm"]
 
@@ -65,11 +65,14 @@ class UserProfileForm(EditForm):
     def _build(self) -> None:
         wide = widgets.Layout(width="420px")
         self.display_name_text = widgets.Text(
-            description="Name", placeholder=f"1 to {MAX_DISPLAY_NAME} characters", layout=wide
+            description="Name",
+            style=LABEL_STYLE,
+            placeholder=f"1 to {MAX_DISPLAY_NAME} characters",
+            layout=wide,
         )
         self.display_name_error = error_label()
         self.photo_url_text = widgets.Text(
-            description="Photo URL", placeholder="https://…", layout=wide
+            description="Photo URL", style=LABEL_STYLE, placeholder="https://…", layout=wide
         )
         self.photo_url_error = error_label()
         self.photo_html = widgets.HTML()
