@@ -68,18 +68,13 @@ def test_rate_limit_arguments_are_checked(sandbox):
         sandbox.set_rate_limit(5, per_seconds=0)
 
 
-def test_client_is_built_lazily_from_the_sandbox(sandbox, monkeypatch):
-    created = {}
-
-    class FakeClient:
-        def __init__(self, **kwargs):
-            created.update(kwargs)
-
-    module = type(sys)("docsapi.client")
-    module.DocsClient = FakeClient
-    monkeypatch.setitem(sys.modules, "docsapi.client", module)
-    sandbox.client(timeout=3)
-    assert created == {"base_url": sandbox.url, "token": sandbox.token, "timeout": 3}
+def test_client_talks_to_this_sandbox_with_its_token(sandbox):
+    client = sandbox.client(timeout=3)
+    before = sandbox.request_count
+    assert client.base_url == sandbox.url
+    assert client.transport.timeout.read == 3
+    assert client.users.me().id == sandbox.demo["owner_id"]
+    assert sandbox.request_count == before + 1
 
 
 def test_adnetwork_sandbox_is_exported_lazily():

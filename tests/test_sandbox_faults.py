@@ -21,7 +21,8 @@ def _raw(sandbox, request_line: str, body: bytes = b"") -> bytes:
     """Send one request over a raw socket and read until the server closes it."""
     parts = urlsplit(sandbox.url)
     head = (
-        f"{request_line} HTTP/1.1\r\nHost: {parts.netloc}\r\nAuthorization: Bearer {sandbox.token}\r\n"
+        f"{request_line} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+        f"Authorization: Bearer {sandbox.token}\r\n"
         f"Content-Length: {len(body)}\r\nContent-Type: application/json\r\n\r\n"
     ).encode()
     with socket.create_connection((parts.hostname, parts.port), timeout=5) as connection:
@@ -125,6 +126,7 @@ def test_stall_outlasts_the_client_timeout(sandbox, api):
         sandbox.inject("stall")
         with pytest.raises(requests.exceptions.ReadTimeout):
             api.get("/", timeout=0.2)
+        assert sandbox.request_log == [("GET", "/v1/", None)]
         assert api.get("/").status_code == 200
     finally:
         sandbox.stall_seconds = 5.0

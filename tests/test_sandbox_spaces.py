@@ -1,4 +1,4 @@
-"""Space rules of the sandbox: delete/restore with the 7-day trash, move, update, duplicate, search."""
+"""Space rules: delete/restore with the 7-day trash, move, update, duplicate, search."""
 
 from __future__ import annotations
 
@@ -217,12 +217,15 @@ def test_duplicate_creates_a_copy_with_location(sandbox, api, space_id):
     assert copy["organization"] == original["organization"]
     assert copy["visibility"] not in ("public", "unlisted", "share-link")
     assert api.get(f"/spaces/{copy['id']}").status_code == 200
-    pages = lambda s: [p["title"] for p in api.get(f"/spaces/{s}/content/pages").json()["pages"]]  # noqa: E731
+
+    def pages(space):
+        return [p["title"] for p in api.get(f"/spaces/{space}/content/pages").json()["pages"]]
+
+    def users(space):
+        items = api.get(f"/spaces/{space}/permissions/users").json()["items"]
+        return {i["user"]["id"]: i["permission"] for i in items}
+
     assert pages(copy["id"]) == pages(space_id)
-    users = lambda s: {
-        i["user"]["id"]: i["permission"]
-        for i in api.get(f"/spaces/{s}/permissions/users").json()["items"]
-    }
     assert users(copy["id"]) == users(space_id)
 
 

@@ -1,4 +1,4 @@
-"""The wire: List envelopes and cursors, error bodies, malformed input, rate limiting, request log."""
+"""The wire: List envelopes and cursors, errors, malformed input, rate limiting, request log."""
 
 from __future__ import annotations
 
@@ -186,3 +186,59 @@ def test_file_download_urls_serve_the_declared_size(sandbox, api):
     assert download.status_code == 200
     assert len(download.content) == item["size"]
     assert download.headers["Content-Type"].startswith(item["contentType"])
+
+
+JUNK = [
+    [],
+    "x",
+    5,
+    None,
+    True,
+    {"role": []},
+    {"users": [1]},
+    {"teams": {}},
+    {"parent": {}},
+    {"position": {"before": []}},
+    {"title": {}},
+    {"url": 3, "ref": []},
+    {"source": [], "seed": 1},
+    {"id": None},
+    {"memberships": []},
+    {"add": "x"},
+    {"displayName": []},
+    {"mergeRules": []},
+    {"emoji": 5},
+    {"subject": 3},
+    {"changeRequestId": 4, "id": "changelog"},
+    {"role": "x", "users": "y"},
+]
+
+
+def test_junk_bodies_on_every_write_operation_are_client_errors(sandbox):
+    from docsapi.sandbox._app import ROUTES
+
+    api = ApiSession(sandbox.url, sandbox.token, check=False)
+    demo = sandbox.demo
+    values = {
+        "space_id": demo["space_ids"][0],
+        "org_id": sandbox.org_id,
+        "user_id": demo["owner_id"],
+        "team_id": demo["team_ids"][0],
+        "page_id": "p",
+        "file_id": "f",
+        "page_path": "a%2Fb",
+        "reusable_content_id": "r",
+    }
+    statuses = set()
+    for route in ROUTES:
+        if route.method not in ("POST", "PATCH", "PUT"):
+            continue
+        path = route.rule
+        for name, value in values.items():
+            path = path.replace(f"<{name}>", value).replace(f"<path:{name}>", value)
+        for body in JUNK:
+            response = api.request(route.method, path, json=body)
+            statuses.add(response.status_code)
+            assert response.status_code < 500, (route.method, path, body, response.text)
+        sandbox.reset()
+    assert 400 in statuses

@@ -1,4 +1,4 @@
-"""The WSGI application: faults and rate limit first, then routing, authentication and the handler."""
+"""The WSGI application: faults and rate limit first, then routing, authentication, handler."""
 
 from __future__ import annotations
 
@@ -120,18 +120,22 @@ class DocsApp:
         if request.path == "/_sandbox" or request.path.startswith("/_sandbox/"):
             return self.controls(request)(environ, start_response)
         raw_path = environ.get("RAW_URI") or request.full_path.rstrip("?")
-        app, status = self._serve(request, environ)
-        self.log.add(request.method, raw_path, status)
-        return app(environ, start_response)
-
-    # -- the pipeline -----------------------------------------------------------------
-    def _serve(self, request: Request, environ: dict[str, Any]) -> tuple[WSGIApp, int | None]:
         if self.faults.latency > 0:
             self.faults.stop_event.wait(self.faults.latency)
         fault = self.faults.take(request.method, request.path)
         if fault == "stall":
+            # logged now: the answer never comes (the connection is cut after the stall)
+            self.log.add(request.method, raw_path, None)
             self.faults.stop_event.wait(self.faults.stall_seconds)
-            fault = None
+            return _dropped(environ)(environ, start_response)
+        app, status = self._serve(request, environ, fault)
+        self.log.add(request.method, raw_path, status)
+        return app(environ, start_response)
+
+    # -- the pipeline -----------------------------------------------------------------
+    def _serve(
+        self, request: Request, environ: dict[str, Any], fault: str | None
+    ) -> tuple[WSGIApp, int | None]:
         if fault == "drop":
             request.get_data()
             return _dropped(environ), None

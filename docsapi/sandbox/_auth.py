@@ -48,14 +48,15 @@ OAUTH_SCOPES = (
 
 @dataclass(frozen=True)
 class Credential:
-    """What a token stands for: a scheme, OAuth scopes and the user acting (None for integrations)."""
+    """What a token stands for: scheme, OAuth scopes, acting user (None for integrations)."""
 
     scheme: str
     scopes: frozenset[str]
     user_id: str | None
 
     def __repr__(self) -> str:
-        return f"Credential(scheme={self.scheme!r}, scopes={sorted(self.scopes)!r}, user_id={self.user_id!r})"
+        scopes = sorted(self.scopes)
+        return f"Credential(scheme={self.scheme!r}, scopes={scopes!r}, user_id={self.user_id!r})"
 
 
 def security(*alternatives: str) -> tuple[str, ...]:

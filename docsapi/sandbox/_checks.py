@@ -123,7 +123,7 @@ def check_string_list(value: Any, name: str, *, min_items: int = 0) -> list[str]
 
 
 def check_merge_rules(value: Any, *, allow_inherit: bool = True) -> dict[str, Any]:
-    """A MergeRulesSpaceConfiguration: {"type": "inherit"}, {"type": "none"} or {"type": "rules", "rules"}."""
+    """A MergeRulesSpaceConfiguration: type inherit, none, or rules (with ``rules``)."""
     kinds = ("inherit", "none", "rules") if allow_inherit else ("none", "rules")
     if not isinstance(value, dict):
         raise bad_request('mergeRules must be an object such as {"type": "inherit"}.')

@@ -1,4 +1,4 @@
-"""Sandbox-only HTTP controls under ``/_sandbox/`` (mirroring the Python methods) and file downloads.
+"""Sandbox-only HTTP controls under ``/_sandbox/`` (mirroring the Python methods), file downloads.
 
 ======  =========================  ==============================================================
 POST    /_sandbox/reset            back to the seeded state

@@ -2,8 +2,9 @@
 
 A document is a tuple of blocks, each a plain dict with a ``type``:
 
-``heading`` (level, text), ``paragraph`` (text), ``list`` (ordered, items), ``code`` (syntax, lines),
-``hint`` (style, text), ``quote`` (text), ``divider``, ``image`` (file, alt) and ``reusable`` (id, slug).
+``heading`` (level, text), ``paragraph`` (text), ``list`` (ordered, items),
+``code`` (syntax, lines), ``hint`` (style, text), ``quote`` (text), ``divider``,
+``image`` (file, alt) and ``reusable`` (id, slug).
 
 Text may carry ``**bold**``, ```code``` and ``[label](https://url)`` inline marks.
 """

@@ -74,7 +74,7 @@ def space(store: Store, credential: Credential, record: Record, api_base: str) -
     }
     if record["visibility"] in ("public", "unlisted", "share-link"):
         urls["published"] = (
-            f"https://{store.state.orgs[org_id].get('hostname', 'docs')}.sandbox.invalid/{space_id}/"
+            f"https://{store.state.orgs[org_id]['hostname']}.sandbox.invalid/{space_id}/"
         )
     if record.get("icon"):
         urls["icon"] = record["icon"]
@@ -228,7 +228,8 @@ def change_request(store: Store, space_id: str, record: Record, api_base: str) -
         "comments": record["comments"],
         "outdated": False,
         "urls": {
-            "app": f"{APP_URL}/o/{space_record['organization']}/s/{space_id}/~/changes/{record['number']}/",
+            "app": f"{APP_URL}/o/{space_record['organization']}/s/{space_id}"
+            f"/~/changes/{record['number']}/",
             "location": f"{api_base}/spaces/{space_id}/change-requests/{record['id']}",
         },
     }

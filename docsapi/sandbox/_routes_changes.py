@@ -1,4 +1,4 @@
-"""Change requests of a space: create (full object plus the deprecated ``changeRequest``) and list."""
+"""Change requests of a space: create (full object plus deprecated ``changeRequest``), list."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ _STATUSES = ("draft", "open", "archived", "merged")
 
 
 def list_change_requests(ctx: Ctx, space_id: str) -> Reply:
-    """GET /spaces/{spaceId}/change-requests -> List of ChangeRequest (status filter, default open)."""
+    """GET /spaces/{spaceId}/change-requests -> List of ChangeRequest (status, default open)."""
     space_for(ctx, space_id)
     status = ctx.query_enum("status", _STATUSES, "open")
     creator = ctx.query("creator")
@@ -28,7 +28,7 @@ def list_change_requests(ctx: Ctx, space_id: str) -> Reply:
 
 
 def create_change_request(ctx: Ctx, space_id: str) -> Reply:
-    """POST /spaces/{spaceId}/change-requests: 201 with the ChangeRequest and ``changeRequest`` (its id)."""
+    """POST /spaces/{spaceId}/change-requests: 201, ChangeRequest plus ``changeRequest`` (id)."""
     space_for(ctx, space_id, "edit")
     body = ctx.object_body()
     subject = check_string(body.get("subject", ""), "subject", max_length=100)

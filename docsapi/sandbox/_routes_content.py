@@ -79,7 +79,7 @@ def _page_reply(ctx: Ctx, space_id: str, org_id: str, page: Page | None, label: 
 
 
 def get_page(ctx: Ctx, space_id: str, page_id: str) -> Reply:
-    """GET /spaces/{spaceId}/content/page/{pageId} -> RevisionPage (format=markdown for markdown)."""
+    """GET /spaces/{spaceId}/content/page/{pageId} -> RevisionPage (``format=markdown``)."""
     record = space_for(ctx, space_id)
     page = ctx.store.content(space_id).page(page_id)
     return _page_reply(ctx, space_id, record["organization"], page, repr(page_id))
@@ -95,7 +95,7 @@ def _raw_page_path(ctx: Ctx, routed: str) -> str:
 
 
 def get_page_by_path(ctx: Ctx, space_id: str, page_path: str) -> Reply:
-    """GET /spaces/{spaceId}/content/path/{pagePath} -> RevisionPageDocument or RevisionPageGroup."""
+    """GET /spaces/{spaceId}/content/path/{pagePath} -> a document or group page."""
     record = space_for(ctx, space_id)
     path = _raw_page_path(ctx, page_path)
     page = ctx.store.content(space_id).page_by_path(path)
@@ -103,7 +103,7 @@ def get_page_by_path(ctx: Ctx, space_id: str, page_path: str) -> Reply:
 
 
 def meta_links(ctx: Ctx, space_id: str, page_id: str) -> Reply:
-    """GET .../content/page/{pageId}/meta-links -> canonical, plus previous/next/parent references."""
+    """GET .../content/page/{pageId}/meta-links -> canonical plus previous/next/parent."""
     space_for(ctx, space_id)
     content = ctx.store.content(space_id)
     if content.page(page_id) is None:
@@ -164,7 +164,7 @@ def computed_revision(ctx: Ctx, space_id: str) -> Reply:
 
 
 def apply_template(ctx: Ctx, space_id: str) -> Reply:
-    """POST .../content/template: add a template's pages to the space (or touch a change request)."""
+    """POST .../content/template: add a template's pages (or touch a change request)."""
     space_for(ctx, space_id, "edit")
     body = ctx.object_body(allowed=("id", "params", "changeRequestId"))
     template_id = check_string(body.get("id"), "id", min_length=1)

@@ -175,7 +175,7 @@ def update_member(ctx: Ctx, org_id: str, user_id: str) -> Reply:
 
 
 def remove_member(ctx: Ctx, org_id: str, user_id: str) -> Reply:
-    """DELETE /orgs/{organizationId}/members/{userId}: 205 removed (space grants stay), 204 absent."""
+    """DELETE /orgs/{organizationId}/members/{userId}: 205 removed (grants stay), 204 absent."""
     org_for(ctx, org_id, "admin")
     if ctx.state.members[org_id].pop(user_id, None) is None:
         return no_content(204)
@@ -343,7 +343,7 @@ def update_team_members(ctx: Ctx, org_id: str, team_id: str) -> Reply:
 
 
 def add_team_member(ctx: Ctx, org_id: str, team_id: str, user_id: str) -> Reply:
-    """PUT /orgs/{organizationId}/teams/{teamId}/members/{userId}: add (or set the role of) a member."""
+    """PUT /orgs/{organizationId}/teams/{teamId}/members/{userId}: add a member or set its role."""
     org_for(ctx, org_id, "admin")
     team = team_for(ctx, org_id, team_id)
     user_for(ctx, user_id)

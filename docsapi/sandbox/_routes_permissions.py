@@ -41,7 +41,7 @@ def list_teams(ctx: Ctx, space_id: str) -> Reply:
 
 
 def aggregate(ctx: Ctx, space_id: str) -> Reply:
-    """GET /spaces/{spaceId}/permissions/aggregate -> everyone's effective role (direct or via teams)."""
+    """GET /spaces/{spaceId}/permissions/aggregate -> everyone's effective role."""
     space_for(ctx, space_id)
     role = ctx.query_enum("role", MEMBER_ROLES)
     grants = [
@@ -55,7 +55,7 @@ def aggregate(ctx: Ctx, space_id: str) -> Reply:
 
 
 def invite(ctx: Ctx, space_id: str) -> Reply:
-    """POST /spaces/{spaceId}/permissions: grant ``role`` to users and/or teams (404 if one is unknown).
+    """POST /spaces/{spaceId}/permissions: grant ``role`` to users and/or teams (404 if unknown).
 
     A null role (guest) removes their grants.
     """
@@ -129,7 +129,7 @@ def remove_user(ctx: Ctx, space_id: str, user_id: str) -> Reply:
 
 
 def remove_team(ctx: Ctx, space_id: str, team_id: str) -> Reply:
-    """DELETE /spaces/{spaceId}/permissions/teams/{teamId}: 205 removed, 204 no grant, 400 foreign team."""
+    """DELETE .../permissions/teams/{teamId}: 205 removed, 204 no grant, 400 foreign team."""
     record = space_for(ctx, space_id, "admin")
     team = ctx.state.teams.get(team_id)
     if team is None or team["organization"] != record["organization"]:

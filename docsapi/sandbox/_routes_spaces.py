@@ -1,4 +1,4 @@
-"""Space operations: read, update, delete/restore (7-day trash), duplicate, move, embed, search, list."""
+"""Space operations: read, update, delete/restore (7-day trash), duplicate, move, embed, search."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def get_space(ctx: Ctx, space_id: str) -> Reply:
 
 
 def update_space(ctx: Ctx, space_id: str) -> Reply:
-    """PATCH /spaces/{spaceId}: settings, plus exactly one of emoji / icon / both null, or neither."""
+    """PATCH /spaces/{spaceId}: settings, plus one of emoji / icon / both null, or neither."""
     record = space_for(ctx, space_id, "admin")
     body = ctx.object_body(allowed=_SPACE_FIELDS)
     changes: dict[str, Any] = {}
@@ -89,7 +89,7 @@ def delete_space(ctx: Ctx, space_id: str) -> Reply:
 
 
 def restore_space(ctx: Ctx, space_id: str) -> Reply:
-    """POST /spaces/{spaceId}/restore: back from the trash within 7 days (idempotent when active)."""
+    """POST /spaces/{spaceId}/restore: back from the trash within 7 days (idempotent)."""
     if space_id in ctx.state.spaces:
         return _space_reply(ctx, space_for(ctx, space_id, "admin"))
     entry = ctx.state.trash.get(space_id)
@@ -167,7 +167,8 @@ def _pointer(value: Any) -> tuple[str, str]:
 def move_space(ctx: Ctx, space_id: str) -> Reply:
     """POST /spaces/{spaceId}/move: to a collection (or the root) and/or before/after a sibling.
 
-    Without ``position`` the space goes to the end of its (new) parent. 409 when nothing would change.
+    Without ``position`` the space goes to the end of its (new) parent.
+    409 when nothing would change.
     """
     body = ctx.object_body(allowed=("parent", "position"))
     if not body:

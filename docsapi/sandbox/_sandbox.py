@@ -131,7 +131,8 @@ class Sandbox:
 
     @property
     def tokens(self) -> dict[str, str]:
-        """Tokens by name: user, user-internal, integration, oauth:space:read, oauth:all, other-user."""
+        """Tokens by name: user, user-internal, integration, oauth:space:read, oauth:all,
+        other-user."""
         return dict(self._tokens.named)
 
     @property
@@ -169,8 +170,11 @@ class Sandbox:
 
     # -- controls ---------------------------------------------------------------------
     def reset(self) -> None:
-        """Back to the seeded state: no faults, initial latency, no rate limit, real time, empty log."""
+        """Back to the seeded state: no faults, initial latency, no rate limit, real time,
+        no added tokens, empty request log."""
         self._faults.reset()
+        self._faults.stop_event.set()  # release stalled requests
+        self._faults.stop_event.clear()
         self._faults.latency = self._initial_latency
         self.clock.reset()
         self._store.reset()
@@ -217,7 +221,8 @@ class Sandbox:
         methods
             Only requests with these HTTP methods (default: any).
         path
-            Only requests whose path starts with this (with or without ``/v1``; ``*`` globs allowed).
+            Only requests whose path starts with this (with or without ``/v1``; ``*`` globs
+            allowed).
         """
         self._faults.inject(fault, count, methods=methods, path=path)
 

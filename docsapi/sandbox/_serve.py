@@ -35,7 +35,8 @@ def serve(port: int = 8765, seed: int = 0, host: str = "127.0.0.1") -> None:
         for name, token in sandbox.tokens.items():
             print(f"token {name:<17} {token}")
         print(
-            f"try: curl -H 'Authorization: Bearer {sandbox.token}' {sandbox.url}/orgs/{sandbox.org_id}/spaces"
+            f"try: curl -H 'Authorization: Bearer {sandbox.token}' "
+            f"{sandbox.url}/orgs/{sandbox.org_id}/spaces"
         )
         print("press Ctrl-C to stop", flush=True)
         forever = threading.Event()
