@@ -66,6 +66,19 @@ CONTENT_VISIBILITIES: tuple[str, ...] = (
 #: ``ChangeRequestStatus``.
 CHANGE_REQUEST_STATUSES: tuple[str, ...] = ("draft", "open", "archived", "merged")
 #: ``documentFormat`` query parameter of the page operations.
+#: The kinds of ``MergeRulesSpaceConfiguration``.
+MERGE_RULE_KINDS: tuple[str, ...] = ("inherit", "none", "rules")
+#: ``MergeRule`` values that take no argument (rules naming reviewers take a list of ids).
+SIMPLE_MERGE_RULES: tuple[str, ...] = (
+    "require_at_least_one_review",
+    "require_at_least_one_approved_review",
+    "require_all_reviews_approved",
+    "require_agent_review",
+    "require_up_to_date_change_request",
+    "require_change_request_subject",
+    "require_change_request_description",
+    "require_author_to_merge",
+)
 DOCUMENT_FORMATS: tuple[str, ...] = ("document", "markdown")
 #: ``format.markdown.refs`` query parameter of the page operations.
 MARKDOWN_REFS_FORMATS: tuple[str, ...] = ("relative", "stable")

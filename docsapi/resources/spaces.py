@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from docsapi._validate import (
     EDIT_MODES,
     LANGUAGES,
+    MERGE_RULE_KINDS,
     check_choice,
     check_default_level,
     check_emoji,
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Spaces"]
 
-_MERGE_RULE_TYPES = ("inherit", "none", "rules")
 _POINTER_KINDS = ("space", "collection")
 
 
@@ -64,9 +64,9 @@ def _position(position: Any) -> dict[str, Any]:
 
 def _merge_rules(value: Any) -> dict[str, Any]:
     rules = check_mapping(value, "merge_rules")
-    if rules.get("type") not in _MERGE_RULE_TYPES:
+    if rules.get("type") not in MERGE_RULE_KINDS:
         raise ValidationError(
-            "merge_rules", f"needs 'type' set to one of {', '.join(_MERGE_RULE_TYPES)}"
+            "merge_rules", f"needs 'type' set to one of {', '.join(MERGE_RULE_KINDS)}"
         )
     if rules["type"] == "rules" and not isinstance(rules.get("rules"), list):
         raise ValidationError("merge_rules", "with type 'rules' needs a 'rules' list")

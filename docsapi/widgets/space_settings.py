@@ -12,6 +12,8 @@ from docsapi._validate import (
     EDIT_MODES,
     LANGUAGES,
     MAX_SPACE_TITLE,
+    MERGE_RULE_KINDS,
+    SIMPLE_MERGE_RULES,
     check_emoji,
     check_entity_id,
     check_space_title,
@@ -27,21 +29,8 @@ from docsapi.widgets._base import (
     role_value,
 )
 
-__all__ = ["MERGE_RULE_KINDS", "SIMPLE_MERGE_RULES", "SpaceSettingsForm"]
+__all__ = ["SpaceSettingsForm"]
 
-#: The kinds of ``MergeRulesSpaceConfiguration``.
-MERGE_RULE_KINDS: tuple[str, ...] = ("inherit", "none", "rules")
-#: Merge rules that take no argument; rules naming reviewers are kept as they are.
-SIMPLE_MERGE_RULES: tuple[str, ...] = (
-    "require_at_least_one_review",
-    "require_at_least_one_approved_review",
-    "require_all_reviews_approved",
-    "require_agent_review",
-    "require_up_to_date_change_request",
-    "require_change_request_subject",
-    "require_change_request_description",
-    "require_author_to_merge",
-)
 _ICON_KINDS = ("emoji", "icon", "none")
 _ICON_PLACEHOLDERS = {"emoji": "an emoji code point, e.g. 1f4d8", "icon": "https://…"}
 _NOT_SET = ""
