@@ -6,6 +6,7 @@ would be; the benchmark process only sends requests and measures them.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
 import time
 from dataclasses import dataclass
@@ -82,10 +83,8 @@ class RemoteSandbox:
         return self._process.pid
 
     def __exit__(self, *exc: object) -> None:
-        try:
+        with contextlib.suppress(OSError):
             self._conn.send(("stop", None))
-        except OSError:
-            pass
         self._process.join(timeout=10)
         if self._process.is_alive():
             self._process.terminate()

@@ -74,7 +74,12 @@ class Response:
 
 @dataclass(frozen=True)
 class RequestRecord:
-    """One attempt, kept in :attr:`Transport.history` to make retries and waits visible."""
+    """One attempt, kept in :attr:`Transport.history` to make retries and waits visible.
+
+    ``started`` is a Unix time; ``elapsed`` the seconds the attempt took; ``waited`` the
+    seconds slept before it (backoff, ``Retry-After`` or an exhausted rate-limit budget);
+    ``attempt`` counts from 0; ``outcome`` is ``"ok"`` or the error's class name.
+    """
 
     method: str
     path: str
@@ -235,33 +240,26 @@ class Transport:
         if self._credential is None:
             raise AuthenticationError(401, self._missing_credential, method=method, path=path)
         query = {k: v for k, v in (params or {}).items() if v is not None}
-        attempt = 0
+        attempt, slept = 0, 0.0
         while True:
-            waited = self._gate.acquire(self.retry.max_rate_limit_wait)
+            waited = slept + self._gate.acquire(self.retry.max_rate_limit_wait)
             started = time.time()
+            status, headers = None, None
             try:
-                response = self._attempt(method, path, query, json)
-            except DocsAPIError as exc:
-                self._record(method, path, None, started, waited, attempt, type(exc).__name__)
-                delay = self._retry_delay(method, exc, None, attempt)
-                if delay is None:
-                    raise
-                self._sleep(delay, method, path, exc)
-                attempt += 1
-                continue
-            finally:
-                self._gate.release()
-            self._gate.update(response.headers)
-            try:
+                try:
+                    response = self._attempt(method, path, query, json)
+                finally:
+                    self._gate.release()
+                status, headers = response.status_code, response.headers
+                self._gate.update(headers)
                 result = self._decode(method, path, response)
             except DocsAPIError as exc:
-                outcome = type(exc).__name__
-                self._record(method, path, response.status_code, started, waited, attempt, outcome)
-                delay = self._retry_delay(method, exc, response.headers, attempt)
+                self._record(method, path, status, started, waited, attempt, type(exc).__name__)
+                delay = self._retry_delay(method, exc, headers, attempt)
                 if delay is None:
                     raise
                 self._sleep(delay, method, path, exc)
-                attempt += 1
+                attempt, slept = attempt + 1, delay
                 continue
             self._record(method, path, result.status, started, waited, attempt, "ok")
             return result
@@ -460,10 +458,11 @@ class Transport:
         if isinstance(exc, RateLimitError):
             wait = _rate_limit_wait(headers or {})
             if wait is not None and wait > self.retry.max_rate_limit_wait:
-                exc.args = (
-                    f"{exc.args[0]} The limit resets in {wait:.0f} s, longer than "
-                    f"max_rate_limit_wait={self.retry.max_rate_limit_wait:g} s.",
-                )
+                if isinstance(exc, APIStatusError):
+                    exc.add_detail(
+                        f"The limit resets in {wait:.0f} s, longer than max_rate_limit_wait="
+                        f"{self.retry.max_rate_limit_wait:g} s: wait, or raise that setting."
+                    )
                 return None
             if attempt >= self.retry.max_retries:
                 return None

@@ -126,9 +126,17 @@ class APIStatusError(DocsAPIError):
         self.path = path
         self.request_id = request_id
         self.code = code
-        where = f" ({method} {path})" if method else ""
-        rid = f" [request id {request_id}]" if request_id else ""
-        super().__init__(f"{status}{where}: {message}{rid}")
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = f" ({self.method} {self.path})" if self.method else ""
+        rid = f" [request id {self.request_id}]" if self.request_id else ""
+        return f"{self.status}{where}: {self.message}{rid}"
+
+    def add_detail(self, detail: str) -> None:
+        """Append a sentence to the message (before the request id)."""
+        self.message = f"{self.message.rstrip()} {detail}"
+        self.args = (self._render(),)
 
 
 class BadRequestError(APIStatusError):
@@ -192,7 +200,7 @@ _HINTS: dict[int, str] = {
     "use a token with more access or ask an administrator.",
     404: "Check the id; the resource may have been deleted, or the token cannot see it.",
     409: "The request would not change anything; compare with the current state first.",
-    429: "Too many requests: wait for the reset time, or lower the request rate.",
+    429: "Lower the request rate (e.g. fewer audit workers).",
 }
 
 

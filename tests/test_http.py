@@ -61,9 +61,11 @@ def test_connection_dropped_on_get_is_retried():
 
 
 def test_post_that_reached_the_server_is_not_retried_when_the_connection_drops():
-    with ScriptedServer([Reply(action="drop"), OK]) as srv:
-        with pytest.raises(APIConnectionError, match="outcome is unknown"):
-            transport(srv.url).request("POST", "/spaces/abc/duplicate")
+    with (
+        ScriptedServer([Reply(action="drop"), OK]) as srv,
+        pytest.raises(APIConnectionError, match="outcome is unknown"),
+    ):
+        transport(srv.url).request("POST", "/spaces/abc/duplicate")
     assert len(srv.seen) == 1
 
 
@@ -75,17 +77,15 @@ def test_three_503_then_200_on_get_succeeds():
 
 
 def test_retries_run_out_and_raise_the_last_error():
-    with ScriptedServer([Reply(503)]) as srv:
-        with pytest.raises(ServerError) as info:
-            transport(srv.url).request("GET", "/x")
+    with ScriptedServer([Reply(503)]) as srv, pytest.raises(ServerError) as info:
+        transport(srv.url).request("GET", "/x")
     assert info.value.status == 503
     assert len(srv.seen) == 1 + FAST.max_retries
 
 
 def test_503_on_post_raises_after_one_attempt():
-    with ScriptedServer([Reply(503), OK]) as srv:
-        with pytest.raises(ServerError):
-            transport(srv.url).request("POST", "/x")
+    with ScriptedServer([Reply(503), OK]) as srv, pytest.raises(ServerError):
+        transport(srv.url).request("POST", "/x")
     assert len(srv.seen) == 1
 
 
@@ -97,9 +97,11 @@ def test_retry_after_one_second_is_waited():
 
 
 def test_retry_after_longer_than_the_allowed_wait_raises_at_once():
-    with ScriptedServer([Reply(429, headers={"Retry-After": "3600"}), OK]) as srv:
-        with pytest.raises(RateLimitError) as info:
-            transport(srv.url).request("GET", "/x")
+    with (
+        ScriptedServer([Reply(429, headers={"Retry-After": "3600"}), OK]) as srv,
+        pytest.raises(RateLimitError) as info,
+    ):
+        transport(srv.url).request("GET", "/x")
     assert len(srv.seen) == 1
     assert info.value.reset_at is not None
     assert 3500 < info.value.reset_at.timestamp() - time.time() <= 3600
@@ -146,17 +148,18 @@ def test_truncated_json_on_get_is_retried():
 
 
 def test_truncated_json_on_post_is_not_retried():
-    with ScriptedServer([Reply(200, {"items": list(range(50))}, action="truncate"), OK]) as srv:
-        with pytest.raises(APIConnectionError, match="cut short"):
-            transport(srv.url).request("POST", "/x")
+    with (
+        ScriptedServer([Reply(200, {"items": list(range(50))}, action="truncate"), OK]) as srv,
+        pytest.raises(APIConnectionError, match="cut short"),
+    ):
+        transport(srv.url).request("POST", "/x")
     assert len(srv.seen) == 1
 
 
 def test_html_body_gives_a_clear_error_with_an_excerpt():
     page = "<html><body><h1>Welcome to the login portal</h1></body></html>"
-    with ScriptedServer([Reply(200, page)]) as srv:
-        with pytest.raises(ResponseFormatError) as info:
-            transport(srv.url).request("GET", "/x")
+    with ScriptedServer([Reply(200, page)]) as srv, pytest.raises(ResponseFormatError) as info:
+        transport(srv.url).request("GET", "/x")
     message = str(info.value)
     assert "expected JSON" in message and "text/html" in message
     assert "Welcome to the login portal" in message
@@ -165,9 +168,11 @@ def test_html_body_gives_a_clear_error_with_an_excerpt():
 
 def test_error_body_maps_to_the_status_class_with_message_and_hint():
     body = {"error": {"code": 404, "message": "Space not found"}}
-    with ScriptedServer([Reply(404, body, headers={"X-Request-Id": "req-9"})]) as srv:
-        with pytest.raises(NotFoundError) as info:
-            transport(srv.url).request("GET", "/spaces/nope")
+    with (
+        ScriptedServer([Reply(404, body, headers={"X-Request-Id": "req-9"})]) as srv,
+        pytest.raises(NotFoundError) as info,
+    ):
+        transport(srv.url).request("GET", "/spaces/nope")
     err = info.value
     assert err.status == 404 and err.request_id == "req-9" and err.code == 404
     assert "Space not found" in str(err) and "Check the id" in str(err)
@@ -175,15 +180,19 @@ def test_error_body_maps_to_the_status_class_with_message_and_hint():
 
 
 def test_error_without_json_body_keeps_an_excerpt():
-    with ScriptedServer([Reply(502, "<html>Bad gateway from proxy</html>")]) as srv:
-        with pytest.raises(ServerError, match="Bad gateway from proxy"):
-            transport(srv.url, retry=RetryPolicy(max_retries=0)).request("GET", "/x")
+    with (
+        ScriptedServer([Reply(502, "<html>Bad gateway from proxy</html>")]) as srv,
+        pytest.raises(ServerError, match="Bad gateway from proxy"),
+    ):
+        transport(srv.url, retry=RetryPolicy(max_retries=0)).request("GET", "/x")
 
 
 def test_missing_credential_raises_before_any_request():
-    with ScriptedServer([OK]) as srv:
-        with pytest.raises(AuthenticationError, match="GITBOOK_API_TOKEN"):
-            transport(srv.url, token=None).request("GET", "/user")
+    with (
+        ScriptedServer([OK]) as srv,
+        pytest.raises(AuthenticationError, match="GITBOOK_API_TOKEN"),
+    ):
+        transport(srv.url, token=None).request("GET", "/user")
     assert srv.seen == []
 
 
@@ -224,9 +233,8 @@ def test_paginate_follows_cursors_until_absent():
 
 def test_repeated_cursor_raises_pagination_error():
     loop = Reply(200, {"items": [1], "next": {"page": "same"}})
-    with ScriptedServer([loop]) as srv:
-        with pytest.raises(PaginationError, match="twice"):
-            list(transport(srv.url).paginate("/list"))
+    with ScriptedServer([loop]) as srv, pytest.raises(PaginationError, match="twice"):
+        list(transport(srv.url).paginate("/list"))
     assert len(srv.seen) == 2
 
 

@@ -232,12 +232,16 @@ def _socket(environ: dict[str, Any]) -> socket.socket | None:
 
 
 def _dropped(environ: dict[str, Any]) -> WSGIApp:
-    """Close the connection without answering (the request has been read)."""
-    connection = _socket(environ)
-    if connection is not None:
-        connection.shutdown(socket.SHUT_RDWR)
+    """Close the connection without answering (the request has been read).
 
-    def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+    The socket is shut when the returned app runs, after the request has been logged, so
+    a client that sees the connection close also sees the request in the log.
+    """
+
+    def app(environ_: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        connection = _socket(environ)
+        if connection is not None:
+            connection.shutdown(socket.SHUT_RDWR)
         start_response("500 Dropped", [])
         return []
 

@@ -251,10 +251,10 @@ class Sandbox:
         return self._log.snapshot()
 
     def client(self, **kwargs: Any) -> Any:
-        """A ``docsapi.DocsClient`` for this sandbox with the full-access token."""
+        """A ``docsapi.DocsClient`` for this sandbox (the full-access token unless ``token=``)."""
         from docsapi.client import DocsClient
 
-        return DocsClient(base_url=self.url, token=self.token, **kwargs)
+        return DocsClient(**{"base_url": self.url, "token": self.token, **kwargs})
 
     # -- internals used by the server and the controls -----------------------------------
     def _screen(self, connection: socket.socket) -> bool:

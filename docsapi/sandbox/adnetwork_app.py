@@ -144,7 +144,7 @@ class AdNetworkApp:
     def _handle(self, request: Request) -> Any:
         self._apply_faults(request.method)
         if self.maintenance:
-            raise AppError(50, "the network is being upgraded; try again in a few minutes")
+            raise AppError(50, "System upgrade in progress")
         whitelist = self.whitelist
         if whitelist is not None and request.remote_addr not in whitelist:
             raise AppError(

@@ -415,7 +415,7 @@ class GitSyncForm(FormBase):
             self._progress(100, f"{direction} finished", "success")
             self._report(f"The {direction} finished successfully.", "success", details=state)
             return
-        reason = f": {state.operation_error}" if state.operation_error else ""
+        reason = f": {state.operation_error.rstrip('.')}" if state.operation_error else ""
         self._progress(100, f"{direction} ended: {outcome}", "danger")
         self._report(f"The {direction} ended with {outcome}{reason}.", "error", details=state)
 
