@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -81,8 +81,8 @@ def _progress_bar(total: int, enabled: bool):
 
 
 def _attempt(
-    fetch: Callable[[], pd.DataFrame], stage: str, space_id: str | None, team_id: str | None
-) -> tuple[pd.DataFrame | None, dict[str, object] | None]:
+    fetch: Callable[[], Any], stage: str, space_id: str | None, team_id: str | None
+) -> tuple[Any, dict[str, object] | None]:
     """Run one fetch; a recoverable failure becomes an error row instead of an exception."""
     try:
         return fetch(), None
@@ -97,22 +97,39 @@ def _attempt(
         return None, error
 
 
-def _crawl_space(permissions: Permissions, space_id: str) -> list[tuple]:
-    users = _attempt(lambda: permissions.users(space_id), "space users", space_id, None)
-    teams = _attempt(lambda: permissions.teams(space_id), "space teams", space_id, None)
-    return [("user_grants", *users), ("team_grants", *teams)]
+@dataclass
+class _Collected:
+    """What the worker threads bring back: raw permission items and the teams' members."""
+
+    user_items: list[tuple[str, dict]] = field(default_factory=list)
+    team_items: list[tuple[str, dict]] = field(default_factory=list)
+    team_members: list[pd.DataFrame] = field(default_factory=list)
+    errors: list[dict[str, object]] = field(default_factory=list)
+
+    def add_space(self, space_id: str, users: tuple, teams: tuple) -> None:
+        for (items, error), target in ((users, self.user_items), (teams, self.team_items)):
+            if error is not None:
+                self.errors.append(error)
+            else:
+                target.extend((space_id, item) for item in items)
+
+    def add_team(self, frame: pd.DataFrame | None, error: dict[str, object] | None) -> None:
+        if error is not None:
+            self.errors.append(error)
+        elif not frame.empty:
+            self.team_members.append(frame)
 
 
-def _crawl_team(orgs: Orgs, org_id: str, team_id: str) -> list[tuple]:
-    members = _attempt(lambda: orgs.team_members(org_id, team_id), "team members", None, team_id)
-    return [("team_members", *members)]
+def _crawl_space(permissions: Permissions, space_id: str) -> tuple[str, tuple, tuple]:
+    # Raw items only: one DataFrame per table is built at the end, not one per space,
+    # which keeps the worker threads on the network instead of contending for the GIL.
+    users = _attempt(lambda: permissions.user_records(space_id), "space users", space_id, None)
+    teams = _attempt(lambda: permissions.team_records(space_id), "space teams", space_id, None)
+    return space_id, users, teams
 
 
-def _concat(frames: list[pd.DataFrame], empty: pd.DataFrame) -> pd.DataFrame:
-    frames = [frame for frame in frames if not frame.empty]
-    if not frames:
-        return empty
-    return pd.concat(frames, ignore_index=True)
+def _crawl_team(orgs: Orgs, org_id: str, team_id: str) -> tuple:
+    return _attempt(lambda: orgs.team_members(org_id, team_id), "team members", None, team_id)
 
 
 def crawl_organization(
@@ -120,10 +137,10 @@ def crawl_organization(
 ) -> AuditData:
     """Read the spaces, permissions, members and teams of an organization.
 
-    The organization's spaces, members and teams are read first (a failure there is
-    raised: nothing meaningful can be audited without them); then each space's user and
-    team permissions and each team's members are read by ``max_workers`` threads sharing
-    the client. A space or team that cannot be read is recorded in ``errors``.
+    ``max_workers`` threads share the client: the organization's members and teams are
+    read while its spaces are listed (a failure there is raised: nothing meaningful can be
+    audited without them); then each space's user and team permissions and each team's
+    members are read. A space or team that cannot be read is recorded in ``errors``.
 
     Parameters
     ----------
@@ -146,62 +163,50 @@ def crawl_organization(
     docsapi.errors.APIStatusError
         When the organization's spaces, members or teams cannot be read.
     """
+    from docsapi import frames
+
     # Resource groups are created here, once, rather than lazily by several threads.
     permissions, orgs = client.permissions, client.orgs
-    spaces = client.spaces.list(org_id=org_id)
-    members = orgs.members(org_id)
-    teams = orgs.teams(org_id)
-
-    parts: dict[str, list[pd.DataFrame]] = {
-        "user_grants": [],
-        "team_grants": [],
-        "team_members": [],
-    }
-    empties: dict[str, pd.DataFrame] = {}
-    errors: list[dict[str, object]] = []
+    collected = _Collected()
     with ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="docsapi-audit") as pool:
-        team_jobs = [pool.submit(_crawl_team, orgs, org_id, t) for t in teams["id"]]
-        space_jobs: list[Future] = [pool.submit(_crawl_space, permissions, s) for s in spaces["id"]]
         try:
+            members_job = pool.submit(orgs.members, org_id)
+            teams_job = pool.submit(orgs.teams, org_id)
+            spaces = client.spaces.list(org_id=org_id)
+            space_jobs: list[Future] = [
+                pool.submit(_crawl_space, permissions, s) for s in spaces["id"]
+            ]
+            teams = teams_job.result()
+            team_jobs = [pool.submit(_crawl_team, orgs, org_id, t) for t in teams["id"]]
+            members = members_job.result()
             with _progress_bar(len(space_jobs), progress) as bar:
                 for job in as_completed(space_jobs):
-                    _collect(job.result(), parts, empties, errors)
+                    collected.add_space(*job.result())
                     bar.update(1)
             for job in team_jobs:
-                _collect(job.result(), parts, empties, errors)
+                collected.add_team(*job.result())
         except BaseException:
             # A fatal error (401, Ctrl-C): do not send the requests still queued.
             pool.shutdown(wait=False, cancel_futures=True)
             raise
 
-    empty_grants = pd.DataFrame(columns=["space_id", "user_id", "display_name", "email", "role"])
-    empty_teams = pd.DataFrame(columns=["space_id", "team_id", "title", "members", "role"])
-    empty_members = pd.DataFrame(
-        columns=["org_id", "team_id", "user_id", "display_name", "email", "role"]
-    )
+    user_spaces, user_items = _unzip(collected.user_items)
+    team_spaces, team_items = _unzip(collected.team_items)
     return AuditData(
         org_id=org_id,
         spaces=spaces,
-        user_grants=_concat(parts["user_grants"], empties.get("user_grants", empty_grants)),
-        team_grants=_concat(parts["team_grants"], empties.get("team_grants", empty_teams)),
+        user_grants=frames.permission_users(user_spaces, user_items),
+        team_grants=frames.permission_teams(team_spaces, team_items),
         members=members,
         teams=teams,
-        team_members=_concat(parts["team_members"], empties.get("team_members", empty_members)),
-        errors=pd.DataFrame(errors, columns=ERROR_COLUMNS),
+        team_members=(
+            pd.concat(collected.team_members, ignore_index=True)
+            if collected.team_members
+            else frames.empty("team_members")
+        ),
+        errors=pd.DataFrame(collected.errors, columns=ERROR_COLUMNS),
     )
 
 
-def _collect(
-    results: list[tuple],
-    parts: dict[str, list[pd.DataFrame]],
-    empties: dict[str, pd.DataFrame],
-    errors: list[dict[str, object]],
-) -> None:
-    """Sort one job's results into the table lists and the error list."""
-    for table, frame, error in results:
-        if error is not None:
-            errors.append(error)
-        elif frame.empty:
-            empties.setdefault(table, frame)
-        else:
-            parts[table].append(frame)
+def _unzip(pairs: list[tuple[str, dict]]) -> tuple[list[str], list[dict]]:
+    return [space for space, _ in pairs], [item for _, item in pairs]

@@ -46,6 +46,8 @@ logger = logging.getLogger("docsapi.http")
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 _MAX_REDIRECTS = 5
 _EXCERPT_CHARS = 200
+#: Connections kept open per host: more than the audit's usual number of threads.
+POOL_MAXSIZE = 32
 _REQUEST_ID_HEADERS = ("x-request-id", "x-gitbook-request-id", "cf-ray")
 
 
@@ -180,7 +182,7 @@ class Transport:
         install_log_redaction()
         self.timeout = timeout
         self.retry = retry
-        self._session = session if session is not None else requests.Session()
+        self._session = session if session is not None else _pooled_session()
         self._owns_session = session is None
         self._headers = {"User-Agent": user_agent, "Accept": "application/json"}
         self._headers.update(headers or {})
@@ -486,6 +488,15 @@ class Transport:
         )
         logger.debug("%s %s -> %s in %.1f ms (attempt %d)", method, path,
                      status if status is not None else outcome, elapsed * 1000, attempt + 1)
+
+
+def _pooled_session() -> requests.Session:
+    """A session that keeps enough connections for a pool of audit threads."""
+    session = requests.Session()
+    adapter = requests.adapters.HTTPAdapter(pool_connections=4, pool_maxsize=POOL_MAXSIZE)
+    session.mount("https://", adapter)
+    session.mount("http://", adapter)
+    return session
 
 
 def _rate_limit_wait(headers: Mapping[str, str]) -> float | None:

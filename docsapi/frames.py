@@ -229,8 +229,14 @@ def _sub(records: Sequence[Record], key: str) -> list[Mapping[str, Any]]:
     return [r.get(key) or {} for r in records]
 
 
-def _repeat(value: str | None, count: int) -> list[str | None]:
-    return [value] * count
+def _repeat(value: str | Sequence[str] | None, count: int) -> list[str | None]:
+    """One space id for every record, or the given per-record ids (checked for length)."""
+    if value is None or isinstance(value, str):
+        return [value] * count
+    ids = list(value)
+    if len(ids) != count:
+        raise ValueError(f"got {len(ids)} space ids for {count} records; pass one per record")
+    return ids
 
 
 # -- public ---------------------------------------------------------------------------------
@@ -289,13 +295,16 @@ def spaces(records: Sequence[Record]) -> pd.DataFrame:
     )
 
 
-def permission_users(space_id: str | None, records: Sequence[Record]) -> pd.DataFrame:
+def permission_users(
+    space_id: str | Sequence[str] | None, records: Sequence[Record]
+) -> pd.DataFrame:
     """User permissions of a space (``UserContentPermission`` objects).
 
     Parameters
     ----------
-    space_id : str or None
-        The space the permissions belong to, repeated in the ``space_id`` column.
+    space_id : str, sequence of str, or None
+        The space the permissions belong to, repeated in the ``space_id`` column; or one
+        space id per record, to build one frame over many spaces at once.
     records : sequence of dict
         ``{"permission": role, "user": User}`` objects.
 
@@ -322,7 +331,9 @@ def permission_users(space_id: str | None, records: Sequence[Record]) -> pd.Data
     )
 
 
-def permission_teams(space_id: str | None, records: Sequence[Record]) -> pd.DataFrame:
+def permission_teams(
+    space_id: str | Sequence[str] | None, records: Sequence[Record]
+) -> pd.DataFrame:
     """Team permissions of a space (``{"permission", "team"}`` objects).
 
     Parameters

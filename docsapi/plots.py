@@ -2,7 +2,9 @@
 
 Figures are built with :class:`matplotlib.figure.Figure` directly (no ``pyplot``), so they
 work under any backend, including Agg on a server, and never pop up a window. Jupyter
-displays a returned figure inline.
+draws a returned figure inline once its inline backend is active (``%matplotlib inline``,
+or any earlier ``import matplotlib.pyplot`` in the kernel); ``figure.savefig(path)`` works
+everywhere.
 """
 
 from __future__ import annotations

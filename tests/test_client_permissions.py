@@ -106,3 +106,13 @@ def test_read_only_token_cannot_read_or_change_permissions(sandbox, space_id):
 def test_all_scopes_oauth_token_can_read_permissions(sandbox, space_id):
     oauth = DocsClient(token=sandbox.tokens["oauth:all"], base_url=sandbox.url)
     assert len(oauth.permissions.users(space_id)) > 0
+
+
+def test_raw_records_match_the_frames(client, sandbox):
+    space_id = sandbox.demo["space_ids"][0]
+    users = client.permissions.user_records(space_id)
+    teams = client.permissions.team_records(space_id)
+    assert [u["user"]["id"] for u in users] == list(client.permissions.users(space_id)["user_id"])
+    assert [t["team"]["id"] for t in teams] == list(client.permissions.teams(space_id)["team_id"])
+    assert all(u["permission"] in {"admin", "create", "edit", "review", "comment", "read"}
+               for u in users)

@@ -256,3 +256,14 @@ def test_redirect_within_the_origin_keeps_the_credential():
 
 def test_quote_segment_encodes_slashes():
     assert quote_segment("guides/getting started") == "guides%2Fgetting%20started"
+
+
+def test_own_session_pools_enough_connections_for_audit_threads():
+    import requests
+
+    own = transport("http://127.0.0.1:9")
+    assert own._session.get_adapter("http://127.0.0.1:9")._pool_maxsize >= 16
+    given = requests.Session()
+    borrowed = Transport("http://127.0.0.1:9/v1", credential=None, timeout=Timeout(),
+                         retry=FAST, session=given)
+    assert borrowed._session is given

@@ -50,9 +50,7 @@ class Permissions(ResourceGroup):
         """
         from docsapi import frames
 
-        check_entity_id(space_id, "space_id")
-        items = self._items(api_path("spaces", space_id, "permissions", "users"))
-        return frames.permission_users(space_id, items)
+        return frames.permission_users(space_id, self.user_records(space_id))
 
     def teams(self, space_id: str) -> pd.DataFrame:
         """List the teams with access to a space (all pages are fetched).
@@ -78,9 +76,63 @@ class Permissions(ResourceGroup):
         """
         from docsapi import frames
 
+        return frames.permission_teams(space_id, self.team_records(space_id))
+
+    def user_records(self, space_id: str) -> list[dict]:
+        """The raw ``UserContentPermission`` items of a space, every page fetched.
+
+        :meth:`users` builds its DataFrame from these; bulk work over many spaces (such as
+        an audit) collects them and builds one frame at the end with
+        :func:`docsapi.frames.permission_users`.
+
+        Parameters
+        ----------
+        space_id : str
+            The space's id.
+
+        Returns
+        -------
+        list of dict
+            ``{"permission": role, "user": User}`` objects as the API sends them.
+
+        Raises
+        ------
+        NotFoundError
+            No such space.
+
+        Examples
+        --------
+        >>> client.permissions.user_records("sp_abc")[0]["permission"]  # doctest: +SKIP
+        'edit'
+        """
         check_entity_id(space_id, "space_id")
-        items = self._items(api_path("spaces", space_id, "permissions", "teams"))
-        return frames.permission_teams(space_id, items)
+        return self._items(api_path("spaces", space_id, "permissions", "users"))
+
+    def team_records(self, space_id: str) -> list[dict]:
+        """The raw ``{permission, team}`` items of a space, every page fetched.
+
+        Parameters
+        ----------
+        space_id : str
+            The space's id.
+
+        Returns
+        -------
+        list of dict
+            ``{"permission": role, "team": OrganizationTeam}`` objects.
+
+        Raises
+        ------
+        NotFoundError
+            No such space.
+
+        Examples
+        --------
+        >>> client.permissions.team_records("sp_abc")[0]["team"]["title"]  # doctest: +SKIP
+        'Design'
+        """
+        check_entity_id(space_id, "space_id")
+        return self._items(api_path("spaces", space_id, "permissions", "teams"))
 
     def invite(
         self,
