@@ -267,3 +267,11 @@ def test_own_session_pools_enough_connections_for_audit_threads():
     borrowed = Transport("http://127.0.0.1:9/v1", credential=None, timeout=Timeout(),
                          retry=FAST, session=given)
     assert borrowed._session is given
+
+
+def test_connection_reset_before_the_request_is_read_is_retried_on_get():
+    with ScriptedServer([Reply(action="close-before-read"), OK]) as srv:
+        t = transport(srv.url)
+        assert t.request("GET", "/x").data == {"ok": True}
+    assert [r.outcome for r in t.history] == ["APIConnectionError", "ok"]
+    assert len(srv.seen) == 1
