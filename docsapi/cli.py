@@ -86,6 +86,12 @@ def build_parser() -> argparse.ArgumentParser:
     sandbox.add_argument("--port", type=int, default=SANDBOX_PORT,
                          help=f"port on 127.0.0.1 (default: {SANDBOX_PORT}; 0 picks a free one)")
     sandbox.add_argument("--seed", type=int, default=0, help="sandbox seed (default: 0)")
+    for option, what in (("--spaces", "spaces"), ("--users", "users"), ("--teams", "teams"),
+                         ("--grants-per-space", "direct user grants per space")):
+        sandbox.add_argument(option, type=int, metavar="N",
+                             help=f"number of {what} (default: the demo organization's)")
+    sandbox.add_argument("--latency", type=float, default=0.0, metavar="SECONDS",
+                         help="delay added to every request (default: 0)")
     sandbox.set_defaults(handler=_run_sandbox)
     return parser
 
@@ -184,7 +190,11 @@ def _run_sandbox(args: argparse.Namespace) -> int:
 
     try:
         with contextlib.suppress(KeyboardInterrupt):
-            serve(port=args.port, seed=args.seed)
+            serve(port=args.port, seed=args.seed, spaces=args.spaces, users=args.users,
+                  teams=args.teams, grants_per_space=args.grants_per_space,
+                  latency=args.latency)
+    except ValueError as exc:
+        raise _Failure(f"bad sandbox size: {exc}", EXIT_USAGE) from None
     except OSError as exc:
         raise _Failure(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}; "
                        "choose another --port.", EXIT_USAGE) from None

@@ -140,19 +140,29 @@ def test_zero_workers_is_a_usage_error(capsys):
 
 def test_sandbox_command_serves_until_interrupted(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONUNBUFFERED": "1"}
-    process = subprocess.Popen([*_console_script(), "sandbox", "--port", "0", "--seed", "3"],
-                               cwd=tmp_path, env=env, stdout=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [*_console_script(), "sandbox", "--port", "0", "--seed", "3", "--spaces", "45"],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, text=True)
     try:
         first = process.stdout.readline()
         url = re.search(r"http://127\.0\.0\.1:\d+/v1", first).group(0)
+        org = process.stdout.readline().split()[-1]
         token = next(line.split()[-1] for line in iter(process.stdout.readline, "")
                      if line.startswith("token user "))
-        request = urllib.request.Request(f"{url}/user",
-                                         headers={"Authorization": f"Bearer {token}"})
+        headers = {"Authorization": f"Bearer {token}"}
+        request = urllib.request.Request(f"{url}/user", headers=headers)
         with urllib.request.urlopen(request, timeout=10) as answer:
             assert answer.status == 200 and json.load(answer)["object"] == "user"
+        request = urllib.request.Request(f"{url}/orgs/{org}/spaces?limit=100", headers=headers)
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            assert len(json.load(answer)["items"]) == 45
     finally:
         process.send_signal(signal.SIGINT)
         process.wait(timeout=20)
         process.stdout.close()
     assert process.returncode == 0
+
+
+def test_sandbox_command_refuses_a_size_below_the_minimum(capsys):
+    assert main(["sandbox", "--port", "0", "--spaces", "3"]) == 2
+    assert "bad sandbox size" in capsys.readouterr().err

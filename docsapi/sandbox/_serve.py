@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 from docsapi.sandbox._sandbox import Sandbox
 
 
-def serve(port: int = 8765, seed: int = 0, host: str = "127.0.0.1") -> None:
+def serve(
+    port: int = 8765, seed: int = 0, host: str = "127.0.0.1", **size: Any
+) -> None:
     """Serve the documentation-platform sandbox until interrupted, printing how to call it.
 
     Parameters
@@ -18,17 +21,22 @@ def serve(port: int = 8765, seed: int = 0, host: str = "127.0.0.1") -> None:
         Seed of the demo organization.
     host
         Interface to listen on.
+    **size
+        ``spaces``, ``users``, ``teams``, ``grants_per_space`` and ``latency``, as for
+        :class:`Sandbox`.
 
     Raises
     ------
     OSError
         When the port is already in use.
+    ValueError
+        A size below the demo organization's minimum.
 
     Examples
     --------
     >>> serve(port=8765)          # doctest: +SKIP
     """
-    sandbox = Sandbox(seed=seed, host=host, port=port)
+    sandbox = Sandbox(seed=seed, host=host, port=port, **size)
     with sandbox:
         print(f"docsapi sandbox listening on {sandbox.url}  (seed {seed})")
         print(f"organization: {sandbox.org_id}")
