@@ -39,7 +39,10 @@ from docsapi.errors import (
     status_hint,
 )
 
-__all__ = ["ErrorParser", "RequestRecord", "Response", "Transport", "quote_segment"]
+__all__ = ["ErrorParser", "RequestRecord", "Response", "Session", "Transport", "quote_segment"]
+
+#: The session type callers may pass to a client (re-exported so no other module imports requests).
+Session = requests.Session
 
 logger = logging.getLogger("docsapi.http")
 

@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterator, Mapping
 from functools import cached_property
 from html import escape
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from docsapi import __version__
 from docsapi._config import (
@@ -16,16 +16,13 @@ from docsapi._config import (
     RetryPolicy,
     Timeout,
 )
-from docsapi._http import Transport
+from docsapi._http import Session, Transport
 from docsapi._repr import methods_html, methods_markdown
 from docsapi._secret import Secret
 from docsapi._validate import check_text
 from docsapi.errors import ValidationError
 from docsapi.models import ApiInformation
 from docsapi.resources import ChangeRequests, Content, Git, Orgs, Permissions, Spaces, Users
-
-if TYPE_CHECKING:
-    import requests
 
 __all__ = ["TOKEN_ENV_VAR", "DocsClient"]
 
@@ -94,7 +91,7 @@ class DocsClient:
         timeout: float | tuple[float, float] | Timeout = 30.0,
         max_retries: int = DEFAULT_MAX_RETRIES,
         max_rate_limit_wait: float = DEFAULT_MAX_RATE_LIMIT_WAIT,
-        session: requests.Session | None = None,
+        session: Session | None = None,
         headers: Mapping[str, str] | None = None,
         *,
         retry: RetryPolicy | None = None,

@@ -6,8 +6,6 @@ import os
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-import requests
-
 from docsapi import __version__
 from docsapi._config import (
     DEFAULT_MAX_RATE_LIMIT_WAIT,
@@ -15,7 +13,7 @@ from docsapi._config import (
     RetryPolicy,
     Timeout,
 )
-from docsapi._http import Transport, quote_segment
+from docsapi._http import Session, Transport, quote_segment
 from docsapi._repr import methods_html, methods_markdown
 from docsapi._secret import Secret
 from docsapi._validate import check_limit
@@ -94,7 +92,7 @@ class AdNetworkClient:
         max_retries: int = DEFAULT_MAX_RETRIES,
         max_rate_limit_wait: float = DEFAULT_MAX_RATE_LIMIT_WAIT,
         retry: RetryPolicy | None = None,
-        session: requests.Session | None = None,
+        session: Session | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> None:
         self.network = check_network(network)
