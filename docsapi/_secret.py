@@ -35,10 +35,6 @@ class Secret:
         """Return the credential itself, for the one place that sends it."""
         return self._value
 
-    def redact(self, text: str) -> str:
-        """Return ``text`` with every occurrence of the credential masked."""
-        return text.replace(self._value, "********") if self._value in text else text
-
     def __repr__(self) -> str:
         return "Secret('********')"
 
