@@ -87,7 +87,7 @@ def _attempt(
     try:
         return fetch(), None
     except _RECOVERABLE as exc:
-        error = {
+        error: dict[str, object] = {
             "space_id": space_id,
             "team_id": team_id,
             "stage": stage,
@@ -116,7 +116,7 @@ class _Collected:
     def add_team(self, frame: pd.DataFrame | None, error: dict[str, object] | None) -> None:
         if error is not None:
             self.errors.append(error)
-        elif not frame.empty:
+        elif frame is not None and not frame.empty:
             self.team_members.append(frame)
 
 

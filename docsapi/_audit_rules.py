@@ -164,10 +164,14 @@ class RuleContext:
         team_id: str | None = None,
     ) -> dict[str, object]:
         """One finding row for ``rule`` about a space and a user or a team."""
+        principal_id: str | None
+        name: str | None
         if team_id is not None:
             principal_id, name = team_id, self.team_titles.get(team_id, team_id)
-        else:
+        elif user_id is not None:
             principal_id, name = user_id, self.user_names.get(user_id, user_id)
+        else:
+            principal_id, name = None, None
         return {
             "severity": RULES[rule][0],
             "rule": rule,

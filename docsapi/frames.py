@@ -233,7 +233,7 @@ def _repeat(value: str | Sequence[str] | None, count: int) -> list[str | None]:
     """One space id for every record, or the given per-record ids (checked for length)."""
     if value is None or isinstance(value, str):
         return [value] * count
-    ids = list(value)
+    ids: list[str | None] = list(value)
     if len(ids) != count:
         raise ValueError(f"got {len(ids)} space ids for {count} records; pass one per record")
     return ids

@@ -169,6 +169,7 @@ def findings_by_rule_figure(findings: pd.DataFrame) -> Figure:
     """
     from matplotlib.figure import Figure
     from matplotlib.patches import Patch
+    from matplotlib.ticker import MaxNLocator
 
     counts = findings["rule"].value_counts().reindex(list(RULES), fill_value=0)
     names = list(reversed(RULES))
@@ -179,7 +180,7 @@ def findings_by_rule_figure(findings: pd.DataFrame) -> Figure:
     axes.bar_label(bars, padding=3)
     axes.set_xlabel("findings")
     axes.set_title(f"Findings by rule ({len(findings)} in total)")
-    axes.xaxis.get_major_locator().set_params(integer=True)
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_xlim(0, max(1, int(counts.max())) * 1.15)
     axes.legend(handles=[Patch(color=color, label=severity)
                          for severity, color in SEVERITY_COLORS.items()],

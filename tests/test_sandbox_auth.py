@@ -135,3 +135,12 @@ def test_other_user_has_few_rights(sandbox):
         weak.patch(f"/users/{sandbox.demo['owner_id']}", json={"displayName": "Hacker"}).status_code
         == 403
     )
+
+
+def test_an_organization_admin_may_edit_a_members_profile_but_not_a_strangers(sandbox):
+    admin = ApiSession(sandbox.url, sandbox.token)
+    member = sandbox.demo["other_user_id"]
+    answer = admin.patch(f"/users/{member}", json={"displayName": "Renamed by admin"})
+    assert answer.status_code == 200 and answer.json()["displayName"] == "Renamed by admin"
+    stranger = sandbox.demo["former_member_ids"][0]
+    assert admin.patch(f"/users/{stranger}", json={"displayName": "x"}).status_code == 403

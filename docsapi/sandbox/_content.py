@@ -144,7 +144,7 @@ class Content:
         terms = _WORD.findall(query.lower())
         if not terms:
             return []
-        hits = []
+        hits: list[dict[str, Any]] = []
         for page in self.reading_order:
             title = page.title.lower()
             body = plain_text(page.blocks).lower()

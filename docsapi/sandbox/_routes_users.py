@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+from typing import Any
 
 from docsapi.sandbox import _render as render
 from docsapi.sandbox._access import caller_id, user_for
@@ -53,8 +54,7 @@ def update_user(ctx: Ctx, user_id: str) -> Reply:
         raise bad_request("Send at least one of displayName, photoURL.")
     acting = caller_id(ctx)
     if acting != user_id and not any(
-        ctx.store.member(org_id, acting)
-        and ctx.store.member(org_id, acting)["role"] == "admin"
+        _is_admin(ctx.store.member(org_id, acting))
         and ctx.store.member(org_id, user_id) is not None
         for org_id in ctx.state.orgs
     ):
@@ -98,3 +98,7 @@ ROUTES = [
     Route("PATCH", "/users/<user_id>", update_user, security("user")),
     Route("GET", "/users/<user_id>/spaces", user_spaces, security("user", "oauth:space:read")),
 ]
+
+
+def _is_admin(member: dict[str, Any] | None) -> bool:
+    return member is not None and member["role"] == "admin"

@@ -29,8 +29,8 @@ __all__ = ["DEFAULT_LIMIT", "AdNetworkApp", "parse_fault"]
 DEFAULT_LIMIT = 20
 
 _COLLECTION = "/api/affiliate"
-_COLLECTION_METHODS = ("GET", "POST")
-_ITEM_METHODS = ("GET", "PUT", "PATCH", "DELETE")
+_COLLECTION_METHODS: tuple[str, ...] = ("GET", "POST")
+_ITEM_METHODS: tuple[str, ...] = ("GET", "PUT", "PATCH", "DELETE")
 _WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 _HTTP_200_PREFIX = "200-with-code:"
 
@@ -129,8 +129,8 @@ class AdNetworkApp:
         except AppError as error:
             status, body, headers = error.status, error.body(), error.headers
         except Exception as exc:  # the API answers every failure in its own format
-            error = AppError(51, f"unexpected {type(exc).__name__}; the sandbox has a bug")
-            status, body = error.status, error.body()
+            failure = AppError(51, f"unexpected {type(exc).__name__}; the sandbox has a bug")
+            status, body = failure.status, failure.body()
         target = request.path + (
             f"?{request.query_string.decode()}" if request.query_string else ""
         )

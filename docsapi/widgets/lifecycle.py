@@ -199,7 +199,7 @@ class SpaceLifecyclePanel(FormBase):
             doing="Duplicating",
             raise_errors=raise_errors,
         )
-        if not ok:
+        if not ok or copy is None:
             return None
         self._report(f"Duplicated: the copy is {copy.id} ({copy.title}).", "success", details=copy)
         return copy
@@ -297,7 +297,7 @@ class SpaceLifecyclePanel(FormBase):
             doing="Restoring",
             raise_errors=raise_errors,
         )
-        if not ok:
+        if not ok or space is None:
             return None
         self._show_active(space)
         self._report(f"Restored {space.title!r}: the space is active again.", "success")

@@ -205,7 +205,7 @@ class PermissionEditor(FormBase):
         True
         """
         ok, frames = self._attempt(self._fetch, doing="Loading", raise_errors=raise_errors)
-        if not ok:
+        if not ok or frames is None:
             self._refresh()
             return False
         users, teams, members, org_teams = frames
@@ -372,7 +372,7 @@ class PermissionEditor(FormBase):
             lambda: remove(self.space_id, member_id), doing="Removing", raise_errors=raise_errors
         )
         if not ok:
-            if row is not None:
+            if row is not None and self.error is not None:
                 row.say(f"not removed: {describe_error(self.error)}", "error")
             return None
         outcome = "removed" if removed else "was not in the space"
