@@ -22,13 +22,12 @@ from urllib.parse import quote, urljoin, urlsplit
 import requests
 from urllib3.exceptions import ConnectTimeoutError, MaxRetryError, NewConnectionError
 
-from docsapi._config import RETRYABLE_STATUSES, RetryPolicy, Timeout
+from docsapi._config import RetryPolicy, Timeout
 from docsapi._ratelimit import RateGate, rate_limit_reset
 from docsapi._redact import install_log_redaction, register_secret, scrub
 from docsapi._secret import Secret
 from docsapi.errors import (
     APIConnectionError,
-    APIStatusError,
     APITimeoutError,
     AuthenticationError,
     DocsAPIError,
@@ -249,18 +248,18 @@ class Transport:
         while True:
             waited = slept + self._gate.acquire(self.retry.max_rate_limit_wait)
             started = time.time()
-            status, headers = None, None
+            status = None
             try:
                 try:
                     response = self._attempt(method, path, query, json)
                 finally:
                     self._gate.release()
-                status, headers = response.status_code, response.headers
-                self._gate.update(headers)
+                status = response.status_code
+                self._gate.update(response.headers)
                 result = self._decode(method, path, response)
             except DocsAPIError as exc:
                 self._record(method, path, status, started, waited, attempt, type(exc).__name__)
-                delay = self._retry_delay(method, exc, headers, attempt)
+                delay = self._retry_delay(method, exc, attempt)
                 if delay is None:
                     raise
                 self._sleep(delay, method, path, exc)
@@ -441,8 +440,6 @@ class Transport:
             status, body, text, method=method, path=path, request_id=request_id
         )
         if error is not None:
-            if isinstance(error, APIStatusError) and error.status in RETRYABLE_STATUSES:
-                error.retryable = True
             if isinstance(error, RateLimitError) and error.reset_at is None:
                 wait = _rate_limit_wait(response.headers)
                 if wait is not None:
@@ -452,22 +449,21 @@ class Transport:
 
     # -- retries ----------------------------------------------------------------------------
 
-    def _retry_delay(
-        self, method: str, exc: DocsAPIError, headers: Mapping[str, str] | None, attempt: int
-    ) -> float | None:
+    def _retry_delay(self, method: str, exc: DocsAPIError, attempt: int) -> float | None:
         """Seconds to wait before the next attempt, or None to raise ``exc`` now."""
         if not self.retry.may_retry(
             method, surely_unprocessed=exc.unprocessed, transient=exc.retryable
         ):
             return None
         if isinstance(exc, RateLimitError):
-            wait = _rate_limit_wait(headers or {})
+            wait = None
+            if exc.reset_at is not None:
+                wait = max(0.0, exc.reset_at.timestamp() - time.time())
             if wait is not None and wait > self.retry.max_rate_limit_wait:
-                if isinstance(exc, APIStatusError):
-                    exc.add_detail(
-                        f"The limit resets in {wait:.0f} s, longer than max_rate_limit_wait="
-                        f"{self.retry.max_rate_limit_wait:g} s: wait, or raise that setting."
-                    )
+                exc.add_detail(
+                    f"The limit resets in {wait:.0f} s, longer than max_rate_limit_wait="
+                    f"{self.retry.max_rate_limit_wait:g} s: wait, or raise that setting."
+                )
                 return None
             if attempt >= self.retry.max_retries:
                 return None

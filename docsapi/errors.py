@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from docsapi._config import RETRYABLE_STATUSES
+
 __all__ = [
     "APIConnectionError",
     "APIStatusError",
@@ -126,6 +128,8 @@ class APIStatusError(DocsAPIError):
         self.path = path
         self.request_id = request_id
         self.code = code
+        if status in RETRYABLE_STATUSES:
+            self.retryable = True
         super().__init__(self._render())
 
     def _render(self) -> str:
@@ -178,10 +182,6 @@ class RateLimitError(APIStatusError):
 
 class ServerError(APIStatusError):
     """5xx: the server failed; 500, 502, 503 and 504 are retried on idempotent requests."""
-
-    def __init__(self, status: int, *args, **kwargs) -> None:
-        super().__init__(status, *args, **kwargs)
-        self.retryable = status in (500, 502, 503, 504)
 
 
 _STATUS_CLASSES: dict[int, type[APIStatusError]] = {
