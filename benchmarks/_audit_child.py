@@ -35,18 +35,22 @@ def main() -> None:
     started = time.perf_counter()
     audit = audit_permissions(client, org_id, max_workers=workers, progress=False)
     elapsed = time.perf_counter() - started
-    print(json.dumps({
-        "baseline_rss_mb": baseline,
-        "final_rss_mb": _rss_mb(),
-        "peak_rss_mb_self": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-        "seconds": elapsed,
-        "requests": client.transport.request_count,
-        "spaces": audit.count("spaces"),
-        "grants": audit.count("grants"),
-        "effective": len(audit.effective),
-        "findings": audit.count("findings"),
-        "errors": audit.count("errors"),
-    }))
+    print(
+        json.dumps(
+            {
+                "baseline_rss_mb": baseline,
+                "final_rss_mb": _rss_mb(),
+                "peak_rss_mb_self": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                "seconds": elapsed,
+                "requests": client.transport.request_count,
+                "spaces": audit.count("spaces"),
+                "grants": audit.count("grants"),
+                "effective": len(audit.effective),
+                "findings": audit.count("findings"),
+                "errors": audit.count("errors"),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

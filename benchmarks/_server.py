@@ -21,12 +21,14 @@ def _serve(conn: Connection, options: dict[str, Any]) -> None:
     sandbox = Sandbox(**options)
     with sandbox:
         demo = sandbox.demo
-        conn.send({
-            "url": sandbox.url,
-            "token": sandbox.token,
-            "org_id": sandbox.org_id,
-            "space_ids": list(demo["space_ids"]),
-        })
+        conn.send(
+            {
+                "url": sandbox.url,
+                "token": sandbox.token,
+                "org_id": sandbox.org_id,
+                "space_ids": list(demo["space_ids"]),
+            }
+        )
         while True:
             command, argument = conn.recv()
             if command == "stop":

@@ -86,9 +86,18 @@ class Settings:
         if not quick:
             return cls(quick=False)
         return cls(
-            quick=True, blocks=4, per_block=50, list_spaces=500, list_repeats=3,
-            frame_records=20_000, frame_repeats=2, crawl_spaces=60, crawl_repeats=1,
-            memory_spaces=300, memory_users=150, import_runs=4,
+            quick=True,
+            blocks=4,
+            per_block=50,
+            list_spaces=500,
+            list_repeats=3,
+            frame_records=20_000,
+            frame_repeats=2,
+            crawl_spaces=60,
+            crawl_repeats=1,
+            memory_spaces=300,
+            memory_users=150,
+            import_runs=4,
         )
 
 
@@ -116,11 +125,13 @@ def bench_per_request(sb: RemoteSandbox, cfg: Settings) -> Row:
 
     client = docsapi.DocsClient(base_url=sb.url, token=sb.token, timeout=REQUEST_TIMEOUT)
     session = requests.Session()
-    session.headers.update({
-        "Authorization": f"Bearer {sb.token}",
-        "Accept": "application/json",
-        "User-Agent": f"docsapi/{docsapi.__version__}",
-    })
+    session.headers.update(
+        {
+            "Authorization": f"Bearer {sb.token}",
+            "Accept": "application/json",
+            "User-Agent": f"docsapi/{docsapi.__version__}",
+        }
+    )
     ids = sb.space_ids[:50]
 
     def with_docsapi(count: int) -> None:
@@ -151,15 +162,20 @@ def bench_per_request(sb: RemoteSandbox, cfg: Settings) -> Row:
     ratio = statistics.median(ratios)
     total = cfg.blocks * cfg.per_block
     return Row(
-        "1", f"GET /spaces/{{id}} x {total} each (blocks of {cfg.per_block}, alternating)",
+        "1",
+        f"GET /spaces/{{id}} x {total} each (blocks of {cfg.per_block}, alternating)",
         f"{statistics.median(doc_times) * 1e6:.0f} µs/req",
         f"{statistics.median(raw_times) * 1e6:.0f} µs/req",
-        f"ratio {ratio:.3f}", "≤ 1.10", ratio <= 1.10,
-        [f"block ratios min {min(ratios):.3f} / max {max(ratios):.3f}",
-         f"client-process CPU per request: docsapi {cpu[with_docsapi] / total * 1e6:.0f} µs, "
-         f"requests {cpu[with_requests] / total * 1e6:.0f} µs",
-         "the sandbox (werkzeug) answers `Connection: close`, so every request of both "
-         "sides opens a new TCP connection"],
+        f"ratio {ratio:.3f}",
+        "≤ 1.10",
+        ratio <= 1.10,
+        [
+            f"block ratios min {min(ratios):.3f} / max {max(ratios):.3f}",
+            f"client-process CPU per request: docsapi {cpu[with_docsapi] / total * 1e6:.0f} µs, "
+            f"requests {cpu[with_requests] / total * 1e6:.0f} µs",
+            "the sandbox (werkzeug) answers `Connection: close`, so every request of both "
+            "sides opens a new TCP connection",
+        ],
     )
 
 
@@ -172,8 +188,9 @@ def raw_spaces_frame(session, base_url: str, org_id: str):
 
     items, params = [], {}
     while True:
-        reply = session.get(f"{base_url}/orgs/{org_id}/spaces", params=params,
-                            timeout=REQUEST_TIMEOUT)
+        reply = session.get(
+            f"{base_url}/orgs/{org_id}/spaces", params=params, timeout=REQUEST_TIMEOUT
+        )
         reply.raise_for_status()
         page = reply.json()
         items.extend(page["items"])
@@ -182,10 +199,16 @@ def raw_spaces_frame(session, base_url: str, org_id: str):
             break
         params = {"page": cursor}
     frame = pd.json_normalize(items)
-    frame = frame.rename(columns={
-        "editMode": "edit_mode", "defaultLevel": "default_level", "createdAt": "created_at",
-        "updatedAt": "updated_at", "urls.app": "url_app", "urls.location": "url_location",
-    })
+    frame = frame.rename(
+        columns={
+            "editMode": "edit_mode",
+            "defaultLevel": "default_level",
+            "createdAt": "created_at",
+            "updatedAt": "updated_at",
+            "urls.app": "url_app",
+            "urls.location": "url_location",
+        }
+    )
     for column in ("created_at", "updated_at"):
         frame[column] = pd.to_datetime(frame[column], utc=True)
     return frame
@@ -216,10 +239,13 @@ def bench_listing(sb: RemoteSandbox, cfg: Settings) -> Row:
     session.close()
     ratio = statistics.median(ratios)
     return Row(
-        "2", f"list a {expected:,}-space org into a DataFrame (x {cfg.list_repeats})",
+        "2",
+        f"list a {expected:,}-space org into a DataFrame (x {cfg.list_repeats})",
         f"{statistics.median(doc_times) * 1e3:.0f} ms",
         f"{statistics.median(raw_times) * 1e3:.0f} ms",
-        f"ratio {ratio:.3f}", "≤ 1.0", ratio <= 1.0,
+        f"ratio {ratio:.3f}",
+        "≤ 1.0",
+        ratio <= 1.0,
         ["baseline: cursor loop + json_normalize + rename + to_datetime; same page size (100)"],
     )
 
@@ -241,16 +267,23 @@ def permission_records(count: int) -> list[dict]:
         }
         for n in range(5000)
     ]
-    return [{"permission": rng.choice(roles), "user": dict(rng.choice(users))}
-            for _ in range(count)]
+    return [
+        {"permission": rng.choice(roles), "user": dict(rng.choice(users))} for _ in range(count)
+    ]
 
 
 def raw_permission_frame(space_id: str, records: list[dict]):
     import pandas as pd
 
     frame = pd.json_normalize(records)
-    frame = frame.rename(columns={"user.id": "user_id", "user.displayName": "display_name",
-                                  "user.email": "email", "permission": "role"})
+    frame = frame.rename(
+        columns={
+            "user.id": "user_id",
+            "user.displayName": "display_name",
+            "user.email": "email",
+            "permission": "role",
+        }
+    )
     frame.insert(0, "space_id", space_id)
     return frame[["space_id", "user_id", "display_name", "email", "role"]]
 
@@ -263,8 +296,10 @@ def bench_frames(cfg: Settings) -> Row:
     raw_permission_frame("sp", records[:100])
     speedups, doc_times, raw_times = [], [], []
     for repeat in range(cfg.frame_repeats):
-        pair = [(lambda: frames.permission_users("sp", records), doc_times),
-                (lambda: raw_permission_frame("sp", records), raw_times)]
+        pair = [
+            (lambda: frames.permission_users("sp", records), doc_times),
+            (lambda: raw_permission_frame("sp", records), raw_times),
+        ]
         if repeat % 2:
             pair.reverse()
         for function, times in pair:
@@ -272,10 +307,13 @@ def bench_frames(cfg: Settings) -> Row:
         speedups.append(raw_times[-1] / doc_times[-1])
     speedup = statistics.median(speedups)
     return Row(
-        "3", f"{cfg.frame_records:,} permission records → DataFrame (x {cfg.frame_repeats})",
+        "3",
+        f"{cfg.frame_records:,} permission records → DataFrame (x {cfg.frame_repeats})",
         f"{statistics.median(doc_times) * 1e3:.0f} ms",
         f"{statistics.median(raw_times) * 1e3:.0f} ms",
-        f"{speedup:.2f}x faster", "≥ 2x", speedup >= 2.0,
+        f"{speedup:.2f}x faster",
+        "≥ 2x",
+        speedup >= 2.0,
         ["frames.permission_users vs json_normalize + rename + column selection"],
     )
 
@@ -316,8 +354,13 @@ def raw_crawl(url: str, token: str, org_id: str, workers: int) -> int:
     teams = items(f"/orgs/{org_id}/teams")
     with ThreadPoolExecutor(workers) as pool:
         members = pool.map(lambda t: items(f"/orgs/{org_id}/teams/{t['id']}/members"), teams)
-        grants = pool.map(lambda s: (items(f"/spaces/{s['id']}/permissions/users"),
-                                     items(f"/spaces/{s['id']}/permissions/teams")), spaces)
+        grants = pool.map(
+            lambda s: (
+                items(f"/spaces/{s['id']}/permissions/users"),
+                items(f"/spaces/{s['id']}/permissions/teams"),
+            ),
+            spaces,
+        )
         list(members), list(grants)
     session.close()
     return sent[0]
@@ -337,8 +380,9 @@ def bench_crawl(cfg: Settings) -> list[Row]:
         def audit_once(workers: int) -> tuple[float, int, float]:
             client = docsapi.DocsClient(base_url=sb.url, token=sb.token, timeout=REQUEST_TIMEOUT)
             started = time.perf_counter()
-            audit = docsapi.audit_permissions(client, sb.org_id, max_workers=workers,
-                                              progress=False)
+            audit = docsapi.audit_permissions(
+                client, sb.org_id, max_workers=workers, progress=False
+            )
             elapsed = time.perf_counter() - started
             assert audit.count("errors") == 0, audit.errors
             client.close()
@@ -358,36 +402,62 @@ def bench_crawl(cfg: Settings) -> list[Row]:
                     raw_times.append(timed(lambda: raw_crawl(sb.url, sb.token, sb.org_id, top)))
             seconds[workers] = statistics.median(times)
             ideal = requests_sent * latency / workers
-            log(f"4: workers={workers:>2}: {seconds[workers]:.2f} s for {requests_sent} requests "
-                f"(ideal {ideal:.2f} s, analysis {statistics.median(analysis):.2f} s)")
+            log(
+                f"4: workers={workers:>2}: {seconds[workers]:.2f} s for {requests_sent} requests "
+                f"(ideal {ideal:.2f} s, analysis {statistics.median(analysis):.2f} s)"
+            )
             target, ok = "-", None
-            notes = [f"{requests_sent} requests; the analysis (no I/O) takes "
-                     f"{statistics.median(analysis):.2f} s of it; median of {repeats}"]
+            notes = [
+                f"{requests_sent} requests; the analysis (no I/O) takes "
+                f"{statistics.median(analysis):.2f} s of it; median of {repeats}"
+            ]
             if workers == top:
                 target, ok = "≤ 1.5x ideal", seconds[workers] <= 1.5 * ideal
                 raw = statistics.median(raw_times)
-                notes.append(f"hand-written requests + {top} threads, same reads, no DataFrames: "
-                             f"{raw:.2f} s = {raw / ideal:.2f}x ideal (median of {len(raw_times)})")
-            rows.append(Row(
-                "4", f"audit {cfg.crawl_spaces} spaces, {latency * 1e3:.0f} ms latency, "
-                f"max_workers={workers}",
-                f"{seconds[workers]:.2f} s", f"ideal {ideal:.2f} s",
-                f"{seconds[workers] / ideal:.2f}x ideal; "
-                f"speedup {seconds[1] / seconds[workers]:.1f}x",
-                target, ok, notes,
-            ))
+                notes.append(
+                    f"hand-written requests + {top} threads, same reads, no DataFrames: "
+                    f"{raw:.2f} s = {raw / ideal:.2f}x ideal (median of {len(raw_times)})"
+                )
+            rows.append(
+                Row(
+                    "4",
+                    f"audit {cfg.crawl_spaces} spaces, {latency * 1e3:.0f} ms latency, "
+                    f"max_workers={workers}",
+                    f"{seconds[workers]:.2f} s",
+                    f"ideal {ideal:.2f} s",
+                    f"{seconds[workers] / ideal:.2f}x ideal; "
+                    f"speedup {seconds[1] / seconds[workers]:.1f}x",
+                    target,
+                    ok,
+                    notes,
+                )
+            )
         raw = statistics.median(raw_times)
-        rows.append(Row(
-            "4", f"audit {cfg.crawl_spaces} spaces, max_workers={top}: hand-written requests "
-            "crawl (reference)", f"{seconds[top]:.2f} s", f"{raw:.2f} s",
-            f"requests {raw / (requests_sent * latency / top):.2f}x ideal; "
-            f"docsapi {seconds[top] / raw:.2f}x requests", "-", None,
-        ))
+        rows.append(
+            Row(
+                "4",
+                f"audit {cfg.crawl_spaces} spaces, max_workers={top}: hand-written requests "
+                "crawl (reference)",
+                f"{seconds[top]:.2f} s",
+                f"{raw:.2f} s",
+                f"requests {raw / (requests_sent * latency / top):.2f}x ideal; "
+                f"docsapi {seconds[top] / raw:.2f}x requests",
+                "-",
+                None,
+            )
+        )
     speedup = seconds[1] / seconds[top]
-    rows.append(Row(
-        "4", f"audit speedup, max_workers={top} vs 1", f"{seconds[top]:.2f} s",
-        f"{seconds[1]:.2f} s", f"{speedup:.1f}x faster", "≥ 8x", speedup >= 8.0,
-    ))
+    rows.append(
+        Row(
+            "4",
+            f"audit speedup, max_workers={top} vs 1",
+            f"{seconds[top]:.2f} s",
+            f"{seconds[1]:.2f} s",
+            f"{speedup:.1f}x faster",
+            "≥ 8x",
+            speedup >= 8.0,
+        )
+    )
     return rows
 
 
@@ -407,13 +477,19 @@ def bench_memory(sb: RemoteSandbox, cfg: Settings) -> Row:
     figures = json.loads(output)
     peak = usage.ru_maxrss / 1024
     return Row(
-        "5", f"audit peak RSS, {figures['spaces']:,} spaces, {figures['grants']:,} grants "
+        "5",
+        f"audit peak RSS, {figures['spaces']:,} spaces, {figures['grants']:,} grants "
         "(~{0} per space), max_workers=8".format(round(figures["grants"] / figures["spaces"])),
-        f"{peak:.0f} MB", f"{figures['baseline_rss_mb']:.0f} MB after imports",
-        f"{peak:.0f} MB peak", "≤ 400 MB", peak <= 400,
-        [f"audit process only (sandbox in another process); {figures['seconds']:.1f} s, "
-         f"{figures['requests']:,} requests, {figures['effective']:,} effective rows, "
-         f"{figures['findings']:,} findings"],
+        f"{peak:.0f} MB",
+        f"{figures['baseline_rss_mb']:.0f} MB after imports",
+        f"{peak:.0f} MB peak",
+        "≤ 400 MB",
+        peak <= 400,
+        [
+            f"audit process only (sandbox in another process); {figures['seconds']:.1f} s, "
+            f"{figures['requests']:,} requests, {figures['effective']:,} effective rows, "
+            f"{figures['findings']:,} findings"
+        ],
     )
 
 
@@ -427,8 +503,13 @@ def _import_seconds(statement: str) -> float:
 
 
 def _heavy_imports(statement: str) -> list[str]:
-    run = subprocess.run([sys.executable, "-X", "importtime", "-c", statement], cwd=ROOT,
-                         capture_output=True, text=True, check=True)
+    run = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", statement],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     names = {line.rsplit("|", 1)[-1].strip() for line in run.stderr.splitlines()}
     return sorted(n for n in names if n.split(".")[0] in ("pandas", "matplotlib", "ipywidgets"))
 
@@ -445,18 +526,25 @@ def bench_imports(cfg: Settings) -> list[Row]:
             best[name] = min(best[name], _import_seconds(statement))
     heavy = {name: _heavy_imports(statements[name]) for name in ("docsapi", "client")}
     rows = []
-    for name, label, target in (("docsapi", "import docsapi", 1.5),
-                                ("client", "from docsapi import DocsClient", None)):
+    for name, label, target in (
+        ("docsapi", "import docsapi", 1.5),
+        ("client", "from docsapi import DocsClient", None),
+    ):
         ratio = best[name] / best["requests"]
         clean = not heavy[name]
         ok = clean and (ratio <= target if target else True)
-        rows.append(Row(
-            "6", f"`python -c \"{label}\"` vs `import requests` (best of {cfg.import_runs})",
-            f"{best[name] * 1e3:.0f} ms", f"{best['requests'] * 1e3:.0f} ms",
-            f"ratio {ratio:.2f}", f"≤ {target}; no heavy imports" if target else
-            "no heavy imports", ok,
-            ["heavy modules imported: " + (", ".join(heavy[name][:6]) or "none")],
-        ))
+        rows.append(
+            Row(
+                "6",
+                f'`python -c "{label}"` vs `import requests` (best of {cfg.import_runs})',
+                f"{best[name] * 1e3:.0f} ms",
+                f"{best['requests'] * 1e3:.0f} ms",
+                f"ratio {ratio:.2f}",
+                f"≤ {target}; no heavy imports" if target else "no heavy imports",
+                ok,
+                ["heavy modules imported: " + (", ".join(heavy[name][:6]) or "none")],
+            )
+        )
     return rows
 
 
@@ -464,10 +552,15 @@ def bench_imports(cfg: Settings) -> list[Row]:
 
 
 def table(rows: list[Row]) -> str:
-    lines = ["| # | benchmark | docsapi | baseline | result | target | met |",
-             "|---|---|---|---|---|---|---|"]
-    lines += [f"| {r.number} | {r.name} | {r.docsapi} | {r.baseline} | {r.result} | {r.target} "
-              f"| {verdict(r.ok)} |" for r in rows]
+    lines = [
+        "| # | benchmark | docsapi | baseline | result | target | met |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {r.number} | {r.name} | {r.docsapi} | {r.baseline} | {r.result} | {r.target} "
+        f"| {verdict(r.ok)} |"
+        for r in rows
+    ]
     return "\n".join(lines)
 
 
@@ -479,7 +572,7 @@ def machine() -> dict[str, str]:
 
     return {
         "cores": str(os.cpu_count()),
-        "memory": f"{total_kb / 1024 ** 2:.1f} GiB",
+        "memory": f"{total_kb / 1024**2:.1f} GiB",
         "python": platform.python_version(),
         "os": platform.platform(),
         "libraries": f"requests {requests.__version__}, pandas {pandas.__version__}",
@@ -499,8 +592,8 @@ def write_results(rows: list[Row], command: str, seconds: float, loads: tuple[st
 Latest run: {dt.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}, `{command}`
 (from the repository root), {seconds / 60:.1f} minutes in all.
 
-Machine: {facts['cores']} cores, {facts['memory']} memory, Python {facts['python']},
-{facts['os']}; {facts['libraries']}.
+Machine: {facts["cores"]} cores, {facts["memory"]} memory, Python {facts["python"]},
+{facts["os"]}; {facts["libraries"]}.
 Load average (1/5/15 min) at start: {loads[0]}; at end: {loads[1]} (near or above the
 core count, other work shared the machine: the latency-bound rows 4 suffer most).
 
@@ -525,11 +618,16 @@ def load_average() -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true",
-                        help="smaller sizes and fewer repeats; does not write RESULTS.md")
-    parser.add_argument("--only", metavar="DIGITS",
-                        help="run only these benchmarks, e.g. --only 14 (RESULTS.md is then "
-                        "not written)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="smaller sizes and fewer repeats; does not write RESULTS.md",
+    )
+    parser.add_argument(
+        "--only",
+        metavar="DIGITS",
+        help="run only these benchmarks, e.g. --only 14 (RESULTS.md is then not written)",
+    )
     args = parser.parse_args()
     cfg = Settings.make(args.quick)
     started, start_load = time.perf_counter(), load_average()
@@ -543,8 +641,12 @@ def main() -> int:
         log("3: frames.permission_users vs json_normalize")
         by_number["3"] = [bench_frames(cfg)]
     if only & set("125"):
-        options = {"seed": SEED, "spaces": max(cfg.list_spaces, cfg.memory_spaces),
-                   "users": cfg.memory_users, "grants_per_space": cfg.memory_grants}
+        options = {
+            "seed": SEED,
+            "spaces": max(cfg.list_spaces, cfg.memory_spaces),
+            "users": cfg.memory_users,
+            "grants_per_space": cfg.memory_grants,
+        }
         log(f"starting the large sandbox process: {options}")
         with RemoteSandbox(options) as sb:
             if "1" in only:
@@ -567,11 +669,16 @@ def main() -> int:
     for row in rows:
         for note in row.notes:
             print(f"  {row.number}: {note}")
-    print(f"\n{sum(r.ok is False for r in rows)} target(s) missed; {seconds:.0f} s in all; "
-          f"load average {start_load} at start, {load_average()} at end")
+    print(
+        f"\n{sum(r.ok is False for r in rows)} target(s) missed; {seconds:.0f} s in all; "
+        f"load average {start_load} at start, {load_average()} at end"
+    )
     if not cfg.quick and not args.only:
-        python = os.path.relpath(sys.executable, ROOT) if sys.executable.startswith(
-            str(ROOT)) else "python"
+        python = (
+            os.path.relpath(sys.executable, ROOT)
+            if sys.executable.startswith(str(ROOT))
+            else "python"
+        )
         write_results(rows, f"{python} benchmarks/run.py", seconds, (start_load, load_average()))
         log(f"wrote {RESULTS.relative_to(ROOT)}")
     return 0

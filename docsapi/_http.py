@@ -369,32 +369,48 @@ class Transport:
             return response
         except requests.ConnectTimeout:
             raise self._connection_error(
-                APITimeoutError, method, path, "could not connect within "
-                f"{self.timeout.connect:g} s; check the network and base_url", reached=False
+                APITimeoutError,
+                method,
+                path,
+                "could not connect within "
+                f"{self.timeout.connect:g} s; check the network and base_url",
+                reached=False,
             ) from None
         except requests.ReadTimeout:
             raise self._connection_error(
-                APITimeoutError, method, path, f"no answer within {self.timeout.read:g} s; "
-                "the server may still be processing it (outcome unknown)", reached=True
+                APITimeoutError,
+                method,
+                path,
+                f"no answer within {self.timeout.read:g} s; "
+                "the server may still be processing it (outcome unknown)",
+                reached=True,
             ) from None
-        except (requests.exceptions.ChunkedEncodingError,
-                requests.exceptions.ContentDecodingError):
+        except (requests.exceptions.ChunkedEncodingError, requests.exceptions.ContentDecodingError):
             raise self._connection_error(
-                APIConnectionError, method, path, "the answer was cut short in transit "
-                "(outcome unknown)", reached=True
+                APIConnectionError,
+                method,
+                path,
+                "the answer was cut short in transit (outcome unknown)",
+                reached=True,
             ) from None
         except requests.ConnectionError as exc:
             reached = not _is_connect_failure(exc)
-            reason = ("the connection was lost after the request was sent; the outcome is "
-                      "unknown, check the resource before trying again") if reached else (
-                      "could not connect; check the network and base_url")
+            reason = (
+                (
+                    "the connection was lost after the request was sent; the outcome is "
+                    "unknown, check the resource before trying again"
+                )
+                if reached
+                else ("could not connect; check the network and base_url")
+            )
             raise self._connection_error(
                 APIConnectionError, method, path, reason, reached=reached
             ) from None
         except requests.RequestException as exc:
             raise APIConnectionError(
                 f"{method} {path}: {type(exc).__name__}: {scrub(str(exc))}",
-                method=method, path=path,
+                method=method,
+                path=path,
             ) from None
 
     @staticmethod
@@ -473,20 +489,33 @@ class Transport:
         return self.retry.backoff_delay(attempt)
 
     def _sleep(self, delay: float, method: str, path: str, exc: DocsAPIError) -> None:
-        logger.info("%s %s failed (%s); retrying in %.2f s", method, path,
-                    type(exc).__name__, delay)
+        logger.info(
+            "%s %s failed (%s); retrying in %.2f s", method, path, type(exc).__name__, delay
+        )
         time.sleep(delay)
 
     def _record(
-        self, method: str, path: str, status: int | None, started: float, waited: float,
-        attempt: int, outcome: str,
+        self,
+        method: str,
+        path: str,
+        status: int | None,
+        started: float,
+        waited: float,
+        attempt: int,
+        outcome: str,
     ) -> None:
         elapsed = time.time() - started
         self.history.append(
             RequestRecord(method, path, status, started, elapsed, waited, attempt, outcome)
         )
-        logger.debug("%s %s -> %s in %.1f ms (attempt %d)", method, path,
-                     status if status is not None else outcome, elapsed * 1000, attempt + 1)
+        logger.debug(
+            "%s %s -> %s in %.1f ms (attempt %d)",
+            method,
+            path,
+            status if status is not None else outcome,
+            elapsed * 1000,
+            attempt + 1,
+        )
 
 
 def _pooled_session() -> requests.Session:

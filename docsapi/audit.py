@@ -66,10 +66,24 @@ __all__ = [
     "audit_permissions",
 ]
 
-GRANT_COLUMNS = ["space_id", "space_title", "principal_type", "principal_id", "principal_name",
-                 "role", "source"]
-EFFECTIVE_COLUMNS = ["space_id", "space_title", "user_id", "display_name", "member_role", "role",
-                     "sources"]
+GRANT_COLUMNS = [
+    "space_id",
+    "space_title",
+    "principal_type",
+    "principal_id",
+    "principal_name",
+    "role",
+    "source",
+]
+EFFECTIVE_COLUMNS = [
+    "space_id",
+    "space_title",
+    "user_id",
+    "display_name",
+    "member_role",
+    "role",
+    "sources",
+]
 
 
 @dataclass(repr=False)
@@ -269,25 +283,30 @@ def _first_names(*pairs: tuple[pd.Series, pd.Series]) -> dict[str, str]:
 
 def _access_paths(data: AuditData) -> pd.DataFrame:
     """Every way a user reaches a space: directly, or as a member of a team with a grant."""
-    direct = pd.DataFrame({
-        "space_id": data.user_grants["space_id"].astype(object),
-        "user_id": data.user_grants["user_id"].astype(object),
-        "role": _roles(data.user_grants["role"]),
-        "source": "direct",
-        "team_id": None,
-    })
+    direct = pd.DataFrame(
+        {
+            "space_id": data.user_grants["space_id"].astype(object),
+            "user_id": data.user_grants["user_id"].astype(object),
+            "role": _roles(data.user_grants["role"]),
+            "source": "direct",
+            "team_id": None,
+        }
+    )
     memberships = data.team_members[["team_id", "user_id"]].astype(object).drop_duplicates()
     teams = data.team_grants[["space_id", "team_id", "role"]].astype(object)
     via_team = teams.merge(memberships, on="team_id", how="inner")
-    via_team = pd.DataFrame({
-        "space_id": via_team["space_id"],
-        "user_id": via_team["user_id"],
-        "role": _roles(via_team["role"]),
-        "source": "team:" + via_team["team_id"].astype(str),
-        "team_id": via_team["team_id"],
-    })
-    paths = pd.concat([frame for frame in (direct, via_team) if not frame.empty] or [direct],
-                      ignore_index=True)
+    via_team = pd.DataFrame(
+        {
+            "space_id": via_team["space_id"],
+            "user_id": via_team["user_id"],
+            "role": _roles(via_team["role"]),
+            "source": "team:" + via_team["team_id"].astype(str),
+            "team_id": via_team["team_id"],
+        }
+    )
+    paths = pd.concat(
+        [frame for frame in (direct, via_team) if not frame.empty] or [direct], ignore_index=True
+    )
     paths["rank"] = [role_rank(role) for role in paths["role"]]
     return paths
 
@@ -319,27 +338,34 @@ def _rule_context(data: AuditData) -> RuleContext:
 
 
 def _grants_table(data: AuditData, ctx: RuleContext) -> pd.DataFrame:
-    users = pd.DataFrame({
-        "space_id": data.user_grants["space_id"].astype(object),
-        "principal_type": "user",
-        "principal_id": data.user_grants["user_id"].astype(object),
-        "role": _roles(data.user_grants["role"]),
-        "source": "direct",
-    })
-    teams = pd.DataFrame({
-        "space_id": data.team_grants["space_id"].astype(object),
-        "principal_type": "team",
-        "principal_id": data.team_grants["team_id"].astype(object),
-        "role": _roles(data.team_grants["role"]),
-        "source": "team:" + data.team_grants["team_id"].astype(str),
-    })
+    users = pd.DataFrame(
+        {
+            "space_id": data.user_grants["space_id"].astype(object),
+            "principal_type": "user",
+            "principal_id": data.user_grants["user_id"].astype(object),
+            "role": _roles(data.user_grants["role"]),
+            "source": "direct",
+        }
+    )
+    teams = pd.DataFrame(
+        {
+            "space_id": data.team_grants["space_id"].astype(object),
+            "principal_type": "team",
+            "principal_id": data.team_grants["team_id"].astype(object),
+            "role": _roles(data.team_grants["role"]),
+            "source": "team:" + data.team_grants["team_id"].astype(str),
+        }
+    )
     grants = pd.concat([f for f in (users, teams) if not f.empty] or [users], ignore_index=True)
     names = {**ctx.user_names, **ctx.team_titles}
     grants["space_title"] = grants["space_id"].map(ctx.space_titles)
     grants["principal_name"] = grants["principal_id"].map(names)
     grants["role"] = grants["role"].astype(ROLE_DTYPE)
-    grants = grants.sort_values(["space_title", "principal_type", "principal_name"],
-                                ascending=[True, False, True], kind="stable")
+    grants = grants.sort_values(
+        ["space_title", "principal_type", "principal_name"],
+        ascending=[True, False, True],
+        kind="stable",
+    )
     return grants[GRANT_COLUMNS].reset_index(drop=True)
 
 
@@ -380,8 +406,9 @@ def _unique_labels(ids: list[str], names: dict[str, str]) -> dict[str, str]:
     """A readable label per id: its name, with the id added when the name is not unique."""
     labels = {key: names.get(key) or key for key in ids}
     counts = pd.Series(list(labels.values())).value_counts()
-    return {key: label if counts[label] == 1 else f"{label} ({key})"
-            for key, label in labels.items()}
+    return {
+        key: label if counts[label] == 1 else f"{label} ({key})" for key, label in labels.items()
+    }
 
 
 def _matrix_table(effective: pd.DataFrame, ctx: RuleContext) -> pd.DataFrame:
@@ -389,11 +416,13 @@ def _matrix_table(effective: pd.DataFrame, ctx: RuleContext) -> pd.DataFrame:
     user_labels = _unique_labels(list(dict.fromkeys(effective["user_id"])), ctx.user_names)
     columns = sorted(space_labels.values(), key=str.casefold)
     rows = sorted(user_labels.values(), key=str.casefold)
-    codes = pd.DataFrame({
-        "user": effective["user_id"].map(user_labels),
-        "space": effective["space_id"].map(space_labels),
-        "code": effective["role"].cat.codes,
-    })
+    codes = pd.DataFrame(
+        {
+            "user": effective["user_id"].map(user_labels),
+            "space": effective["space_id"].map(space_labels),
+            "code": effective["role"].cat.codes,
+        }
+    )
     grid = codes.pivot(index="user", columns="space", values="code")
     grid = grid.reindex(index=rows, columns=columns).fillna(-1).astype(int)
     matrix = pd.DataFrame(

@@ -51,12 +51,17 @@ class _Failure(Exception):
 
 
 def _add_output_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--out", default=DEFAULT_REPORT, metavar="FILE",
-                        help=f"HTML report to write (default: ./{DEFAULT_REPORT})")
+    parser.add_argument(
+        "--out",
+        default=DEFAULT_REPORT,
+        metavar="FILE",
+        help=f"HTML report to write (default: ./{DEFAULT_REPORT})",
+    )
     parser.add_argument("--excel", metavar="FILE", help="also write the tables to an .xlsx file")
     parser.add_argument("--csv", metavar="DIR", help="also write one CSV per table into DIR")
-    parser.add_argument("--workers", type=int, default=8, metavar="N",
-                        help="concurrent requests (default: 8)")
+    parser.add_argument(
+        "--workers", type=int, default=8, metavar="N", help="concurrent requests (default: 8)"
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
@@ -77,21 +82,42 @@ def build_parser() -> argparse.ArgumentParser:
         "audit", help=f"audit an organization with the token in {TOKEN_VARIABLE}"
     )
     audit.add_argument("--org", required=True, metavar="ID", help="the organization's id")
-    audit.add_argument("--base-url", default=DEFAULT_BASE_URL, metavar="URL",
-                       help=f"API address (default: {DEFAULT_BASE_URL})")
+    audit.add_argument(
+        "--base-url",
+        default=DEFAULT_BASE_URL,
+        metavar="URL",
+        help=f"API address (default: {DEFAULT_BASE_URL})",
+    )
     _add_output_options(audit)
     audit.set_defaults(handler=_run_audit)
 
     sandbox = commands.add_parser("sandbox", help="serve the simulated API until Ctrl-C")
-    sandbox.add_argument("--port", type=int, default=SANDBOX_PORT,
-                         help=f"port on 127.0.0.1 (default: {SANDBOX_PORT}; 0 picks a free one)")
+    sandbox.add_argument(
+        "--port",
+        type=int,
+        default=SANDBOX_PORT,
+        help=f"port on 127.0.0.1 (default: {SANDBOX_PORT}; 0 picks a free one)",
+    )
     sandbox.add_argument("--seed", type=int, default=0, help="sandbox seed (default: 0)")
-    for option, what in (("--spaces", "spaces"), ("--users", "users"), ("--teams", "teams"),
-                         ("--grants-per-space", "direct user grants per space")):
-        sandbox.add_argument(option, type=int, metavar="N",
-                             help=f"number of {what} (default: the demo organization's)")
-    sandbox.add_argument("--latency", type=float, default=0.0, metavar="SECONDS",
-                         help="delay added to every request (default: 0)")
+    for option, what in (
+        ("--spaces", "spaces"),
+        ("--users", "users"),
+        ("--teams", "teams"),
+        ("--grants-per-space", "direct user grants per space"),
+    ):
+        sandbox.add_argument(
+            option,
+            type=int,
+            metavar="N",
+            help=f"number of {what} (default: the demo organization's)",
+        )
+    sandbox.add_argument(
+        "--latency",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="delay added to every request (default: 0)",
+    )
     sandbox.set_defaults(handler=_run_sandbox)
     return parser
 
@@ -146,14 +172,20 @@ def _run_demo(args: argparse.Namespace) -> int:
 def _explain(exc: DocsAPIError, org_id: str, base_url: str) -> str:
     """One line saying what went wrong and what to do."""
     if isinstance(exc, AuthenticationError):
-        return (f"the API rejected the token (401): set {TOKEN_VARIABLE} to a valid API token "
-                "for this server.")
+        return (
+            f"the API rejected the token (401): set {TOKEN_VARIABLE} to a valid API token "
+            "for this server."
+        )
     if isinstance(exc, PermissionDeniedError):
-        return (f"the token may not read organization {org_id}'s members, teams or "
-                "permissions (403): use the token of an organization admin.")
+        return (
+            f"the token may not read organization {org_id}'s members, teams or "
+            "permissions (403): use the token of an organization admin."
+        )
     if isinstance(exc, NotFoundError):
-        return (f"organization {org_id} was not found (404): check --org; the token must "
-                "belong to a member of it.")
+        return (
+            f"organization {org_id} was not found (404): check --org; the token must "
+            "belong to a member of it."
+        )
     if isinstance(exc, APIConnectionError):
         return f"could not reach {base_url}: {exc}"
     return str(exc)
@@ -190,14 +222,23 @@ def _run_sandbox(args: argparse.Namespace) -> int:
 
     try:
         with contextlib.suppress(KeyboardInterrupt):
-            serve(port=args.port, seed=args.seed, spaces=args.spaces, users=args.users,
-                  teams=args.teams, grants_per_space=args.grants_per_space,
-                  latency=args.latency)
+            serve(
+                port=args.port,
+                seed=args.seed,
+                spaces=args.spaces,
+                users=args.users,
+                teams=args.teams,
+                grants_per_space=args.grants_per_space,
+                latency=args.latency,
+            )
     except ValueError as exc:
         raise _Failure(f"bad sandbox size: {exc}", EXIT_USAGE) from None
     except OSError as exc:
-        raise _Failure(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}; "
-                       "choose another --port.", EXIT_USAGE) from None
+        raise _Failure(
+            f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}; "
+            "choose another --port.",
+            EXIT_USAGE,
+        ) from None
     return EXIT_OK
 
 

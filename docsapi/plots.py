@@ -59,8 +59,9 @@ def _empty_figure(message: str) -> Figure:
 def _role_legend(axes, roles: list[str], **options) -> None:
     from matplotlib.patches import Patch
 
-    handles = [Patch(facecolor=ROLE_COLORS[role], edgecolor="#555555", label=role)
-               for role in roles]
+    handles = [
+        Patch(facecolor=ROLE_COLORS[role], edgecolor="#555555", label=role) for role in roles
+    ]
     axes.legend(handles=handles, title="role", frameon=False, **options)
 
 
@@ -96,8 +97,9 @@ def role_matrix_figure(matrix: pd.DataFrame) -> Figure:
     axes = figure.add_subplot()
     axes.imshow(codes, cmap=cmap, norm=norm, aspect="auto", interpolation="nearest")
     if columns <= _MAX_LABELS:
-        axes.set_xticks(range(columns), labels=[str(c) for c in matrix.columns],
-                        rotation=90, fontsize=7)
+        axes.set_xticks(
+            range(columns), labels=[str(c) for c in matrix.columns], rotation=90, fontsize=7
+        )
     else:
         axes.set_xticks([])
     if rows <= _MAX_LABELS:
@@ -142,8 +144,15 @@ def grants_per_space_figure(grants: pd.DataFrame) -> Figure:
     left = [0] * len(counts)
     for role in roles:
         values = counts[role].tolist()
-        axes.barh(counts.index, values, left=left, color=ROLE_COLORS[role], label=role,
-                  edgecolor="white", linewidth=0.5)
+        axes.barh(
+            counts.index,
+            values,
+            left=left,
+            color=ROLE_COLORS[role],
+            label=role,
+            edgecolor="white",
+            linewidth=0.5,
+        )
         left = [a + b for a, b in zip(left, values, strict=True)]
     axes.set_xlabel("grants (users and teams)")
     axes.set_title("Grants per space, by role")
@@ -175,16 +184,23 @@ def findings_by_rule_figure(findings: pd.DataFrame) -> Figure:
     names = list(reversed(RULES))
     figure = Figure(figsize=(9, 3.5), layout="constrained")
     axes = figure.add_subplot()
-    bars = axes.barh(names, [int(counts[name]) for name in names],
-                     color=[SEVERITY_COLORS[RULES[name][0]] for name in names])
+    bars = axes.barh(
+        names,
+        [int(counts[name]) for name in names],
+        color=[SEVERITY_COLORS[RULES[name][0]] for name in names],
+    )
     axes.bar_label(bars, padding=3)
     axes.set_xlabel("findings")
     axes.set_title(f"Findings by rule ({len(findings)} in total)")
     axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_xlim(0, max(1, int(counts.max())) * 1.15)
-    axes.legend(handles=[Patch(color=color, label=severity)
-                         for severity, color in SEVERITY_COLORS.items()],
-                title="severity", frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    axes.legend(
+        handles=[Patch(color=color, label=severity) for severity, color in SEVERITY_COLORS.items()],
+        title="severity",
+        frameon=False,
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1.0),
+    )
     return figure
 
 

@@ -79,10 +79,17 @@ def _figure_png(figure: Figure) -> str:
 
 
 def _cards(audit: PermissionAudit) -> str:
-    items = [("spaces", "spaces"), ("users with access", "users"), ("members", "members"),
-             ("teams", "teams"), ("grants", "grants"), ("findings", "findings")]
-    cards = [f'<div class="card"><b>{audit.count(key)}</b>{_text(label)}</div>'
-             for label, key in items]
+    items = [
+        ("spaces", "spaces"),
+        ("users with access", "users"),
+        ("members", "members"),
+        ("teams", "teams"),
+        ("grants", "grants"),
+        ("findings", "findings"),
+    ]
+    cards = [
+        f'<div class="card"><b>{audit.count(key)}</b>{_text(label)}</div>' for label, key in items
+    ]
     for severity in ("high", "medium", "low"):
         count = audit.count(severity, "severity")
         cards.append(f'<div class="card"><b>{count}</b>{severity} severity</div>')
@@ -93,9 +100,11 @@ def _cards(audit: PermissionAudit) -> str:
 
 def _summary_tables(audit: PermissionAudit) -> str:
     parts = []
-    for category, heading in (("role", "Effective access by role"),
-                              ("principal_type", "Grants by principal type"),
-                              ("rule", "Findings by rule")):
+    for category, heading in (
+        ("role", "Effective access by role"),
+        ("principal_type", "Grants by principal type"),
+        ("rule", "Findings by rule"),
+    ):
         counts = audit.summary.loc[category].reset_index()
         counts.columns = [category.replace("_", " "), "count"]
         parts.append(f"<div><h3>{heading}</h3>{_table(counts)}</div>")
@@ -111,8 +120,7 @@ def _findings_section(findings: pd.DataFrame) -> str:
 def _section(title: str, frame: pd.DataFrame, *, open_: bool = False) -> str:
     flag = " open" if open_ else ""
     body = _table(frame) if not frame.empty else "<p>None.</p>"
-    return (f"<details{flag}><summary>{_text(title)} ({len(frame)} rows)</summary>"
-            f"{body}</details>")
+    return f"<details{flag}><summary>{_text(title)} ({len(frame)} rows)</summary>{body}</details>"
 
 
 def render_html(audit: PermissionAudit) -> str:
@@ -167,8 +175,10 @@ def notebook_html(audit: PermissionAudit, *, findings: int = 10) -> str:
     """A compact HTML view for Jupyter: the summary and the first findings."""
     more = len(audit.findings) - findings
     tail = f"<p>… and {more} more findings in <code>.findings</code>.</p>" if more > 0 else ""
-    return (f"<div><h3>Permission audit of {_text(audit.org_id)}</h3>{_cards(audit)}"
-            f"{_findings_section(audit.findings.head(findings))}{tail}</div>")
+    return (
+        f"<div><h3>Permission audit of {_text(audit.org_id)}</h3>{_cards(audit)}"
+        f"{_findings_section(audit.findings.head(findings))}{tail}</div>"
+    )
 
 
 def _output_path(path: str | os.PathLike[str], argument: str) -> Path:

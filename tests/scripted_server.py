@@ -127,8 +127,12 @@ class ScriptedServer:
     @staticmethod
     def _answer(conn: socket.socket, reply: Reply) -> None:
         payload, ctype = reply.payload()
-        headers = {"Content-Type": ctype, "Content-Length": str(len(payload)),
-                   "Connection": "close", **reply.headers}
+        headers = {
+            "Content-Type": ctype,
+            "Content-Length": str(len(payload)),
+            "Connection": "close",
+            **reply.headers,
+        }
         if reply.action == "truncate":
             payload = payload[: len(payload) // 2]
         head = f"HTTP/1.1 {reply.status} X\r\n" + "".join(

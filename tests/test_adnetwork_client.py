@@ -42,8 +42,14 @@ from docsapi.adnetwork import (
 from docsapi.sandbox.adnetwork import AdNetworkSandbox
 
 FAST = RetryPolicy(max_retries=3, backoff=0.01, jitter=False, max_rate_limit_wait=5.0)
-NEW = {"name": "Ada Byron", "email": "ada.byron@example.com", "country": "GB",
-       "currency": "GBP", "manager": {"id": 2}, "payout": {"totalPaid": 10, "pending": 2.5}}
+NEW = {
+    "name": "Ada Byron",
+    "email": "ada.byron@example.com",
+    "country": "GB",
+    "currency": "GBP",
+    "manager": {"id": 2},
+    "payout": {"totalPaid": 10, "pending": 2.5},
+}
 
 
 @pytest.fixture(scope="module")
@@ -75,10 +81,20 @@ def test_affiliates_reads_every_page_into_a_typed_frame(ans, client):
     frame = client.affiliates()
     assert len(frame) == 300 and frame["id"].is_unique
     assert [target for _, target, _ in ans.request_log] == [
-        f"/api/affiliate?limit=100&offset={page}" for page in (1, 2, 3)]
+        f"/api/affiliate?limit=100&offset={page}" for page in (1, 2, 3)
+    ]
     assert list(frame.columns[:2]) == ["id", "manager_id"]
-    assert {"manager_name", "payout_total_paid", "payout_pending", "created_at",
-            "updated_at", "email", "status", "country", "currency"} <= set(frame.columns)
+    assert {
+        "manager_name",
+        "payout_total_paid",
+        "payout_pending",
+        "created_at",
+        "updated_at",
+        "email",
+        "status",
+        "country",
+        "currency",
+    } <= set(frame.columns)
     assert str(frame["id"].dtype) == "Int64"
     assert pd.api.types.is_float_dtype(frame["payout_total_paid"])
     assert str(frame["created_at"].dt.tz) == "UTC"
@@ -89,8 +105,11 @@ def test_affiliates_reads_every_page_into_a_typed_frame(ans, client):
 
 
 def test_affiliates_small_pages_and_filters(ans, client):
-    expected = [r["id"] for r in ans.affiliate_records()
-                if r["status"] in ("active", "paused") and r["country"] == "FR"]
+    expected = [
+        r["id"]
+        for r in ans.affiliate_records()
+        if r["status"] in ("active", "paused") and r["country"] == "FR"
+    ]
     frame = client.affiliates(page_size=3, status=["active", "paused"], country="FR")
     assert frame["id"].tolist() == expected
     assert ans.request_count == -(-len(expected) // 3)
@@ -134,15 +153,18 @@ def test_get_one_and_a_page(ans, client):
 def test_create_returns_the_stored_affiliate(ans, client):
     created = client.create("affiliate", NEW)
     assert created["id"] == 1301 and created["manager"] == {"id": 2, "name": "Tom Becker"}
-    assert created["status"] == "pending" and created["payout"] == {"totalPaid": 10.0,
-                                                                    "pending": 2.5}
+    assert created["status"] == "pending" and created["payout"] == {
+        "totalPaid": 10.0,
+        "pending": 2.5,
+    }
     assert client.get("affiliate", 1301) == created
 
 
 def test_replace_puts_the_whole_record(ans, client):
     record = client.get("affiliate", 1002)
-    stored = client.replace("affiliate", 1002, {**record, "company": "Acme Ltd",
-                                                 "manager": {"id": 5}})
+    stored = client.replace(
+        "affiliate", 1002, {**record, "company": "Acme Ltd", "manager": {"id": 5}}
+    )
     assert stored["company"] == "Acme Ltd" and stored["manager"]["id"] == 5
     assert stored["createdAt"] == record["createdAt"] and stored["email"] == record["email"]
     assert ans.request_log[-1][0] == "PUT"
@@ -186,21 +208,33 @@ def test_pause_then_delete_an_active_affiliate(ans, client):
     assert active not in {r["id"] for r in ans.affiliate_records()}
 
 
-@pytest.mark.parametrize("call", [
-    lambda c: c.get("affiliate/1001"),
-    lambda c: c.get("", 1),
-    lambda c: c.delete("affiliate", "1/2"),
-    lambda c: c.create("affiliate", {}),
-    lambda c: c.update("affiliate", -1, {"name": "x"}),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda c: c.get("affiliate/1001"),
+        lambda c: c.get("", 1),
+        lambda c: c.delete("affiliate", "1/2"),
+        lambda c: c.create("affiliate", {}),
+        lambda c: c.update("affiliate", -1, {"name": "x"}),
+    ],
+)
 def test_bad_arguments_are_refused_before_sending(ans, client, call):
     with pytest.raises(ValidationError):
         call(client)
     assert ans.request_count == 0
 
 
-@pytest.mark.parametrize("network", ["http://demo.example.com", "demo.example.com/api",
-                                     "demo example.com", "", "host:99999", "user@host"])
+@pytest.mark.parametrize(
+    "network",
+    [
+        "http://demo.example.com",
+        "demo.example.com/api",
+        "demo example.com",
+        "",
+        "host:99999",
+        "user@host",
+    ],
+)
 def test_network_must_be_a_host_and_port(network):
     with pytest.raises(ValidationError, match="network"):
         AdNetworkClient(network, api_key="k")
@@ -300,13 +334,16 @@ def test_duplicate_email_is_code_33(ans, client):
     assert isinstance(info.value, ConflictError) and ans.request_count == 1
 
 
-@pytest.mark.parametrize("body, words", [
-    ({"name": "No Email"}, "missing required field(s) email"),
-    ({**NEW, "payout": {"totalPaid": "ten"}}, "payout.totalPaid must be a number"),
-    ({**NEW, "status": "sleeping"}, "status must be one of"),
-    ({**NEW, "manager": {"id": 99}}, "not an account manager"),
-    ({**NEW, "colour": "red"}, "unknown field(s) colour"),
-])
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        ({"name": "No Email"}, "missing required field(s) email"),
+        ({**NEW, "payout": {"totalPaid": "ten"}}, "payout.totalPaid must be a number"),
+        ({**NEW, "status": "sleeping"}, "status must be one of"),
+        ({**NEW, "manager": {"id": 99}}, "not an account manager"),
+        ({**NEW, "colour": "red"}, "unknown field(s) colour"),
+    ],
+)
 def test_bad_bodies_are_code_20(ans, client, body, words):
     with pytest.raises(ParameterError) as info:
         client.create("affiliate", body)
@@ -315,8 +352,10 @@ def test_bad_bodies_are_code_20(ans, client, body, words):
     assert ans.request_count == 1
 
 
-@pytest.mark.parametrize("params", [{"limit": 1000}, {"offset": 0}, {"limit": "ten"},
-                                    {"filters[colour]": "red"}, {"sort": "id"}])
+@pytest.mark.parametrize(
+    "params",
+    [{"limit": 1000}, {"offset": 0}, {"limit": "ten"}, {"filters[colour]": "red"}, {"sort": "id"}],
+)
 def test_bad_query_parameters_are_code_20(ans, client, params):
     with pytest.raises(ParameterError):
         client.get("affiliate", params=params)
@@ -388,8 +427,9 @@ def test_rate_limit_and_upgrade_are_retried_until_they_clear(ans, client, fault,
     assert len(ans.affiliate_records()) == (300 if method == "get" else 301)
 
 
-@pytest.mark.parametrize("fault, cls, status", [("40", TooManyRequestsError, 429),
-                                                ("50", SystemUpgradeError, 503)])
+@pytest.mark.parametrize(
+    "fault, cls, status", [("40", TooManyRequestsError, 429), ("50", SystemUpgradeError, 503)]
+)
 def test_retried_codes_raise_once_retries_run_out(ans, client, fault, cls, status):
     ans.inject(fault, count=10)
     with pytest.raises(cls) as info:

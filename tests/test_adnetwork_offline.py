@@ -37,10 +37,22 @@ def call(status, body, text=""):
     return parse(status, body, text, method="GET", path="/affiliate", request_id="r-1")
 
 
-FAMILY = {5: PermissionDeniedError, 11: ConflictError, 12: AuthenticationError,
-          13: AuthenticationError, 20: BadRequestError, 30: BadRequestError, 31: NotFoundError,
-          33: ConflictError, 40: RateLimitError, 41: PermissionDeniedError,
-          42: PermissionDeniedError, 50: ServerError, 51: ServerError, 60: BadRequestError}
+FAMILY = {
+    5: PermissionDeniedError,
+    11: ConflictError,
+    12: AuthenticationError,
+    13: AuthenticationError,
+    20: BadRequestError,
+    30: BadRequestError,
+    31: NotFoundError,
+    33: ConflictError,
+    40: RateLimitError,
+    41: PermissionDeniedError,
+    42: PermissionDeniedError,
+    50: ServerError,
+    51: ServerError,
+    60: BadRequestError,
+}
 
 
 @pytest.mark.parametrize("code", sorted(ERROR_CLASSES))
@@ -90,14 +102,39 @@ def test_hints_point_at_the_admin_settings():
 
 def test_frame_flattens_snake_cases_and_types_columns():
     records = [
-        {"name": "A", "id": 2, "manager": {"id": 7, "fullName": "M"}, "score": 1.5,
-         "isVip": True, "tags": ["x"], "createdAt": "2024-01-02T03:04:05Z", "note": None},
-        {"name": "B", "id": 3, "manager": {"id": 8, "fullName": "N"}, "score": 2,
-         "isVip": False, "tags": [], "createdAt": "2024-02-03T04:05:06+00:00", "note": "n"},
+        {
+            "name": "A",
+            "id": 2,
+            "manager": {"id": 7, "fullName": "M"},
+            "score": 1.5,
+            "isVip": True,
+            "tags": ["x"],
+            "createdAt": "2024-01-02T03:04:05Z",
+            "note": None,
+        },
+        {
+            "name": "B",
+            "id": 3,
+            "manager": {"id": 8, "fullName": "N"},
+            "score": 2,
+            "isVip": False,
+            "tags": [],
+            "createdAt": "2024-02-03T04:05:06+00:00",
+            "note": "n",
+        },
     ]
     frame = affiliates(records)
-    assert list(frame.columns) == ["id", "manager_id", "name", "manager_full_name", "score",
-                                   "is_vip", "tags", "created_at", "note"]
+    assert list(frame.columns) == [
+        "id",
+        "manager_id",
+        "name",
+        "manager_full_name",
+        "score",
+        "is_vip",
+        "tags",
+        "created_at",
+        "note",
+    ]
     dtypes = frame.dtypes.astype(str).to_dict()
     assert dtypes["id"] == "Int64" and dtypes["score"] == "float64"
     assert dtypes["is_vip"] == "boolean" and dtypes["created_at"] == "datetime64[ns, UTC]"
@@ -124,8 +161,10 @@ def test_check_changes_keeps_only_differences():
         check_changes(["name"], None)
 
 
-@pytest.mark.parametrize("network", ["demo.example.com", "127.0.0.1:8080", "[::1]:9000",
-                                     "localhost", "net-1.example.co.uk"])
+@pytest.mark.parametrize(
+    "network",
+    ["demo.example.com", "127.0.0.1:8080", "[::1]:9000", "localhost", "net-1.example.co.uk"],
+)
 def test_good_networks(network):
     assert check_network(network) == network
 

@@ -33,17 +33,34 @@ def test_list_envelope_and_pages(ans):
     assert (body["code"], body["message"]) == (0, "Success")
     data = body["data"]
     assert {k: data[k] for k in ("totalRows", "totalPages", "offset", "limit")} == {
-        "totalRows": 45, "totalPages": 3, "offset": 3, "limit": 20}
+        "totalRows": 45,
+        "totalPages": 3,
+        "offset": 3,
+        "limit": 20,
+    }
     assert [r["id"] for r in data["rowset"]] == list(range(1041, 1046))
     assert ans.request_log == [("GET", "/api/affiliate?offset=3&limit=20", 200)]
 
 
 def test_records_have_every_documented_field(ans):
     record = send(ans, "GET", "/affiliate/1001").json()["data"]
-    assert list(record) == ["id", "name", "email", "company", "status", "country", "currency",
-                            "manager", "payout", "createdAt", "updatedAt"]
+    assert list(record) == [
+        "id",
+        "name",
+        "email",
+        "company",
+        "status",
+        "country",
+        "currency",
+        "manager",
+        "payout",
+        "createdAt",
+        "updatedAt",
+    ]
     assert set(record["manager"]) == {"id", "name"} and set(record["payout"]) == {
-        "totalPaid", "pending"}
+        "totalPaid",
+        "pending",
+    }
     assert record["status"] in ("active", "pending", "paused", "rejected")
 
 
@@ -55,22 +72,26 @@ def test_same_seed_same_data_and_keys():
     assert len(set(emails)) == 300
 
 
-@pytest.mark.parametrize("data, headers, code, words", [
-    (b'{"name": "x",', {"Content-Type": "application/json"}, 30, "not valid JSON"),
-    (b"", {"Content-Type": "application/json"}, 30, "empty"),
-    (b'{"name": "x"}', {"Content-Type": "text/plain"}, 30, "Content-Type"),
-    (b"\xff\xfe{", {"Content-Type": "application/json"}, 30, "not UTF-8"),
-    (b'["name"]', {"Content-Type": "application/json"}, 20, "JSON object"),
-])
+@pytest.mark.parametrize(
+    "data, headers, code, words",
+    [
+        (b'{"name": "x",', {"Content-Type": "application/json"}, 30, "not valid JSON"),
+        (b"", {"Content-Type": "application/json"}, 30, "empty"),
+        (b'{"name": "x"}', {"Content-Type": "text/plain"}, 30, "Content-Type"),
+        (b"\xff\xfe{", {"Content-Type": "application/json"}, 30, "not UTF-8"),
+        (b'["name"]', {"Content-Type": "application/json"}, 20, "JSON object"),
+    ],
+)
 def test_unreadable_bodies(ans, data, headers, code, words):
     resp = send(ans, "POST", "/affiliate", data=data, headers=headers)
     body = resp.json()
     assert resp.status_code == 400 and body["code"] == code and words in body["message"]
 
 
-@pytest.mark.parametrize("method, path, allow", [("DELETE", "/affiliate", "GET, POST"),
-                                                 ("POST", "/affiliate/1001",
-                                                  "GET, PUT, PATCH, DELETE")])
+@pytest.mark.parametrize(
+    "method, path, allow",
+    [("DELETE", "/affiliate", "GET, POST"), ("POST", "/affiliate/1001", "GET, PUT, PATCH, DELETE")],
+)
 def test_unsupported_method_is_405_with_allow(ans, method, path, allow):
     resp = send(ans, method, path)
     assert resp.status_code == 405 and resp.json()["code"] == 32
@@ -80,8 +101,10 @@ def test_unsupported_method_is_405_with_allow(ans, method, path, allow):
 @pytest.mark.parametrize("path", ["/offers", "/affiliate/1001/extra", "/../admin"])
 def test_unknown_uri_is_501(ans, path):
     resp = send(ans, "GET", path)
-    assert resp.status_code == 501 and resp.json() == {"code": 32,
-                                                       "message": "Request uri not found"}
+    assert resp.status_code == 501 and resp.json() == {
+        "code": 32,
+        "message": "Request uri not found",
+    }
 
 
 def test_non_numeric_id_is_not_found(ans):
@@ -155,9 +178,17 @@ def test_client_helper_and_addresses(ans):
     assert client.base_url == ans.url and client.get("affiliate", 1045)["id"] == 1045
 
 
-@pytest.mark.parametrize("query", ["offset=%EF%BC%91", "limit=-1", "filters%5Bstatus=active",
-                                   "filters%5Bstatus%5D=", "offset=99999999999999999999",
-                                   "limit=1e3"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "offset=%EF%BC%91",
+        "limit=-1",
+        "filters%5Bstatus=active",
+        "filters%5Bstatus%5D=",
+        "offset=99999999999999999999",
+        "limit=1e3",
+    ],
+)
 def test_odd_queries_get_an_api_error_or_an_answer_never_a_crash(ans, query):
     resp = send(ans, "GET", f"/affiliate?{query}")
     assert resp.status_code in (200, 400) and resp.json()["code"] in (0, 20)

@@ -37,9 +37,11 @@ def test_canary_key_never_appears_in_reprs_errors_or_logs(ans, caplog):
     ans.inject("50")
     client.get("affiliate", 1001)
     errors = []
-    for trigger in (lambda: client.get("affiliate", 5),
-                    lambda: client.create("affiliate", {"name": "no email"}),
-                    lambda: ans.set_maintenance(True) or client.get("affiliate", 1001)):
+    for trigger in (
+        lambda: client.get("affiliate", 5),
+        lambda: client.create("affiliate", {"name": "no email"}),
+        lambda: ans.set_maintenance(True) or client.get("affiliate", 1001),
+    ):
         with pytest.raises(AdNetworkError) as info:
             trigger()
         errors.append(info.value)
@@ -68,8 +70,9 @@ def test_redirect_to_another_host_does_not_carry_the_key():
     with ScriptedServer([answer]) as other:
         hop = Reply(307, b"", headers={"Location": other.url + "/api/affiliate/1"})
         with ScriptedServer([hop]) as first:
-            client = AdNetworkClient(f"127.0.0.1:{first.port}", api_key=CANARY_KEY,
-                                     scheme="http", retry=FAST)
+            client = AdNetworkClient(
+                f"127.0.0.1:{first.port}", api_key=CANARY_KEY, scheme="http", retry=FAST
+            )
             assert client.get("affiliate", 1) == {"id": 1}
     assert first.seen[0].headers["x-api-key"] == CANARY_KEY
     assert "x-api-key" not in other.seen[0].headers
@@ -77,12 +80,15 @@ def test_redirect_to_another_host_does_not_carry_the_key():
 
 
 def test_a_server_repeating_a_page_is_stopped():
-    page = {"code": 0, "message": "Success",
-            "data": {"rowset": [{"id": 1}], "totalRows": 3, "totalPages": 3, "offset": 1,
-                     "limit": 1}}
+    page = {
+        "code": 0,
+        "message": "Success",
+        "data": {"rowset": [{"id": 1}], "totalRows": 3, "totalPages": 3, "offset": 1, "limit": 1},
+    }
     with ScriptedServer([Reply(200, page)]) as srv:
-        client = AdNetworkClient(f"127.0.0.1:{srv.port}", api_key=CANARY_KEY, scheme="http",
-                                 retry=FAST)
+        client = AdNetworkClient(
+            f"127.0.0.1:{srv.port}", api_key=CANARY_KEY, scheme="http", retry=FAST
+        )
         with pytest.raises(PaginationError, match="page 1 when page 2"):
             client.affiliates(page_size=1)
     assert len(srv.seen) == 2

@@ -13,12 +13,27 @@ from docsapi.errors import ValidationError
 
 SPACES = {"s1": "Handbook", "s2": "API", "s3": "Empty", "s4": "Ops"}
 MEMBERS = {"owner": "admin", "alice": "edit", "bob": "read", "gina": None, "carol": "create"}
-TEAMS = {"t1": ("Writers", ["alice", "bob"]), "t2": ("Admins", ["owner", "carol"]),
-         "t3": ("Ghosts", []), "t4": ("Reviewers", ["alice"])}
-USER_GRANTS = [("s1", "owner", "admin"), ("s1", "alice", "edit"), ("s1", "fred", "read"),
-               ("s1", "gina", "edit"), ("s2", "bob", "comment"), ("s4", "alice", "review")]
-TEAM_GRANTS = [("s1", "t1", "edit"), ("s1", "t3", "read"), ("s1", "t4", "review"),
-               ("s2", "t2", "admin"), ("s2", "t1", "read")]
+TEAMS = {
+    "t1": ("Writers", ["alice", "bob"]),
+    "t2": ("Admins", ["owner", "carol"]),
+    "t3": ("Ghosts", []),
+    "t4": ("Reviewers", ["alice"]),
+}
+USER_GRANTS = [
+    ("s1", "owner", "admin"),
+    ("s1", "alice", "edit"),
+    ("s1", "fred", "read"),
+    ("s1", "gina", "edit"),
+    ("s2", "bob", "comment"),
+    ("s4", "alice", "review"),
+]
+TEAM_GRANTS = [
+    ("s1", "t1", "edit"),
+    ("s1", "t3", "read"),
+    ("s1", "t4", "review"),
+    ("s2", "t2", "admin"),
+    ("s2", "t1", "read"),
+]
 
 
 def name(user_id: str) -> str:
@@ -26,8 +41,12 @@ def name(user_id: str) -> str:
 
 
 def user(user_id: str) -> dict:
-    return {"object": "user", "id": user_id, "displayName": name(user_id),
-            "email": f"{user_id}@example.com"}
+    return {
+        "object": "user",
+        "id": user_id,
+        "displayName": name(user_id),
+        "email": f"{user_id}@example.com",
+    }
 
 
 def team(team_id: str) -> dict:
@@ -37,29 +56,57 @@ def team(team_id: str) -> dict:
 
 def make_data(user_grants=USER_GRANTS, team_grants=TEAM_GRANTS, errors=()) -> AuditData:
     """An organization built from API-shaped records by the client's own frame functions."""
-    spaces = frames.spaces([{"object": "space", "id": s, "title": title, "organization": "org"}
-                            for s, title in SPACES.items()])
-    members = frames.org_members("org", [
-        {"object": "member", "id": u, "role": role, "user": user(u), "disabled": False}
-        for u, role in MEMBERS.items()
-    ])
+    spaces = frames.spaces(
+        [
+            {"object": "space", "id": s, "title": title, "organization": "org"}
+            for s, title in SPACES.items()
+        ]
+    )
+    members = frames.org_members(
+        "org",
+        [
+            {"object": "member", "id": u, "role": role, "user": user(u), "disabled": False}
+            for u, role in MEMBERS.items()
+        ],
+    )
     teams = frames.teams("org", [team(t) for t in TEAMS])
-    team_members = pd.concat([
-        frames.team_members("org", t, [{"organization": {"user": user(u)},
-                                        "team": {"role": "member"}} for u in users])
-        for t, (_, users) in TEAMS.items()
-    ], ignore_index=True)
-    users = pd.concat([frames.permission_users(None, [])] + [
-        frames.permission_users(s, [{"permission": role, "user": user(u)}])
-        for s, u, role in user_grants
-    ], ignore_index=True)
-    team_rows = pd.concat([frames.permission_teams(None, [])] + [
-        frames.permission_teams(s, [{"permission": role, "team": team(t)}])
-        for s, t, role in team_grants
-    ], ignore_index=True)
-    return AuditData(org_id="org", spaces=spaces, user_grants=users, team_grants=team_rows,
-                     members=members, teams=teams, team_members=team_members,
-                     errors=pd.DataFrame(list(errors), columns=ERROR_COLUMNS))
+    team_members = pd.concat(
+        [
+            frames.team_members(
+                "org",
+                t,
+                [{"organization": {"user": user(u)}, "team": {"role": "member"}} for u in users],
+            )
+            for t, (_, users) in TEAMS.items()
+        ],
+        ignore_index=True,
+    )
+    users = pd.concat(
+        [frames.permission_users(None, [])]
+        + [
+            frames.permission_users(s, [{"permission": role, "user": user(u)}])
+            for s, u, role in user_grants
+        ],
+        ignore_index=True,
+    )
+    team_rows = pd.concat(
+        [frames.permission_teams(None, [])]
+        + [
+            frames.permission_teams(s, [{"permission": role, "team": team(t)}])
+            for s, t, role in team_grants
+        ],
+        ignore_index=True,
+    )
+    return AuditData(
+        org_id="org",
+        spaces=spaces,
+        user_grants=users,
+        team_grants=team_rows,
+        members=members,
+        teams=teams,
+        team_members=team_members,
+        errors=pd.DataFrame(list(errors), columns=ERROR_COLUMNS),
+    )
 
 
 def found(audit, rule: str) -> set[tuple]:
@@ -68,8 +115,9 @@ def found(audit, rule: str) -> set[tuple]:
 
 
 def effective_role(audit, space_id: str, user_id: str):
-    row = audit.effective[(audit.effective.space_id == space_id)
-                          & (audit.effective.user_id == user_id)]
+    row = audit.effective[
+        (audit.effective.space_id == space_id) & (audit.effective.user_id == user_id)
+    ]
     assert len(row) == 1
     return row.iloc[0]
 
@@ -102,8 +150,15 @@ def test_findings_are_sorted_most_severe_first_with_a_sentence_each():
     findings = analyze(make_data()).findings
     ranks = findings["severity"].map({"high": 0, "medium": 1, "low": 2}).tolist()
     assert ranks == sorted(ranks)
-    assert list(findings.columns) == ["severity", "rule", "space_id", "space_title",
-                                      "principal_id", "principal_name", "detail"]
+    assert list(findings.columns) == [
+        "severity",
+        "rule",
+        "space_id",
+        "space_title",
+        "principal_id",
+        "principal_name",
+        "detail",
+    ]
     guest = findings[findings.rule == "guest_write"].iloc[0]
     assert guest.principal_name == "Gina" and guest.space_title == "Handbook"
     assert "guest" in guest.detail and "Lower the role" in guest.detail
@@ -113,7 +168,7 @@ def test_findings_are_sorted_most_severe_first_with_a_sentence_each():
 def test_effective_role_is_the_highest_over_direct_and_several_teams():
     audit = analyze(make_data())
     alice = effective_role(audit, "s1", "alice")
-    assert alice.role == "review"          # direct edit, Writers edit, Reviewers review
+    assert alice.role == "review"  # direct edit, Writers edit, Reviewers review
     assert alice.sources == "direct; team:t1; team:t4"
     assert alice.member_role == "edit"
     bob = effective_role(audit, "s2", "bob")
@@ -124,7 +179,7 @@ def test_effective_role_is_the_highest_over_direct_and_several_teams():
 
 
 def test_direct_grant_above_every_team_role_is_not_redundant():
-    grants = [*USER_GRANTS, ("s2", "alice", "admin")]     # Writers only give read on s2
+    grants = [*USER_GRANTS, ("s2", "alice", "admin")]  # Writers only give read on s2
     assert ("s2", "alice") not in found(analyze(make_data(user_grants=grants)), "redundant_grant")
 
 
@@ -132,8 +187,8 @@ def test_role_columns_are_ordered_so_comparisons_select_writers():
     effective = analyze(make_data()).effective
     writers = effective[effective["role"] >= "edit"]
     pairs = set(zip(writers.space_id, writers.user_id, strict=True))
-    assert {("s1", "gina"), ("s1", "bob")} <= pairs        # bob writes through Writers
-    assert ("s2", "bob") not in pairs                      # comment only
+    assert {("s1", "gina"), ("s1", "bob")} <= pairs  # bob writes through Writers
+    assert ("s2", "bob") not in pairs  # comment only
 
 
 def test_without_team_expansion_effective_shows_direct_grants_but_findings_do_not_change():
@@ -147,8 +202,15 @@ def test_without_team_expansion_effective_shows_direct_grants_but_findings_do_no
 def test_grants_stay_raw_one_row_per_user_or_team_grant():
     grants = analyze(make_data()).grants
     assert len(grants) == len(USER_GRANTS) + len(TEAM_GRANTS)
-    assert list(grants.columns) == ["space_id", "space_title", "principal_type", "principal_id",
-                                    "principal_name", "role", "source"]
+    assert list(grants.columns) == [
+        "space_id",
+        "space_title",
+        "principal_type",
+        "principal_id",
+        "principal_name",
+        "role",
+        "source",
+    ]
     assert set(grants.loc[grants["principal_type"] == "user", "source"]) == {"direct"}
     team_rows = grants[grants["principal_type"] == "team"]
     assert (team_rows["source"] == "team:" + team_rows["principal_id"]).all()
@@ -172,14 +234,19 @@ def test_summary_counts_roles_principals_and_severities():
     assert audit.count("user", "principal_type") == len(USER_GRANTS)
     assert audit.count("team", "principal_type") == len(TEAM_GRANTS)
     assert audit.count("high", "severity") == 2
-    assert audit.count("admin", "role") == 3            # owner on s1, owner and carol on s2
+    assert audit.count("admin", "role") == 3  # owner on s1, owner and carol on s2
     assert audit.count("findings") == len(audit.findings)
     assert "findings=6" in repr(audit)
 
 
 def test_space_with_unreadable_permissions_is_not_called_adminless():
-    error = {"space_id": "s3", "team_id": None, "stage": "space users",
-             "error_type": "PermissionDeniedError", "message": "403"}
+    error = {
+        "space_id": "s3",
+        "team_id": None,
+        "stage": "space users",
+        "error_type": "PermissionDeniedError",
+        "message": "403",
+    }
     audit = analyze(make_data(errors=[error]))
     assert found(audit, "no_admin") == {("s4", None)}
     assert audit.count("errors") == 1
@@ -193,9 +260,17 @@ def test_empty_organization_gives_empty_tables_with_their_columns():
     assert found(audit, "no_admin") == {(s, None) for s in SPACES}
 
 
-@pytest.mark.parametrize("kwargs", [{"admin_share": 1.5}, {"admin_share": "half"},
-                                    {"max_admins": 0}, {"max_admins": 2.5}, {"max_admin": 3},
-                                    {"max_admins": True}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"admin_share": 1.5},
+        {"admin_share": "half"},
+        {"max_admins": 0},
+        {"max_admins": 2.5},
+        {"max_admin": 3},
+        {"max_admins": True},
+    ],
+)
 def test_bad_thresholds_are_refused(kwargs):
     with pytest.raises(ValidationError):
         AuditThresholds.from_kwargs(**kwargs)

@@ -40,15 +40,17 @@ def test_demo_tables_cover_every_space_and_member(demo_audit, sandbox):
     statuses = set(demo_audit.effective.loc[demo_audit.effective.user_id == former, "member_role"])
     assert statuses == {"non-member"}
     guest = sandbox.demo["guest_write"][0][1]
-    assert set(demo_audit.effective.loc[demo_audit.effective.user_id == guest,
-                                        "member_role"]) == {"guest"}
+    assert set(demo_audit.effective.loc[demo_audit.effective.user_id == guest, "member_role"]) == {
+        "guest"
+    }
 
 
 def test_multi_team_user_gets_the_highest_role_of_direct_and_team_grants(demo_audit, sandbox):
     case = sandbox.demo["multi_team_user"]
     effective = demo_audit.effective
-    row = effective[(effective.space_id == case["space_id"])
-                    & (effective.user_id == case["user_id"])].iloc[0]
+    row = effective[
+        (effective.space_id == case["space_id"]) & (effective.user_id == case["user_id"])
+    ].iloc[0]
     assert row.role == case["effective"]
     expected = ["direct", *sorted(f"team:{team}" for team in case["team_roles"])]
     assert row.sources == "; ".join(expected)
@@ -82,7 +84,7 @@ def test_audit_under_a_rate_limit_finishes_without_errors_or_refusals(sandbox, d
     sandbox.set_rate_limit(15, per_seconds=0.5)
     audit = audit_permissions(sandbox.client(), sandbox.org_id, progress=False, max_workers=8)
     assert audit.errors.empty
-    assert len(sandbox.request_log) > 3 * 15          # the crawl spanned several windows
+    assert len(sandbox.request_log) > 3 * 15  # the crawl spanned several windows
     assert [entry for entry in sandbox.request_log if entry[2] == 429] == []
     assert audit.findings.equals(demo_audit.findings)
 
@@ -104,15 +106,18 @@ def test_unknown_organization_raises_not_found(client):
         audit_permissions(client, "no-such-org", progress=False)
 
 
-@pytest.mark.parametrize(("kwargs", "argument"), [
-    ({"org_id": ""}, "org_id"),
-    ({"org_id": 42}, "org_id"),
-    ({"max_workers": 0}, "max_workers"),
-    ({"max_workers": 2.0}, "max_workers"),
-    ({"admin_share": 2}, "admin_share"),
-    ({"max_admins": -1}, "max_admins"),
-    ({"too_many": 3}, "too_many"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "argument"),
+    [
+        ({"org_id": ""}, "org_id"),
+        ({"org_id": 42}, "org_id"),
+        ({"max_workers": 0}, "max_workers"),
+        ({"max_workers": 2.0}, "max_workers"),
+        ({"admin_share": 2}, "admin_share"),
+        ({"max_admins": -1}, "max_admins"),
+        ({"too_many": 3}, "too_many"),
+    ],
+)
 def test_bad_arguments_are_refused_before_any_request(sandbox, client, kwargs, argument):
     options = {"org_id": sandbox.org_id, "progress": False, **kwargs}
     with pytest.raises(ValidationError) as info:

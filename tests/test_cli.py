@@ -29,14 +29,24 @@ def expected_findings_line(demo: dict) -> str:
 
 def test_demo_writes_the_report_and_prints_a_summary(sandbox_server, tmp_path, capsys):
     out = tmp_path / "report.html"
-    status = main(["demo", "--out", str(out), "--no-progress",
-                   "--excel", str(tmp_path / "audit.xlsx"), "--csv", str(tmp_path / "csv")])
+    status = main(
+        [
+            "demo",
+            "--out",
+            str(out),
+            "--no-progress",
+            "--excel",
+            str(tmp_path / "audit.xlsx"),
+            "--csv",
+            str(tmp_path / "csv"),
+        ]
+    )
     printed = capsys.readouterr()
     assert status == 0, printed.err
     assert out.stat().st_size > 10_000
     assert "<h2>Findings</h2>" in out.read_text(encoding="utf-8")
     assert (tmp_path / "audit.xlsx").exists() and (tmp_path / "csv" / "findings.csv").exists()
-    demo = sandbox_server.demo                    # the demo command uses the same seed, 0
+    demo = sandbox_server.demo  # the demo command uses the same seed, 0
     assert f"{len(demo['space_ids'])} spaces" in printed.out
     assert expected_findings_line(demo) in printed.out
     assert f"Report: {out.resolve()}" in printed.out
@@ -51,8 +61,15 @@ def _console_script() -> list[str]:
 def test_demo_through_the_console_script_writes_audit_report_html_here(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop("GITBOOK_API_TOKEN", None)
-    done = subprocess.run([*_console_script(), "demo", "--no-progress"], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=240, check=False)
+    done = subprocess.run(
+        [*_console_script(), "demo", "--no-progress"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "audit-report.html").exists()
     assert "Findings:" in done.stdout and "audit-report.html" in done.stdout
@@ -76,8 +93,15 @@ def test_audit_with_an_unknown_token_reports_401_without_the_token(
     sandbox, capsys, monkeypatch, canary_token, tmp_path
 ):
     monkeypatch.setenv("GITBOOK_API_TOKEN", canary_token)
-    status, output = run_audit(capsys, "--org", sandbox.org_id, "--base-url", sandbox.url,
-                               "--out", str(tmp_path / "r.html"))
+    status, output = run_audit(
+        capsys,
+        "--org",
+        sandbox.org_id,
+        "--base-url",
+        sandbox.url,
+        "--out",
+        str(tmp_path / "r.html"),
+    )
     assert status == 1
     assert "rejected the token (401)" in output and len(output.strip().splitlines()) == 1
     assert canary_token not in output and "Traceback" not in output
@@ -100,9 +124,7 @@ def test_audit_with_a_read_only_token_reports_403(
     assert token not in output and "Traceback" not in output
 
 
-def test_audit_of_an_unknown_organization_reports_404(
-    sandbox, capsys, monkeypatch, canary_token
-):
+def test_audit_of_an_unknown_organization_reports_404(sandbox, capsys, monkeypatch, canary_token):
     sandbox.add_token(canary_token, user_id=sandbox.demo["owner_id"])
     monkeypatch.setenv("GITBOOK_API_TOKEN", canary_token)
     status, output = run_audit(capsys, "--org", "no-such-org", "--base-url", sandbox.url)
@@ -117,8 +139,19 @@ def test_audit_with_a_good_token_writes_a_report_free_of_it(
     sandbox.add_token(canary_token, user_id=sandbox.demo["owner_id"])
     monkeypatch.setenv("GITBOOK_API_TOKEN", canary_token)
     out, csv = tmp_path / "report.html", tmp_path / "csv"
-    status, output = run_audit(capsys, "--org", sandbox.org_id, "--base-url", sandbox.url,
-                               "--out", str(out), "--csv", str(csv), "--workers", "4")
+    status, output = run_audit(
+        capsys,
+        "--org",
+        sandbox.org_id,
+        "--base-url",
+        sandbox.url,
+        "--out",
+        str(out),
+        "--csv",
+        str(csv),
+        "--workers",
+        "4",
+    )
     assert status == 0, output
     assert expected_findings_line(sandbox.demo) in output
     written = [out, *csv.iterdir()]
@@ -142,13 +175,20 @@ def test_sandbox_command_serves_until_interrupted(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONUNBUFFERED": "1"}
     process = subprocess.Popen(
         [*_console_script(), "sandbox", "--port", "0", "--seed", "3", "--spaces", "45"],
-        cwd=tmp_path, env=env, stdout=subprocess.PIPE, text=True)
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         first = process.stdout.readline()
         url = re.search(r"http://127\.0\.0\.1:\d+/v1", first).group(0)
         org = process.stdout.readline().split()[-1]
-        token = next(line.split()[-1] for line in iter(process.stdout.readline, "")
-                     if line.startswith("token user "))
+        token = next(
+            line.split()[-1]
+            for line in iter(process.stdout.readline, "")
+            if line.startswith("token user ")
+        )
         headers = {"Authorization": f"Bearer {token}"}
         request = urllib.request.Request(f"{url}/user", headers=headers)
         with urllib.request.urlopen(request, timeout=10) as answer:

@@ -25,8 +25,15 @@ GROUPS = {
 
 def test_signature_matches_the_design():
     parameters = inspect.signature(DocsClient).parameters
-    design = ["token", "base_url", "timeout", "max_retries", "max_rate_limit_wait", "session",
-              "headers"]
+    design = [
+        "token",
+        "base_url",
+        "timeout",
+        "max_retries",
+        "max_rate_limit_wait",
+        "session",
+        "headers",
+    ]
     assert list(parameters)[: len(design)] == design
     extras = [p for p in parameters.values() if p.name not in design]
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in extras)

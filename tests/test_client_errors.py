@@ -44,8 +44,11 @@ def _call(client, group, method, space_id, args, kwargs):
     return getattr(getattr(client, group), method)(space_id, *args, **kwargs)
 
 
-@pytest.mark.parametrize(("group", "method", "args", "kwargs"), READS + WRITES,
-                         ids=[f"{g}.{m}" for g, m, _, _ in READS + WRITES])
+@pytest.mark.parametrize(
+    ("group", "method", "args", "kwargs"),
+    READS + WRITES,
+    ids=[f"{g}.{m}" for g, m, _, _ in READS + WRITES],
+)
 def test_unknown_space_is_not_found(client, group, method, args, kwargs):
     with pytest.raises(NotFoundError) as info:
         _call(client, group, method, UNKNOWN, args, kwargs)
@@ -58,8 +61,9 @@ def read_only(sandbox):
     return docsapi.DocsClient(token=sandbox.tokens["oauth:space:read"], base_url=sandbox.url)
 
 
-@pytest.mark.parametrize(("group", "method", "args", "kwargs"), WRITES,
-                         ids=[f"{g}.{m}" for g, m, _, _ in WRITES])
+@pytest.mark.parametrize(
+    ("group", "method", "args", "kwargs"), WRITES, ids=[f"{g}.{m}" for g, m, _, _ in WRITES]
+)
 def test_read_only_token_cannot_write(sandbox, client, read_only, group, method, args, kwargs):
     space_id = sandbox.demo["space_ids"][1]
     before = client.spaces.get(space_id).raw

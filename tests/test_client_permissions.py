@@ -114,5 +114,6 @@ def test_raw_records_match_the_frames(client, sandbox):
     teams = client.permissions.team_records(space_id)
     assert [u["user"]["id"] for u in users] == list(client.permissions.users(space_id)["user_id"])
     assert [t["team"]["id"] for t in teams] == list(client.permissions.teams(space_id)["team_id"])
-    assert all(u["permission"] in {"admin", "create", "edit", "review", "comment", "read"}
-               for u in users)
+    assert all(
+        u["permission"] in {"admin", "create", "edit", "review", "comment", "read"} for u in users
+    )

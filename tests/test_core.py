@@ -87,8 +87,15 @@ def test_retry_policy_validates_its_settings():
 
 @pytest.mark.parametrize(
     ("status", "cls"),
-    [(401, AuthenticationError), (404, NotFoundError), (409, ConflictError),
-     (429, RateLimitError), (500, ServerError), (503, ServerError), (418, APIStatusError)],
+    [
+        (401, AuthenticationError),
+        (404, NotFoundError),
+        (409, ConflictError),
+        (429, RateLimitError),
+        (500, ServerError),
+        (503, ServerError),
+        (418, APIStatusError),
+    ],
 )
 def test_status_maps_to_the_most_specific_class(status, cls):
     assert status_error_class(status) is cls
@@ -101,8 +108,7 @@ def test_server_errors_worth_retrying():
 
 
 def test_error_message_keeps_the_request_id_last_when_detail_is_added():
-    error = NotFoundError(404, "Space not found.", method="GET", path="/spaces/x",
-                          request_id="r-1")
+    error = NotFoundError(404, "Space not found.", method="GET", path="/spaces/x", request_id="r-1")
     error.add_detail("Check the id.")
     assert str(error) == "404 (GET /spaces/x): Space not found. Check the id. [request id r-1]"
 

@@ -267,8 +267,10 @@ def test_unknown_schema_name_raises_key_error():
 
 
 def test_permission_frames_take_one_space_id_per_record():
-    records = [{"permission": "edit", "user": {"id": "u1"}},
-               {"permission": "read", "user": {"id": "u2"}}]
+    records = [
+        {"permission": "edit", "user": {"id": "u1"}},
+        {"permission": "read", "user": {"id": "u2"}},
+    ]
     frame = frames.permission_users(["s1", "s2"], records)
     assert list(frame["space_id"]) == ["s1", "s2"]
     assert list(frame["user_id"]) == ["u1", "u2"]

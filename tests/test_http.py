@@ -25,8 +25,13 @@ FAST = RetryPolicy(max_retries=3, backoff=0.01, jitter=False, max_rate_limit_wai
 OK = Reply(200, {"ok": True})
 
 
-def transport(url: str, *, retry: RetryPolicy = FAST, token: str | None = "tok-123",
-              timeout: Timeout | None = None) -> Transport:
+def transport(
+    url: str,
+    *,
+    retry: RetryPolicy = FAST,
+    token: str | None = "tok-123",
+    timeout: Timeout | None = None,
+) -> Transport:
     return Transport(
         url + "/v1",
         credential=Secret(token) if token else None,
@@ -118,8 +123,15 @@ def test_rate_limit_reset_header_is_honoured_on_429():
 
 def test_exhausted_budget_waits_for_the_reset_before_the_next_request():
     reset = int(time.time()) + 2
-    exhausted = Reply(200, {"n": 1}, headers={
-        "X-RateLimit-Limit": "5", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(reset)})
+    exhausted = Reply(
+        200,
+        {"n": 1},
+        headers={
+            "X-RateLimit-Limit": "5",
+            "X-RateLimit-Remaining": "0",
+            "X-RateLimit-Reset": str(reset),
+        },
+    )
     with ScriptedServer([exhausted, OK]) as srv:
         t = transport(srv.url)
         t.request("GET", "/x")
@@ -130,8 +142,11 @@ def test_exhausted_budget_waits_for_the_reset_before_the_next_request():
 
 
 def test_exhausted_budget_with_a_distant_reset_raises_without_sending():
-    exhausted = Reply(200, {}, headers={
-        "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(time.time()) + 900)})
+    exhausted = Reply(
+        200,
+        {},
+        headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(time.time()) + 900)},
+    )
     with ScriptedServer([exhausted, OK]) as srv:
         t = transport(srv.url)
         t.request("GET", "/x")
@@ -221,14 +236,19 @@ def test_read_timeout_on_get_is_retried():
 
 
 def test_paginate_follows_cursors_until_absent():
-    pages = [Reply(200, {"items": [1, 2], "next": {"page": "c1"}}),
-             Reply(200, {"items": [3], "next": {"page": "c2"}}),
-             Reply(200, {"items": [4]})]
+    pages = [
+        Reply(200, {"items": [1, 2], "next": {"page": "c1"}}),
+        Reply(200, {"items": [3], "next": {"page": "c2"}}),
+        Reply(200, {"items": [4]}),
+    ]
     with ScriptedServer(pages) as srv:
         items = list(transport(srv.url).paginate("/list", limit=2))
     assert items == [1, 2, 3, 4]
     assert [s.path for s in srv.seen] == [
-        "/v1/list?limit=2", "/v1/list?limit=2&page=c1", "/v1/list?limit=2&page=c2"]
+        "/v1/list?limit=2",
+        "/v1/list?limit=2&page=c1",
+        "/v1/list?limit=2&page=c2",
+    ]
 
 
 def test_repeated_cursor_raises_pagination_error():
@@ -264,8 +284,9 @@ def test_own_session_pools_enough_connections_for_audit_threads():
     own = transport("http://127.0.0.1:9")
     assert own._session.get_adapter("http://127.0.0.1:9")._pool_maxsize >= 16
     given = requests.Session()
-    borrowed = Transport("http://127.0.0.1:9/v1", credential=None, timeout=Timeout(),
-                         retry=FAST, session=given)
+    borrowed = Transport(
+        "http://127.0.0.1:9/v1", credential=None, timeout=Timeout(), retry=FAST, session=given
+    )
     assert borrowed._session is given
 
 

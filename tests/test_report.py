@@ -54,9 +54,9 @@ def test_charts_of_an_empty_audit_still_draw():
 def test_html_report_is_one_escaped_self_contained_file(audit, tmp_path):
     path = audit.to_html(tmp_path / "sub" / "report.html")
     text = path.read_text(encoding="utf-8")
-    assert "<script" not in text                           # the hostile title is escaped
+    assert "<script" not in text  # the hostile title is escaped
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;b&gt;Ops" in text
-    assert not re.search(r'(src|href)="(?!data:)', text)   # nothing loaded from elsewhere
+    assert not re.search(r'(src|href)="(?!data:)', text)  # nothing loaded from elsewhere
     images = re.findall(r'<img class="chart" alt="[^"]+" src="data:image/png;base64,([^"]+)"', text)
     assert len(images) == 3
     assert all(base64.b64decode(image).startswith(b"\x89PNG") for image in images)
@@ -97,12 +97,25 @@ def test_excel_without_openpyxl_says_how_to_install_it(audit, tmp_path, monkeypa
 
 def test_csv_writes_one_readable_file_per_table(audit, tmp_path):
     files = audit.to_csv(tmp_path / "csv")
-    assert [f.name for f in files] == ["summary.csv", "findings.csv", "effective.csv",
-                                       "grants.csv", "matrix.csv", "errors.csv"]
+    assert [f.name for f in files] == [
+        "summary.csv",
+        "findings.csv",
+        "effective.csv",
+        "grants.csv",
+        "matrix.csv",
+        "errors.csv",
+    ]
     effective = pd.read_csv(tmp_path / "csv" / "effective.csv")
     assert len(effective) == len(audit.effective)
-    assert set(effective["role"]) <= {"guest", "read", "comment", "edit", "review", "create",
-                                      "admin"}
+    assert set(effective["role"]) <= {
+        "guest",
+        "read",
+        "comment",
+        "edit",
+        "review",
+        "create",
+        "admin",
+    }
     summary = pd.read_csv(tmp_path / "csv" / "summary.csv")
     assert list(summary.columns) == ["category", "item", "count"]
 

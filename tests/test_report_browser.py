@@ -10,8 +10,15 @@ from docsapi import audit_permissions
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 @pytest.fixture
@@ -32,8 +39,12 @@ def test_report_renders_with_charts_and_every_finding(sandbox, browser, tmp_path
     report = audit.to_html(tmp_path / "audit-report.html")
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     outside: list[str] = []
-    page.on("request", lambda request: outside.append(request.url)
-            if not request.url.startswith(("file:", "data:")) else None)
+    page.on(
+        "request",
+        lambda request: (
+            outside.append(request.url) if not request.url.startswith(("file:", "data:")) else None
+        ),
+    )
     page.goto(report.as_uri())
     page.wait_for_load_state("load")
     ARTIFACTS.mkdir(exist_ok=True)

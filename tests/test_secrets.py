@@ -19,8 +19,12 @@ def canary_client(sandbox, canary_token):
 
 
 def test_repr_of_client_and_groups_hide_the_token(canary_client, canary_token):
-    shown = [repr(canary_client), str(canary_client), repr(canary_client.spaces),
-             repr(canary_client.transport)]
+    shown = [
+        repr(canary_client),
+        str(canary_client),
+        repr(canary_client.spaces),
+        repr(canary_client.transport),
+    ]
     shown += [canary_client._repr_markdown_()] if hasattr(canary_client, "_repr_markdown_") else []
     assert all(canary_token not in text for text in shown)
 
@@ -49,8 +53,9 @@ def test_debug_logs_of_every_logger_hide_the_token(canary_client, caplog, canary
     canary_client.spaces.list(org_id=canary_client.orgs.list()["id"].iloc[0])
     with pytest.raises(DocsAPIError):
         canary_client.spaces.get("no-such-space")
-    logging.getLogger("urllib3.connectionpool").debug("headers: Authorization: Bearer %s",
-                                                       canary_token)
+    logging.getLogger("urllib3.connectionpool").debug(
+        "headers: Authorization: Bearer %s", canary_token
+    )
     assert caplog.records, "expected debug records from docsapi and urllib3"
     assert canary_token not in caplog.text
     assert all(canary_token not in record.getMessage() for record in caplog.records)
@@ -58,8 +63,9 @@ def test_debug_logs_of_every_logger_hide_the_token(canary_client, caplog, canary
 
 def test_redirect_to_another_host_does_not_carry_the_token(canary_token):
     with ScriptedServer([Reply(200, {"version": "1", "build": "b"})]) as other:
-        hop = Reply(302, b"", headers={"Location": other.url.replace("127.0.0.1", "localhost")
-                                       + "/v1/"})
+        hop = Reply(
+            302, b"", headers={"Location": other.url.replace("127.0.0.1", "localhost") + "/v1/"}
+        )
         with ScriptedServer([hop]) as origin:
             client = docsapi.DocsClient(token=canary_token, base_url=origin.url + "/v1")
             client.info()

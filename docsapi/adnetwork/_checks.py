@@ -49,14 +49,16 @@ def check_network(value: Any) -> str:
     network = value.strip()
     if "://" in network:
         raise ValidationError(
-            "network", f"pass the host only, without scheme (use scheme=... for http or https); "
-            f"got {value!r}, try {network.split('://', 1)[1].split('/', 1)[0]!r}"
+            "network",
+            f"pass the host only, without scheme (use scheme=... for http or https); "
+            f"got {value!r}, try {network.split('://', 1)[1].split('/', 1)[0]!r}",
         )
     match = _NETWORK.match(network)
     if match is None:
         raise ValidationError(
-            "network", "must be the network's host with an optional port, such as "
-            f"'demo.example.com' or '127.0.0.1:8080' (no path, no '/api'); got {value!r}"
+            "network",
+            "must be the network's host with an optional port, such as "
+            f"'demo.example.com' or '127.0.0.1:8080' (no path, no '/api'); got {value!r}",
         )
     port = match.group("port")
     if port is not None and not 1 <= int(port) <= 65535:
@@ -96,8 +98,9 @@ def check_resource(value: Any) -> str:
         raise TypeError(f"resource must be a str such as 'affiliate', got {type(value).__name__}")
     if not _RESOURCE.match(value):
         raise ValidationError(
-            "resource", "must be one collection name such as 'affiliate': letters, digits, "
-            f"'_', '.', '-', no slashes; got {value!r}"
+            "resource",
+            "must be one collection name such as 'affiliate': letters, digits, "
+            f"'_', '.', '-', no slashes; got {value!r}",
         )
     return value
 
@@ -162,7 +165,8 @@ def check_changes(
         )
     missing = object()
     body = {
-        key: value for key, value in changes.items()
+        key: value
+        for key, value in changes.items()
         if current is None or current.get(key, missing) != value
     }
     if not body:

@@ -106,9 +106,8 @@ class AdNetworkClient:
             self.base_url,
             credential=credential,
             timeout=Timeout.coerce(timeout),
-            retry=retry or RetryPolicy(
-                max_retries=max_retries, max_rate_limit_wait=max_rate_limit_wait
-            ),
+            retry=retry
+            or RetryPolicy(max_retries=max_retries, max_rate_limit_wait=max_rate_limit_wait),
             session=session,
             headers={"Cache-Control": "no-cache", **(headers or {})},
             auth_header="X-Api-Key",
@@ -215,8 +214,10 @@ class AdNetworkClient:
         >>> first = next(client.paginate("affiliate", status="paused"))   # doctest: +SKIP
         """
         path = "/" + check_resource(resource)
-        query = {**_filter_params(filters), "limit": check_limit(page_size, "page_size",
-                                                                  maximum=MAX_PAGE_SIZE)}
+        query = {
+            **_filter_params(filters),
+            "limit": check_limit(page_size, "page_size", maximum=MAX_PAGE_SIZE),
+        }
         page = 1
         while True:
             data = self._data("GET", path, params={**query, "offset": page})
@@ -437,8 +438,9 @@ def _credential(api_key: str | None) -> Secret | None:
         raise TypeError(f"api_key must be a str, got {type(api_key).__name__}")
     if not api_key.strip():
         raise ValidationError(
-            "api_key", f"is empty; pass the key from the network's admin settings, or leave it "
-            f"out to use {API_KEY_ENV}"
+            "api_key",
+            f"is empty; pass the key from the network's admin settings, or leave it "
+            f"out to use {API_KEY_ENV}",
         )
     return Secret(api_key)
 
@@ -470,8 +472,9 @@ def _filter_value(name: str, value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if not isinstance(value, str | int | float):
-        raise TypeError(f"filter {name} must be a str, a number or a list of them, "
-                        f"got {type(value).__name__}")
+        raise TypeError(
+            f"filter {name} must be a str, a number or a list of them, got {type(value).__name__}"
+        )
     text = str(value)
     if "," in text:
         raise ValidationError(name, f"a filter value cannot hold a comma, got {value!r}")

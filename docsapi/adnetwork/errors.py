@@ -97,23 +97,29 @@ class AdNetworkError(APIStatusError):
 class InsufficientPermissionError(AdNetworkError, PermissionDeniedError):
     """Code 5: the key is valid but may not do this (for example a read-only key writing)."""
 
-    hint = ("This API key lacks the permission for this operation; use a key with more rights, "
-            "created in the network's admin settings ({settings}).")
+    hint = (
+        "This API key lacks the permission for this operation; use a key with more rights, "
+        "created in the network's admin settings ({settings})."
+    )
 
 
 class OperationNotAllowedError(AdNetworkError, ConflictError):
     """Code 11: the resource's current state forbids the operation (e.g. deleting an active one)."""
 
-    hint = ("The resource's current state does not allow this; change its state first "
-            "(for example pause an active affiliate before deleting it).")
+    hint = (
+        "The resource's current state does not allow this; change its state first "
+        "(for example pause an active affiliate before deleting it)."
+    )
 
 
 class UnauthorizedRequestError(AdNetworkError, AuthenticationError):
     """Code 12: the key is not accepted here (expired, or from another data center)."""
 
-    hint = ("The API key is wrong, expired, or belongs to a network in another data center; "
-            "check the network address, and pass api_key=... or set ADNETWORK_API_KEY to a key "
-            "generated in the network's admin settings ({settings}).")
+    hint = (
+        "The API key is wrong, expired, or belongs to a network in another data center; "
+        "check the network address, and pass api_key=... or set ADNETWORK_API_KEY to a key "
+        "generated in the network's admin settings ({settings})."
+    )
 
 
 class InvalidAPIKeyError(AdNetworkError, AuthenticationError):
@@ -143,8 +149,10 @@ class ResourceNotFoundError(AdNetworkError, NotFoundError):
 class InvalidRequestMethodError(AdNetworkError):
     """Code 32 with HTTP 405: the resource does not support this method."""
 
-    hint = ("This path does not support the method: use GET or POST on a collection, "
-            "GET, PUT, PATCH or DELETE on one resource.")
+    hint = (
+        "This path does not support the method: use GET or POST on a collection, "
+        "GET, PUT, PATCH or DELETE on one resource."
+    )
 
 
 class RequestURINotFoundError(InvalidRequestMethodError):
@@ -170,8 +178,10 @@ class TooManyRequestsError(AdNetworkError, RateLimitError):
 class IPNotWhitelistedError(AdNetworkError, PermissionDeniedError):
     """Code 41: this machine's IP address is not on the network's whitelist."""
 
-    hint = ("Add this machine's public IP address to the API whitelist in the network's admin "
-            "settings ({settings}), then try again.")
+    hint = (
+        "Add this machine's public IP address to the API whitelist in the network's admin "
+        "settings ({settings}), then try again."
+    )
 
 
 class AccountLockedError(AdNetworkError, PermissionDeniedError):
@@ -194,8 +204,10 @@ class SystemUpgradeError(AdNetworkError, ServerError):
 class ServerInternalError(AdNetworkError, ServerError):
     """Code 51: the server failed; idempotent requests are retried."""
 
-    hint = ("The server failed; try again later, and if it persists contact the network's "
-            "administrator.")
+    hint = (
+        "The server failed; try again later, and if it persists contact the network's "
+        "administrator."
+    )
 
 
 class IllegalOperationError(AdNetworkError, BadRequestError):
@@ -225,7 +237,14 @@ ERROR_CLASSES: dict[int, type[AdNetworkError]] = {
 
 # An answer without an application code (a proxy's page, say) is classified by its status.
 _STATUS_CODES: dict[int, int] = {
-    400: 30, 401: 13, 403: 5, 404: 31, 405: 32, 429: 40, 500: 51, 503: 50,
+    400: 30,
+    401: 13,
+    403: 5,
+    404: 31,
+    405: 32,
+    429: 40,
+    500: 51,
+    503: 50,
 }
 
 _EXCERPT_CHARS = 200
@@ -309,8 +328,14 @@ def make_error_parser(settings_url: str) -> Callable[..., DocsAPIError | None]:
             message = _excerpt(text) or f"HTTP {status} without an error message"
         cls = error_class(code, status)
         hint = cls.hint.format(settings=settings_url)
-        return cls(status, f"{message.rstrip('.')}. {hint}", method=method, path=path,
-                   request_id=request_id, code=code)
+        return cls(
+            status,
+            f"{message.rstrip('.')}. {hint}",
+            method=method,
+            path=path,
+            request_id=request_id,
+            code=code,
+        )
 
     return parse
 

@@ -8,9 +8,7 @@ from typing import Any
 from docsapi.sandbox._sandbox import Sandbox
 
 
-def serve(
-    port: int = 8765, seed: int = 0, host: str = "127.0.0.1", **size: Any
-) -> None:
+def serve(port: int = 8765, seed: int = 0, host: str = "127.0.0.1", **size: Any) -> None:
     """Serve the documentation-platform sandbox until interrupted, printing how to call it.
 
     Parameters
