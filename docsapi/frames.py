@@ -41,6 +41,9 @@ __all__ = [
 Record = Mapping[str, Any]
 
 _STR = "string"
+#: Strings are stored as Python objects whatever else is installed (pyarrow would otherwise be
+#: chosen, and change the dtypes that counts and groupings of these columns return).
+_STR_STORAGE = "string[python]"
 _INT = "Int64"
 _TIME = "datetime64[ns, UTC]"
 _BOOL = "boolean"
@@ -166,9 +169,9 @@ def _strings(values: list[Any]) -> Any:
     import pandas as pd
 
     try:
-        return pd.array(values, dtype=_STR)
+        return pd.array(values, dtype=_STR_STORAGE)
     except (TypeError, ValueError):
-        return pd.array([None if v is None else str(v) for v in values], dtype=_STR)
+        return pd.array([None if v is None else str(v) for v in values], dtype=_STR_STORAGE)
 
 
 def _ints(values: list[Any]) -> Any:

@@ -119,6 +119,8 @@ def _column(values: list[Any], dtype: str) -> pd.Series:
         return stamps.astype(dtype)
     if dtype == "float64":
         return pd.Series([float("nan") if v is None else v for v in values], dtype="float64")
+    if dtype == "string":
+        dtype = "string[python]"  # the same storage whether or not pyarrow is installed
     return pd.Series(values, dtype=dtype)
 
 
