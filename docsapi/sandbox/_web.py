@@ -125,28 +125,32 @@ def _offset(cursor: str, scope: str) -> int:
         ) from None
 
 
-def list_limit(ctx: Ctx) -> int:
-    """The ``limit`` query parameter (1 to 1000, default 100)."""
+def list_limit(ctx: Ctx, default: int = DEFAULT_LIMIT, most: int = MAX_LIMIT) -> int:
+    """The ``limit`` query parameter (1 to ``most``, 1000 unless told; ``default`` if absent)."""
     raw = ctx.query("limit")
     if raw is None:
-        return DEFAULT_LIMIT
+        return default
     try:
         limit = float(raw)
     except ValueError:
-        raise bad_request(f"limit must be a number from 1 to {MAX_LIMIT}; got {raw!r}.") from None
-    if limit != int(limit) or not 1 <= limit <= MAX_LIMIT:
-        raise bad_request(f"limit must be a whole number from 1 to {MAX_LIMIT}; got {raw!r}.")
+        raise bad_request(f"limit must be a number from 1 to {most}; got {raw!r}.") from None
+    if limit != int(limit) or not 1 <= limit <= most:
+        raise bad_request(f"limit must be a whole number from 1 to {most}; got {raw!r}.")
     return int(limit)
 
 
 def paginate(
-    ctx: Ctx, items: Sequence[Any], render: Callable[[Any], Any] = lambda item: item
+    ctx: Ctx,
+    items: Sequence[Any],
+    render: Callable[[Any], Any] = lambda item: item,
+    limits: tuple[int, int] = (DEFAULT_LIMIT, MAX_LIMIT),
 ) -> Reply:
     """Answer one page of ``items`` in the List envelope (``items``, ``next.page``, ``count``).
 
     Only the items of the page are rendered. The cursor is opaque and tied to the list's path.
+    ``limits`` are the list's (default, largest) page sizes.
     """
-    limit = list_limit(ctx)
+    limit = list_limit(ctx, *limits)
     scope = ctx.request.path
     cursor = ctx.query("page")
     offset = _offset(cursor, scope) if cursor else 0
