@@ -166,7 +166,7 @@ def space_grants(b: Builder) -> None:
         (s_former2, b.former, "comment"),
         (s_multi, b.multi, "comment"),
         (s_redundant, b.redundant, "edit"),
-        (ids[0], b.other_user, "read"),
+        (ids[0], b.other_user, "comment"),
         (s_former1, b.other_user, "read"),
         *((ids[i], b.disabled, "edit") for i in S_DISABLED),
         *((ids[i], b.inactive, "edit") for i in S_INACTIVE),

@@ -25,7 +25,8 @@ S_PARTNERS = (15, 16, 17, 18, 19)
 S_PRODUCT, S_API, S_API_READ, S_ENGINEERING, S_INTERNAL, S_RUNBOOKS = 20, 21, 22, 23, 24, 25
 #: Position -> (collection key or None, default level, visibility) of the fixed spaces.
 PLACES: dict[int, tuple[str | None, str | None, str]] = {
-    **{i: (None, None, "private") for i in range(8)},
+    0: (None, "inherit", "private"),
+    **{i: (None, None, "private") for i in range(1, 8)},
     S_EXPOSED: (None, None, "private"),
     S_UNLISTED: (None, None, "unlisted"),
     **{i: (None, None, "private") for i in (*S_DISABLED, *S_INACTIVE)},

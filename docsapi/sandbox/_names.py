@@ -116,14 +116,14 @@ TEAM_TITLES = [
 ]
 ADMIN_TEAM_TITLE = "Platform Admins"
 EMPTY_TEAM_TITLE = "Legacy Contractors"
-#: The demo's fixed collection tree: (key, title, parent key, default level).
+#: The demo's fixed collection tree: (key, title, parent key, default level), top level first.
 COLLECTION_TREE = [
     ("product", "Product documentation", None, "inherit"),
-    ("api", "API reference", "product", "inherit"),
     ("engineering", "Engineering handbook", None, "read"),
-    ("runbooks", "Runbooks", "engineering", "inherit"),
     ("internal", "Internal", None, None),
     ("partners", "Partners", None, None),
+    ("api", "API reference", "product", "inherit"),
+    ("runbooks", "Runbooks", "engineering", "inherit"),
 ]
 #: Titles of the further collections of bigger organizations.
 MORE_COLLECTION_TITLES = [
