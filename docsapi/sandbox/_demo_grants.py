@@ -201,7 +201,7 @@ def facts(b: Builder) -> None:
         redundant_grant=[(d["multi"], b.multi), (d["redundant"], b.redundant)],
         empty_team=[(d["empty_team"], b.empty_team)],
         public_exposure=[(ids[S_EXPOSED], b.site["public"]), (ids[S_UNLISTED], None)],
-        stale_share_link=[(b.site["share-link"], b.stale_link)],
+        stale_share_link=[(b.site["share-link"], link) for link in b.stale_links],
         inactive_writer=[
             *((ids[i], b.disabled) for i in S_DISABLED),
             *((ids[i], b.inactive) for i in S_INACTIVE),

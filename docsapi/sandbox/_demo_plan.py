@@ -23,10 +23,13 @@ def moment(rng: random.Random, days_back: float, before: datetime = EPOCH) -> da
 S_EXPOSED, S_UNLISTED, S_DISABLED, S_INACTIVE = 9, 10, (11, 12), (13, 14)
 S_PARTNERS = (15, 16, 17, 18, 19)
 S_PRODUCT, S_API, S_API_READ, S_ENGINEERING, S_INTERNAL, S_RUNBOOKS = 20, 21, 22, 23, 24, 25
+#: A space published on its own, which members can read anyway (exposed, but no problem).
+S_PUBLIC = 26
 #: Position -> (collection key or None, default level, visibility) of the fixed spaces.
 PLACES: dict[int, tuple[str | None, str | None, str]] = {
     0: (None, "inherit", "private"),
-    **{i: (None, None, "private") for i in range(1, 8)},
+    1: ("internal", "inherit", "in-collection"),
+    **{i: (None, None, "private") for i in range(2, 8)},
     S_EXPOSED: (None, None, "private"),
     S_UNLISTED: (None, None, "unlisted"),
     **{i: (None, None, "private") for i in (*S_DISABLED, *S_INACTIVE)},
@@ -37,4 +40,5 @@ PLACES: dict[int, tuple[str | None, str | None, str]] = {
     S_ENGINEERING: ("engineering", "inherit", "in-collection"),
     S_INTERNAL: ("internal", "inherit", "in-collection"),
     S_RUNBOOKS: ("runbooks", "inherit", "in-collection"),
+    S_PUBLIC: (None, "inherit", "public"),
 }

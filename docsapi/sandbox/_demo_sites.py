@@ -23,6 +23,7 @@ from docsapi.sandbox._demo_plan import (
     S_INTERNAL,
     S_PARTNERS,
     S_PRODUCT,
+    S_PUBLIC,
     S_RUNBOOKS,
     moment,
 )
@@ -54,9 +55,14 @@ def sites(b: Builder) -> None:
     b.site = {}
     for key, title, visibility, is_published in names.SITES:
         b.site[key] = _site(b, title, visibility, is_published, published[key])
-    links = [("Acme review", True, 200), ("Beta customers", True, 12), ("Agency draft", False, 300)]
+    links = [
+        ("Acme review", True, 200),
+        ("Auditors 2024", True, 130),
+        ("Beta customers", True, 12),
+        ("Agency draft", False, 300),
+    ]
     link_ids = [_share_link(b, b.site["share-link"], *link) for link in links]
-    b.stale_link = link_ids[0]
+    b.stale_links = link_ids[:2]
     _visitor_auth(b, b.site["visitor-auth"])
     pick = [u for u in b.regular if u not in b.admins]
     teams = b.regular_teams[3:] or b.regular_teams
@@ -66,9 +72,9 @@ def sites(b: Builder) -> None:
     state.site_teams.set(org, b.site["public"], teams[0], "edit")
     state.site_teams.set(org, b.site["unlisted"], teams[-1], "read")
     readable = [
-        s for s in ids[S_RUNBOOKS + 1 :] if resolve_default(state, state.spaces[s]) is not None
+        s for s in ids[S_PUBLIC + 1 :] if resolve_default(state, state.spaces[s]) is not None
     ]
-    private = [s for s in ids[S_RUNBOOKS + 1 :] if s not in set(readable)]
+    private = [s for s in ids[S_PUBLIC + 1 :] if s not in set(readable)]
     extra_sites = max(0, b.size.spaces // 40 - len(names.SITES))
     for number in range(extra_sites):
         visibility = rng.choice(["public", "unlisted", "share-link", "visitor-auth"])
@@ -88,7 +94,7 @@ def sites(b: Builder) -> None:
     b.facts.update(
         site_ids=list(state.sites),
         sites=dict(b.site),
-        share_link_ids=dict(zip(("stale", "recent", "inactive"), link_ids, strict=True)),
+        share_link_ids=dict(zip(("stale", "stale-2", "recent", "inactive"), link_ids, strict=True)),
     )
 
 
