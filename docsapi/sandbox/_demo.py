@@ -27,7 +27,7 @@ from docsapi.sandbox._state import State
 DEFAULT_SPACES, DEFAULT_USERS, DEFAULT_TEAMS = 30, 60, 8
 MIN_SPACES, MIN_USERS, MIN_TEAMS = 30, 40, 6
 #: Share of spaces whose own default level is ``inherit`` at the demo size, and when big.
-DEMO_INHERIT_SHARE, BIG_INHERIT_SHARE = 0.5, 0.05
+DEMO_INHERIT_SHARE, BIG_INHERIT_SHARE = 0.5, 0.02
 _ORG_ROLES = ["edit"] * 35 + ["comment"] * 15 + ["review"] * 10 + ["read"] * 30 + ["create"] * 10
 
 
@@ -43,9 +43,10 @@ class DemoSize:
         Direct user grants per space (default: 2 to 6, drawn per space).
     inherit_share
         Share of the spaces (other than those with a fixed part) whose own default level is
-        ``inherit``; the others get ``null`` (private: only explicit grants reach them) or
-        ``read``. Default 0.5 at the demo size and 0.05 for big organizations, where access
-        is then dominated by the explicit grants of each space.
+        ``inherit``; the others get ``null`` (private: only explicit grants reach them), or
+        ``read`` for a fifth of them at the demo size. Default 0.5 at the demo size and 0.02
+        for big organizations, whose further collections are mostly private too, so that
+        access there is dominated by the explicit grants of each space.
     """
 
     spaces: int = DEFAULT_SPACES
@@ -248,7 +249,7 @@ class Builder:
         for number in range(extra_top):
             base = names.MORE_COLLECTION_TITLES[number % len(names.MORE_COLLECTION_TITLES)]
             title = base if number < len(names.MORE_COLLECTION_TITLES) else f"{base} {number}"
-            level = rng.choice([None] * 4 + ["read", "inherit"]) if self.size.big else "inherit"
+            level = rng.choice([None] * 18 + ["read", "inherit"]) if self.size.big else "inherit"
             top = self._collection(title, None, level)
             self.extra_collections.append(top)
             if number % 2 == 0:
@@ -343,7 +344,7 @@ class Builder:
         if rng.random() < self.size.share_inheriting:
             level: str | None = "inherit"
         else:
-            level = rng.choice([None, None, None, None, "read"])
+            level = None if self.size.big else rng.choice([None, None, None, None, "read"])
         visibility = "in-collection" if parent else "private"
         if parent is None and level is not None and rng.random() < 0.15:
             visibility = rng.choice(["public", "unlisted", "share-link"])

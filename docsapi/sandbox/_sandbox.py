@@ -38,8 +38,9 @@ class Sandbox(ChangeControls):
         Direct user grants per space (default: 2 to 6, drawn per space).
     inherit_share
         Share of the spaces without a fixed part whose default level is ``inherit`` (the
-        others are private or read-only for members); default 0.5 at the demo size and 0.05
-        for big organizations (over 100 spaces or 500 users).
+        others are private, or read-only for members at the demo size); default 0.5 at the
+        demo size and 0.02 for big organizations (over 100 spaces or 500 users), where access
+        is then dominated by each space's explicit grants.
     latency
         Seconds added to every API request.
     host, port
