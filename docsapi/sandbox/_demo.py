@@ -419,8 +419,8 @@ def build_demo(
     Returns
     -------
     (State, dict)
-        The data, and facts about it for tests and demos (see ``docs/access-model.md`` and
-        the sandbox's README section): ids of the people, teams, collections, spaces, sites,
+        The data, and facts about it for tests and demos (listed in
+        ``docs/sandbox-demo.md``): ids of the people, teams, collections, spaces, sites,
         share links and invite links that play a part, ``path_examples``, and one list per
         audit rule with exactly the places the rule must report.
 

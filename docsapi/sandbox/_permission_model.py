@@ -114,6 +114,10 @@ def paths(state: State, user_id: str, kind: Kind, target_id: str) -> list[tuple[
 
 def role_of(state: State, user_id: str, kind: Kind, target_id: str) -> str | None:
     """The effective role of ``user_id`` on a space or collection (None: no access)."""
+    org_id = record_of(state, kind, target_id)["organization"]
+    member = state.members.get(org_id, {}).get(user_id)
+    if member is not None and member["role"] == "admin" and not member["disabled"]:
+        return "admin"  # nothing is higher: the other paths need not be looked at
     best: str | None = None
     for _, role in paths(state, user_id, kind, target_id):
         if rank(role) > rank(best):

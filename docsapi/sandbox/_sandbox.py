@@ -156,7 +156,7 @@ class Sandbox(ChangeControls):
 
     @property
     def demo(self) -> dict[str, Any]:
-        """Facts about the seeded demo organization (a copy): see :func:`build_demo`."""
+        """Facts about the seeded demo organization (a copy): see ``docs/sandbox-demo.md``."""
         return copy.deepcopy(self._demo)
 
     def add_token(
