@@ -186,6 +186,22 @@ def test_every_access_change_shows_up_in_the_audit_log(sandbox, api):
     assert only and all(e["action"] == "member.role.update" for e in only)
 
 
+def test_other_writes_are_logged_too(sandbox, api):
+    space, org = sandbox.demo["space_ids"][4], sandbox.org_id
+    api.patch(f"/spaces/{space}", json={"title": "Renamed"})
+    api.post(f"/spaces/{space}/change-requests", json={"subject": "Typos"})
+    api.post(f"/spaces/{space}/content/template", json={"id": "changelog"})
+    api.patch(f"/orgs/{org}", json={"inviteLinks": False})
+    actions = [e["action"] for e in _events(api, sandbox)[:4]]
+    assert actions == [
+        "organization.update",
+        "space.content.template",
+        "change-request.create",
+        "space.update",
+    ]
+    assert [e["target"]["id"] for e in _events(api, sandbox, target=space)][:3] == [space] * 3
+
+
 def test_the_audit_log_has_a_history_and_pages_of_at_most_100(sandbox, api):
     path = f"/orgs/{sandbox.org_id}/audit-events"
     first = api.get(path).json()

@@ -69,6 +69,18 @@ def record(
     return event
 
 
+def space_event(
+    store: Store,
+    credential: Credential | None,
+    space: Record,
+    action: str,
+    label: str | None = None,
+) -> Record:
+    """Append an event about a space to its organization's log."""
+    target = ("space", space["id"], label or space["title"])
+    return record(store, space["organization"], credential, action, target)
+
+
 def principal_label(store: Store, principal_type: str, principal_id: str) -> str:
     """A user's display name or a team's title (the id when it is unknown)."""
     if principal_type == "team":

@@ -69,6 +69,9 @@ def create_org(ctx: Ctx) -> Reply:
         user_id: {"role": "admin", "joinedAt": now, "lastSeenAt": now, "disabled": False}
     }
     ctx.store.siblings(org_id, None)
+    events.record(
+        ctx.store, org_id, ctx.credential, "organization.create", ("organization", org_id, title)
+    )
     return _org_reply(
         ctx, ctx.state.orgs[org_id], 201, {"Location": f"{ctx.api_base}/orgs/{org_id}"}
     )
@@ -114,7 +117,12 @@ def update_org(ctx: Ctx, org_id: str) -> Reply:
     for flag in ("ai", "sso"):
         if flag in body:
             check_bool(body[flag], flag)
+    changed = sorted(k for k, v in changes.items() if record.get(k) != v)
     record.update(changes)
+    if changed:
+        label = f"{record['title']}: {', '.join(changed)}"
+        target = ("organization", org_id, label)
+        events.record(ctx.store, org_id, ctx.credential, "organization.update", target)
     return _org_reply(ctx, record)
 
 

@@ -75,14 +75,16 @@ def update_space(ctx: Ctx, space_id: str) -> Reply:
     if "defaultLevel" in changes and changes["defaultLevel"] != record["defaultLevel"]:
         label = f"{record['title']}: default level -> {changes['defaultLevel'] or 'no access'}"
         _event(ctx, record, "space.default-level.update", label)
+    others = sorted(k for k, v in changes.items() if k != "defaultLevel" and record.get(k) != v)
+    if others:
+        _event(ctx, record, "space.update", f"{record['title']}: {', '.join(others)}")
     record.update(changes)
     record["updatedAt"] = ctx.store.now_iso()
     return _space_reply(ctx, record)
 
 
 def _event(ctx: Ctx, record: Record, action: str, label: str | None = None) -> None:
-    target = ("space", record["id"], label or record["title"])
-    events.record(ctx.store, record["organization"], ctx.credential, action, target)
+    events.space_event(ctx.store, ctx.credential, record, action, label)
 
 
 def delete_space(ctx: Ctx, space_id: str) -> Reply:
