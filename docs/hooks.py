@@ -1,0 +1,120 @@
+"""MkDocs hooks of the documentation site (``hooks:`` in ``mkdocs.yml``).
+
+- The worked notebooks, the benchmark results and the contributing guide stay where they are
+  in the repository; they are added to the site under their repository paths, so the links
+  of the README (included as the home page) resolve as they do on a code host.
+- The ``Notebooks`` section of the navigation lists every ``notebooks/*.ipynb`` in name order.
+- Code spans in the README's tables escape ``|`` as GitHub requires; the site shows a plain one.
+- Notebook pages must work offline: nbconvert's loaders of third-party scripts (the widget
+  renderer, MathJax, Mermaid, all fetched from a CDN) are removed, and each stored widget
+  view is replaced by a sentence saying it is interactive in Jupyter.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from mkdocs.plugins import event_priority
+from mkdocs.structure.files import File, Files
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = "notebooks/*.ipynb"
+EXTRA_PAGES = ("benchmarks/RESULTS.md", "CONTRIBUTING.md")
+NOTEBOOK_SECTION = "Notebooks"
+
+_EXTERNAL_SCRIPT = re.compile(
+    r"<script\b[^>]*\bsrc=[\"']?https?://[^>]*>\s*</script>", re.IGNORECASE | re.DOTALL
+)
+_WIDGET_LOADER = re.compile(
+    r"<script>\s*\(function\(\) \{\s*function addWidgetsRenderer\(\).*?</script>", re.DOTALL
+)
+_MERMAID_LOADER = re.compile(
+    r"<script type=\"module\">(?:(?!</script>).)*?mermaid(?:(?!</script>).)*</script>", re.DOTALL
+)
+_EMPTY_SCRIPT = re.compile(r"<script src=[\"']{2}>\s*</script>")
+_WIDGET_STATE = re.compile(
+    r"<script type=\"application/vnd\.jupyter\.widget-state\+json\">.*?</script>", re.DOTALL
+)
+_WIDGET_VIEW = re.compile(
+    r"<script type=\"application/vnd\.jupyter\.widget-view\+json\">.*?</script>", re.DOTALL
+)
+_TABLE_CELL = re.compile(r"<td\b[^>]*>.*?</td>", re.DOTALL)
+_CODE = re.compile(r"<code>[^<]*</code>")
+_WIDGET_NOTE = (
+    '<p class="docsapi-widget-note"><em>An interactive form is shown here when the notebook '
+    "runs in Jupyter.</em></p>"
+)
+
+
+def _notebook_paths() -> list[str]:
+    return [path.relative_to(ROOT).as_posix() for path in sorted(ROOT.glob(NOTEBOOKS))]
+
+
+def on_config(config):
+    """Fill the notebooks' section of the navigation; list the contributing guide if present."""
+    for item in config.nav or []:
+        if isinstance(item, dict) and NOTEBOOK_SECTION in item:
+            item[NOTEBOOK_SECTION] = _notebook_paths()
+    if (ROOT / "CONTRIBUTING.md").is_file() and config.nav is not None:
+        config.nav.append({"Contributing": "CONTRIBUTING.md"})
+    return config
+
+
+@event_priority(100)  # before mkdocs-jupyter looks for notebooks among the files
+def on_files(files: Files, config) -> Files:
+    """Add the pages kept outside ``docs/`` under their repository paths."""
+    wanted = _notebook_paths() + [path for path in EXTRA_PAGES if (ROOT / path).is_file()]
+    for path in wanted:
+        files.append(
+            File(
+                path,
+                src_dir=str(ROOT),
+                dest_dir=config.site_dir,
+                use_directory_urls=config.use_directory_urls,
+            )
+        )
+    return files
+
+
+def offline_notebook_html(html: str) -> str:
+    """A rendered notebook without scripts from other hosts and with widget views explained.
+
+    Parameters
+    ----------
+    html : str
+        A notebook page's content as nbconvert renders it.
+
+    Returns
+    -------
+    str
+        The same content with the CDN loaders and the stored widget state removed, and each
+        widget view replaced by a short note.
+    """
+    html = _WIDGET_LOADER.sub("", html)
+    html = _MERMAID_LOADER.sub("", html)
+    html = _EXTERNAL_SCRIPT.sub("", html)
+    html = _EMPTY_SCRIPT.sub("", html)
+    html = _WIDGET_STATE.sub("", html)
+    return _WIDGET_VIEW.sub(_WIDGET_NOTE, html)
+
+
+def unescape_table_pipes(html: str) -> str:
+    r"""Code spans in table cells written for GitHub (``\|``) shown with a plain ``|``.
+
+    Examples
+    --------
+    >>> unescape_table_pipes(r"<td><code>a= \| b=</code></td>")
+    '<td><code>a= | b=</code></td>'
+    """
+    return _TABLE_CELL.sub(
+        lambda cell: _CODE.sub(lambda code: code.group(0).replace("\\|", "|"), cell.group(0)),
+        html,
+    )
+
+
+def on_page_content(html: str, page, config, files) -> str:
+    """Notebooks made to work offline; Markdown tables read as GitHub reads them."""
+    if page.file.src_uri.endswith(".ipynb"):
+        return offline_notebook_html(html)
+    return unescape_table_pipes(html)
