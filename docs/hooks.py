@@ -4,6 +4,7 @@
   in the repository; they are added to the site under their repository paths, so the links
   of the README (included as the home page) resolve as they do on a code host.
 - The ``Notebooks`` section of the navigation lists every ``notebooks/*.ipynb`` in name order.
+- Sphinx roles in docstrings (``:class:`…```) become links to the API reference.
 - Code spans in the README's tables escape ``|`` as GitHub requires; the site shows a plain one.
 - Notebook pages must work offline: nbconvert's loaders of third-party scripts (the widget
   renderer, MathJax, Mermaid, all fetched from a CDN) are removed, and each stored widget
@@ -39,6 +40,7 @@ _WIDGET_STATE = re.compile(
 _WIDGET_VIEW = re.compile(
     r"<script type=\"application/vnd\.jupyter\.widget-view\+json\">.*?</script>", re.DOTALL
 )
+_SPHINX_ROLE = re.compile(r":(?:class|func|meth|attr|mod|data|exc|obj):<code>(~?)([\w.]+)</code>")
 _TABLE_CELL = re.compile(r"<td\b[^>]*>.*?</td>", re.DOTALL)
 _CODE = re.compile(r"<code>[^<]*</code>")
 _WIDGET_NOTE = (
@@ -113,8 +115,28 @@ def unescape_table_pipes(html: str) -> str:
     )
 
 
+def link_sphinx_roles(html: str) -> str:
+    """Docstrings' Sphinx roles (``:class:`~docsapi.errors.DocsAPIError```) as links.
+
+    Each becomes a cross-reference resolved by mkdocs-autorefs when the object is documented
+    on the site, and plain code otherwise; ``~`` shows the last name only, as Sphinx does.
+
+    Examples
+    --------
+    >>> link_sphinx_roles(":class:<code>~docsapi.errors.DocsAPIError</code>")
+    '<autoref identifier="docsapi.errors.DocsAPIError" optional><code>DocsAPIError</code></autoref>'
+    """
+
+    def link(match: re.Match[str]) -> str:
+        short, target = match.groups()
+        shown = target.rsplit(".", 1)[-1] if short else target
+        return f'<autoref identifier="{target}" optional><code>{shown}</code></autoref>'
+
+    return _SPHINX_ROLE.sub(link, html)
+
+
 def on_page_content(html: str, page, config, files) -> str:
-    """Notebooks made to work offline; Markdown tables read as GitHub reads them."""
+    """Notebooks made to work offline; docstring roles linked; tables read as GitHub does."""
     if page.file.src_uri.endswith(".ipynb"):
         return offline_notebook_html(html)
-    return unescape_table_pipes(html)
+    return unescape_table_pipes(link_sphinx_roles(html))
