@@ -4,6 +4,7 @@
   in the repository; they are added to the site under their repository paths, so the links
   of the README (included as the home page) resolve as they do on a code host.
 - The ``Notebooks`` section of the navigation lists every ``notebooks/*.ipynb`` in name order.
+- The stylesheets nbconvert repeats in every notebook page are written once, linked from each.
 - Sphinx roles in docstrings (``:class:`…```) become links to the API reference.
 - Code spans in the README's tables escape ``|`` as GitHub requires; the site shows a plain one.
 - Notebook pages must work offline: nbconvert's loaders of third-party scripts (the widget
@@ -13,11 +14,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
+from mkdocs.utils import get_relative_url
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = "notebooks/*.ipynb"
@@ -41,6 +44,8 @@ _WIDGET_VIEW = re.compile(
     r"<script type=\"application/vnd\.jupyter\.widget-view\+json\">.*?</script>", re.DOTALL
 )
 _SPHINX_ROLE = re.compile(r":(?:class|func|meth|attr|mod|data|exc|obj):<code>(~?)([\w.]+)</code>")
+_STYLE = re.compile(r"<style type=\"text/css\">.*?</style>", re.DOTALL)
+_NOTEBOOK_START = '<div class="jupyter-wrapper">'
 _TABLE_CELL = re.compile(r"<td\b[^>]*>.*?</td>", re.DOTALL)
 _CODE = re.compile(r"<code>[^<]*</code>")
 _WIDGET_NOTE = (
@@ -135,8 +140,27 @@ def link_sphinx_roles(html: str) -> str:
     return _SPHINX_ROLE.sub(link, html)
 
 
+def shared_notebook_styles(html: str, page, site_dir: str) -> str:
+    """The notebook's leading stylesheets (about 600 kB, the same for every notebook) moved to
+    one file under ``assets/`` that all notebook pages link to."""
+    head, start, body = html.partition(_NOTEBOOK_START)
+    styles = _STYLE.findall(head)
+    if not start or not styles:
+        return html
+    css = "\n".join(
+        style.removeprefix('<style type="text/css">').removesuffix("</style>") for style in styles
+    )
+    name = f"assets/notebook-{hashlib.sha256(css.encode()).hexdigest()[:12]}.css"
+    target = Path(site_dir) / name
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(css, encoding="utf-8")
+    link = f'<link rel="stylesheet" href="{get_relative_url(name, page.url)}">'
+    return link + _STYLE.sub("", head) + start + body
+
+
 def on_page_content(html: str, page, config, files) -> str:
     """Notebooks made to work offline; docstring roles linked; tables read as GitHub does."""
     if page.file.src_uri.endswith(".ipynb"):
-        return offline_notebook_html(html)
+        return shared_notebook_styles(offline_notebook_html(html), page, config.site_dir)
     return unescape_table_pipes(link_sphinx_roles(html))

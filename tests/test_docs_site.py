@@ -141,15 +141,15 @@ def site_url(site):
 def test_every_area_has_a_page(site):
     for page in (
         "index.html",
-        "access-model/index.html",
-        "audit-tables/index.html",
-        "benchmarks/RESULTS/index.html",
-        *(f"api/{area}/index.html" for area in ("client", "models", "frames", "errors")),
-        *(f"api/{area}/index.html" for area in ("audit", "widgets", "sandbox", "adnetwork")),
+        "access-model.html",
+        "audit-tables.html",
+        "benchmarks/RESULTS.html",
+        *(f"api/{area}.html" for area in ("client", "models", "frames", "errors", "audit")),
+        *(f"api/{area}.html" for area in ("widgets", "sandbox", "adnetwork", "cli")),
     ):
         assert (site / page).is_file(), page
     for notebook in sorted(NOTEBOOKS.glob("*.ipynb")):
-        assert (site / "notebooks" / notebook.stem / "index.html").is_file(), notebook.name
+        assert (site / "notebooks" / f"{notebook.stem}.html").is_file(), notebook.name
 
 
 def test_no_page_loads_anything_from_another_host(site):
@@ -170,7 +170,7 @@ def test_stored_widget_views_are_explained_not_loaded(site):
     notebook = NOTEBOOKS / "03-editing-with-forms.ipynb"
     views = _widget_views(notebook)
     assert views > 0
-    html = (site / "notebooks" / notebook.stem / "index.html").read_text(encoding="utf-8")
+    html = (site / "notebooks" / f"{notebook.stem}.html").read_text(encoding="utf-8")
     assert html.count("docsapi-widget-note") == views
     assert "application/vnd.jupyter.widget-state+json" not in html
 
@@ -191,9 +191,9 @@ def test_home_and_notebooks_in_chromium_stay_on_127_0_0_1(site_url):
         assert page.locator("article").get_by_text("A first look").count() >= 1
         page.screenshot(path=str(ARTIFACTS / "docs-home.png"))
 
-        page.locator(f"article a[href*='notebooks/{notebook.stem}/']").first.click()
+        page.locator(f"article a[href='notebooks/{notebook.stem}.html']").first.click()
         page.wait_for_load_state("networkidle")
-        assert page.url == f"{site_url}notebooks/{notebook.stem}/"
+        assert page.url == f"{site_url}notebooks/{notebook.stem}.html"
         outputs = page.locator(".jp-OutputArea-output")
         assert outputs.count() > 0
         assert expected_output in page.locator(".jupyter-wrapper").inner_text()
@@ -204,11 +204,11 @@ def test_home_and_notebooks_in_chromium_stay_on_127_0_0_1(site_url):
         page.screenshot(path=str(ARTIFACTS / "docs-notebook.png"))
 
         forms = NOTEBOOKS / "03-editing-with-forms.ipynb"  # stores widget views
-        page.goto(f"{site_url}notebooks/{forms.stem}/", wait_until="networkidle")
+        page.goto(f"{site_url}notebooks/{forms.stem}.html", wait_until="networkidle")
         notes = page.locator(".docsapi-widget-note")
         assert notes.count() == _widget_views(forms)
 
-        page.goto(f"{site_url}api/client/", wait_until="networkidle")
+        page.goto(f"{site_url}api/client.html", wait_until="networkidle")
         client_doc = page.locator("[id='docsapi.client.DocsClient']")
         assert client_doc.count() == 1
         assert page.locator(".doc-section-title", has_text="Parameters").count() > 0
