@@ -5,6 +5,7 @@
   of the README (included as the home page) resolve as they do on a code host.
 - The ``Notebooks`` section of the navigation lists every ``notebooks/*.ipynb`` in name order.
 - The stylesheets nbconvert repeats in every notebook page are written once, linked from each.
+- Each notebook page links to its ``.ipynb`` file, copied beside it by mkdocs-jupyter.
 - Sphinx roles in docstrings (``:class:`…```) become links to the API reference.
 - Code spans in the README's tables escape ``|`` as GitHub requires; the site shows a plain one.
 - Notebook pages must work offline: nbconvert's loaders of third-party scripts (the widget
@@ -159,8 +160,28 @@ def shared_notebook_styles(html: str, page, site_dir: str) -> str:
     return link + _STYLE.sub("", head) + start + body
 
 
+def with_download_link(html: str, notebook_name: str) -> str:
+    """A link to the ``.ipynb`` file (copied beside the page) under the notebook's title.
+
+    Examples
+    --------
+    >>> with_download_link("<h1>Quickstart</h1><p>text</p>", "01-quickstart.ipynb")[:56]
+    '<h1>Quickstart</h1><p class="docsapi-notebook-download">'
+    """
+    link = (
+        f'<p class="docsapi-notebook-download"><a href="{notebook_name}" download>'
+        f"Download {notebook_name}</a> to run it in Jupyter.</p>"
+    )
+    title_end = html.find("</h1>")
+    if title_end < 0:
+        return link + html
+    title_end += len("</h1>")
+    return html[:title_end] + link + html[title_end:]
+
+
 def on_page_content(html: str, page, config, files) -> str:
     """Notebooks made to work offline; docstring roles linked; tables read as GitHub does."""
     if page.file.src_uri.endswith(".ipynb"):
-        return shared_notebook_styles(offline_notebook_html(html), page, config.site_dir)
+        html = shared_notebook_styles(offline_notebook_html(html), page, config.site_dir)
+        return with_download_link(html, Path(page.file.src_uri).name)
     return unescape_table_pipes(link_sphinx_roles(html))

@@ -149,7 +149,9 @@ def test_every_area_has_a_page(site):
     ):
         assert (site / page).is_file(), page
     for notebook in sorted(NOTEBOOKS.glob("*.ipynb")):
-        assert (site / "notebooks" / f"{notebook.stem}.html").is_file(), notebook.name
+        page = (site / "notebooks" / f"{notebook.stem}.html").read_text(encoding="utf-8")
+        assert f'<a href="{notebook.name}" download>' in page
+        assert (site / "notebooks" / notebook.name).read_bytes() == notebook.read_bytes()
 
 
 def test_no_page_loads_anything_from_another_host(site):
