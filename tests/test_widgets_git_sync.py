@@ -145,3 +145,14 @@ def test_refused_import_is_shown_in_the_form(sandbox, git_space):
 def test_timeout_must_be_positive(client, git_space):
     with pytest.raises(ValidationError, match="timeout"):
         GitSyncForm(client, git_space, timeout=0)
+
+
+def test_an_import_hides_only_the_commit_message(client, git_space):
+    form = GitSyncForm(client, git_space)
+
+    assert form.commit_message_text.layout.display == "none"
+    assert form.commit_message_error.layout.display == "none"
+    shown = (form.url_text, form.url_error, form.ref_text, form.ref_error)
+    assert all(widget.layout.display != "none" for widget in shown)
+    form.direction_toggle.value = "export"
+    assert form.commit_message_text.layout.display == ""

@@ -44,6 +44,7 @@ __all__ = [
     "role_label",
     "role_value",
     "set_error",
+    "text_input",
 ]
 
 #: How the guest role (``None`` in the API) is shown in role pickers.
@@ -129,6 +130,24 @@ def field_problem(exc: ValidationError) -> str:
 def error_label() -> widgets.HTML:
     """An empty HTML label that shows a field's problem, in red, under the field."""
     return widgets.HTML(value="", layout=widgets.Layout(margin="0 0 4px 0"))
+
+
+def text_input(description: str, **options: Any) -> widgets.Text:
+    """A labelled text box as wide as the form's others, with a layout of its own.
+
+    Each box needs its own ``Layout``: hiding one that shares it would hide them all.
+
+    Examples
+    --------
+    >>> text_input("Title", placeholder="at most 50 characters").layout.width
+    '420px'
+    """
+    return widgets.Text(
+        description=description,
+        style=LABEL_STYLE,
+        layout=widgets.Layout(width="420px"),
+        **options,
+    )
 
 
 def set_error(label: widgets.HTML, message: str) -> None:

@@ -13,7 +13,7 @@ import ipywidgets as widgets
 
 from docsapi._validate import check_entity_id, check_text, check_url
 from docsapi.errors import NotFoundError, ValidationError
-from docsapi.widgets._base import LABEL_STYLE, FieldForm
+from docsapi.widgets._base import LABEL_STYLE, FieldForm, text_input
 
 __all__ = ["FINISHED_STATES", "GitSyncForm"]
 
@@ -104,31 +104,20 @@ class GitSyncForm(FieldForm):
         super().__init__(client, **kwargs)
 
     def _build(self) -> None:
-        wide = widgets.Layout(width="420px")
         self.state_html = widgets.HTML()
         self.direction_toggle = widgets.ToggleButtons(
             options=DIRECTIONS, description="Direction", style=LABEL_STYLE
         )
-        self.url_text = widgets.Text(
-            description="Repository",
-            style=LABEL_STYLE,
-            placeholder="https://github.com/owner/repo",
-            layout=wide,
-        )
+        self.url_text = text_input("Repository", placeholder="https://github.com/owner/repo")
         self.url_error = self._field(
             "url", self.url_text, to_api=str.strip, check=lambda url: check_url(url, "url")
         ).error
-        self.ref_text = widgets.Text(
-            value="refs/heads/main", description="Ref", style=LABEL_STYLE, layout=wide
-        )
+        self.ref_text = text_input("Ref", value="refs/heads/main")
         self.ref_error = self._field(
             "ref", self.ref_text, to_api=str.strip, check=lambda ref: _required(ref, "ref")
         ).error
-        self.commit_message_text = widgets.Text(
-            description="Commit msg",
-            style=LABEL_STYLE,
-            placeholder="the message of the export commit",
-            layout=wide,
+        self.commit_message_text = text_input(
+            "Commit msg", placeholder="the message of the export commit"
         )
         self.commit_message_error = self._field(
             "commit_message",

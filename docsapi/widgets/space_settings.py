@@ -18,7 +18,7 @@ from docsapi._validate import (
     check_space_title,
 )
 from docsapi.resources.spaces import emoji_or_icon_update
-from docsapi.widgets._base import LABEL_STYLE, EditForm, role_label, role_value
+from docsapi.widgets._base import LABEL_STYLE, EditForm, role_label, role_value, text_input
 
 __all__ = ["SpaceSettingsForm"]
 
@@ -107,17 +107,11 @@ class SpaceSettingsForm(EditForm):
         super().__init__(client, **kwargs)
 
     def _build(self) -> None:
-        wide = widgets.Layout(width="420px")
         self.help_html = widgets.HTML(
             value="Only the fields you change are sent. A space shows an emoji or an icon, "
             "never both; choose <i>none</i> to remove them."
         )
-        self.title_text = widgets.Text(
-            description="Title",
-            style=LABEL_STYLE,
-            placeholder=f"at most {MAX_SPACE_TITLE} characters",
-            layout=wide,
-        )
+        self.title_text = text_input("Title", placeholder=f"at most {MAX_SPACE_TITLE} characters")
         self.title_text.add_class("docsapi-title")
         self.title_error = self._field("title", self.title_text, check=check_space_title).error
         self.icon_kind_toggle = widgets.ToggleButtons(
@@ -126,7 +120,7 @@ class SpaceSettingsForm(EditForm):
             style=LABEL_STYLE,
             tooltips=["an emoji", "an icon from a URL", "neither (remove both)"],
         )
-        self.icon_text = widgets.Text(description="Emoji / URL", style=LABEL_STYLE, layout=wide)
+        self.icon_text = text_input("Emoji / URL")
         self.icon_error = self._field(
             "icon",
             self.icon_kind_toggle,

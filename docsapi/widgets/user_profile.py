@@ -9,7 +9,7 @@ import ipywidgets as widgets
 
 from docsapi._validate import MAX_DISPLAY_NAME, check_display_name, check_id, check_url
 from docsapi.errors import ValidationError
-from docsapi.widgets._base import LABEL_STYLE, EditForm
+from docsapi.widgets._base import EditForm, text_input
 
 __all__ = ["UserProfileForm"]
 
@@ -62,20 +62,14 @@ class UserProfileForm(EditForm):
         super().__init__(client, **kwargs)
 
     def _build(self) -> None:
-        wide = widgets.Layout(width="420px")
         self.photo_html = widgets.HTML()
-        self.display_name_text = widgets.Text(
-            description="Name",
-            style=LABEL_STYLE,
-            placeholder=f"1 to {MAX_DISPLAY_NAME} characters",
-            layout=wide,
+        self.display_name_text = text_input(
+            "Name", placeholder=f"1 to {MAX_DISPLAY_NAME} characters"
         )
         self.display_name_error = self._field(
             "display_name", self.display_name_text, check=check_display_name
         ).error
-        self.photo_url_text = widgets.Text(
-            description="Photo URL", style=LABEL_STYLE, placeholder="https://…", layout=wide
-        )
+        self.photo_url_text = text_input("Photo URL", placeholder="https://…")
         self.photo_url_error = self._field(
             "photo_url", self.photo_url_text, to_api=str.strip, check=self._check_photo
         ).error
