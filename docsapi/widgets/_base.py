@@ -434,7 +434,8 @@ class FormBase(widgets.VBox):
             widget = pending.pop()
             if isinstance(widget, widgets.Button):
                 yield widget
-            pending.extend(getattr(widget, "children", ()))
+            if isinstance(widget, widgets.Box):
+                pending.extend(widget.children)
 
     def _failure(self, exc: DocsAPIError, doing: str) -> tuple[str, str]:
         """The status line and its level for an API error (forms may explain some better)."""

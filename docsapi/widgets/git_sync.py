@@ -77,6 +77,7 @@ class GitSyncForm(FieldForm):
     --------
     >>> from docsapi.widgets import GitSyncForm
     >>> form = GitSyncForm(client, "sp_abc", timeout=30)  # doctest: +SKIP
+    >>> form.load()  # or display(form): it loads when shown  # doctest: +SKIP
     >>> form.url_text.value = "https://github.com/acme/docs"  # doctest: +SKIP
     >>> form.save(wait=True).operation_state  # doctest: +SKIP
     'success'

@@ -67,6 +67,7 @@ class SpaceLifecyclePanel(FormBase):
     --------
     >>> from docsapi.widgets import SpaceLifecyclePanel
     >>> panel = SpaceLifecyclePanel(client, "sp_abc")  # doctest: +SKIP
+    >>> panel.load()  # or display(panel): it loads when shown  # doctest: +SKIP
     >>> copy = panel.duplicate()  # doctest: +SKIP
     >>> panel.delete_button.click(); panel.confirm_button.click()  # doctest: +SKIP
     >>> panel.restore().title  # doctest: +SKIP

@@ -61,6 +61,7 @@ class MoveSpaceForm(EditForm):
     --------
     >>> from docsapi.widgets import MoveSpaceForm
     >>> form = MoveSpaceForm(client, "sp_abc")  # doctest: +SKIP
+    >>> form.load()  # or display(form): it loads when shown  # doctest: +SKIP
     >>> form.parent_dropdown.value = ""            # to the top level  # doctest: +SKIP
     >>> form.save().parent is None  # doctest: +SKIP
     True

@@ -131,6 +131,7 @@ class PermissionEditor(FormBase):
     --------
     >>> from docsapi.widgets import PermissionEditor
     >>> editor = PermissionEditor(client, "sp_abc")  # doctest: +SKIP
+    >>> editor.load()  # or display(editor): it loads when shown  # doctest: +SKIP
     >>> editor.user_rows["u_1"].role_dropdown.value = "edit"  # doctest: +SKIP
     >>> editor.save()  # doctest: +SKIP
     {'users': {'u_1': 'edit'}}

@@ -92,6 +92,7 @@ class SpaceSettingsForm(EditForm):
     --------
     >>> from docsapi.widgets import SpaceSettingsForm
     >>> form = SpaceSettingsForm(client, "sp_abc")  # doctest: +SKIP
+    >>> form.load()  # or display(form): it loads when shown  # doctest: +SKIP
     >>> form.title_text.value = "Handbook"  # doctest: +SKIP
     >>> form.value  # doctest: +SKIP
     {'title': 'Handbook'}

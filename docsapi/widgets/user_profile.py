@@ -50,6 +50,7 @@ class UserProfileForm(EditForm):
     --------
     >>> from docsapi.widgets import UserProfileForm
     >>> form = UserProfileForm(client)  # doctest: +SKIP
+    >>> form.load()  # or display(form): it loads when shown  # doctest: +SKIP
     >>> form.display_name_text.value = "Ada L."  # doctest: +SKIP
     >>> form.save().display_name  # doctest: +SKIP
     'Ada L.'
