@@ -11,13 +11,13 @@ Importing this module imports ipywidgets; ``import docsapi`` alone does not.
 
 Examples
 --------
->>> from docsapi.widgets import SpaceSettingsForm
->>> form = SpaceSettingsForm(client, "sp_abc")  # doctest: +SKIP
->>> form.load()  # or display(form): it loads when shown  # doctest: +SKIP
->>> form.title_text.value = "Handbook"  # doctest: +SKIP
+>>> from docsapi.widgets import UserProfileForm
+>>> form = UserProfileForm(client)  # nothing sent yet  # doctest: +SKIP
+>>> display(form)  # shows "Loading…", then the current values  # doctest: +SKIP
+>>> form.display_name_text.value = "Ada L."  # doctest: +SKIP
 >>> form.save_button.click()  # doctest: +SKIP
 >>> form.status  # doctest: +SKIP
-'Saved title.'
+'Saved display_name.'
 """
 
 from __future__ import annotations
