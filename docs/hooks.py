@@ -16,7 +16,9 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
+from html import escape
 from pathlib import Path
 
 from mkdocs.plugins import event_priority
@@ -41,6 +43,7 @@ _EMPTY_SCRIPT = re.compile(r"<script src=[\"']{2}>\s*</script>")
 _WIDGET_STATE = re.compile(
     r"<script type=\"application/vnd\.jupyter\.widget-state\+json\">.*?</script>", re.DOTALL
 )
+_WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 _WIDGET_VIEW = re.compile(
     r"<script type=\"application/vnd\.jupyter\.widget-view\+json\">.*?</script>", re.DOTALL
 )
@@ -85,26 +88,43 @@ def on_files(files: Files, config) -> Files:
     return files
 
 
-def offline_notebook_html(html: str) -> str:
+def widget_reprs(notebook: Path) -> list[str]:
+    """The plain-text fallbacks (``Form(children=(…``) stored with the notebook's widget views."""
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    return [
+        "".join(output["data"]["text/plain"])
+        for cell in cells
+        for output in cell.get("outputs", [])
+        if _WIDGET_MIME in output.get("data", {}) and "text/plain" in output["data"]
+    ]
+
+
+def offline_notebook_html(html: str, reprs: list[str]) -> str:
     """A rendered notebook without scripts from other hosts and with widget views explained.
 
     Parameters
     ----------
     html : str
         A notebook page's content as nbconvert renders it.
+    reprs : list of str
+        The plain-text fallbacks of the notebook's widget views (see :func:`widget_reprs`):
+        shown by nbconvert when the notebook was saved without widget state.
 
     Returns
     -------
     str
         The same content with the CDN loaders and the stored widget state removed, and each
-        widget view replaced by a short note.
+        widget view (or its plain-text fallback) replaced by a short note.
     """
     html = _WIDGET_LOADER.sub("", html)
     html = _MERMAID_LOADER.sub("", html)
     html = _EXTERNAL_SCRIPT.sub("", html)
     html = _EMPTY_SCRIPT.sub("", html)
     html = _WIDGET_STATE.sub("", html)
-    return _WIDGET_VIEW.sub(_WIDGET_NOTE, html)
+    html = _WIDGET_VIEW.sub(_WIDGET_NOTE, html)
+    for text in reprs:
+        html = html.replace(f"<pre>{escape(text, quote=False)}</pre>", _WIDGET_NOTE, 1)
+    return html
 
 
 def unescape_table_pipes(html: str) -> str:
@@ -182,6 +202,7 @@ def with_download_link(html: str, notebook_name: str) -> str:
 def on_page_content(html: str, page, config, files) -> str:
     """Notebooks made to work offline; docstring roles linked; tables read as GitHub does."""
     if page.file.src_uri.endswith(".ipynb"):
-        html = shared_notebook_styles(offline_notebook_html(html), page, config.site_dir)
+        html = offline_notebook_html(html, widget_reprs(Path(page.file.abs_src_path)))
+        html = shared_notebook_styles(html, page, config.site_dir)
         return with_download_link(html, Path(page.file.src_uri).name)
     return unescape_table_pipes(link_sphinx_roles(html))
