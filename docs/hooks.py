@@ -1,22 +1,24 @@
 """MkDocs hooks of the documentation site (``hooks:`` in ``mkdocs.yml``).
 
-- The worked notebooks, the benchmark results and the contributing guide stay where they are
-  in the repository; they are added to the site under their repository paths, so the links
-  of the README (included as the home page) resolve as they do on a code host.
+- The README (the home page), the worked notebooks, the benchmark results and the contributing
+  guide stay where they are in the repository; they are added to the site under their
+  repository paths, so their links resolve as they do on a code host. Links from them into
+  ``docs/`` are pointed at the pages those files become.
 - The ``Notebooks`` section of the navigation lists every ``notebooks/*.ipynb`` in name order.
+- Notebook pages must work offline: nbconvert's loaders of third-party scripts (the widget
+  renderer, MathJax, Mermaid, all fetched from a CDN) are removed, and each stored widget
+  view is replaced by a sentence saying it is interactive in Jupyter.
 - The stylesheets nbconvert repeats in every notebook page are written once, linked from each.
 - Each notebook page links to its ``.ipynb`` file, copied beside it by mkdocs-jupyter.
 - Sphinx roles in docstrings (``:class:`…```) become links to the API reference.
 - Code spans in the README's tables escape ``|`` as GitHub requires; the site shows a plain one.
-- Notebook pages must work offline: nbconvert's loaders of third-party scripts (the widget
-  renderer, MathJax, Mermaid, all fetched from a CDN) are removed, and each stored widget
-  view is replaced by a sentence saying it is interactive in Jupyter.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import posixpath
 import re
 from html import escape
 from pathlib import Path
@@ -27,7 +29,7 @@ from mkdocs.utils import get_relative_url
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = "notebooks/*.ipynb"
-EXTRA_PAGES = ("benchmarks/RESULTS.md", "CONTRIBUTING.md")
+EXTRA_PAGES = ("README.md", "benchmarks/RESULTS.md", "CONTRIBUTING.md")
 NOTEBOOK_SECTION = "Notebooks"
 
 _EXTERNAL_SCRIPT = re.compile(
@@ -48,6 +50,7 @@ _WIDGET_VIEW = re.compile(
     r"<script type=\"application/vnd\.jupyter\.widget-view\+json\">.*?</script>", re.DOTALL
 )
 _SPHINX_ROLE = re.compile(r":(?:class|func|meth|attr|mod|data|exc|obj):<code>(~?)([\w.]+)</code>")
+_MARKDOWN_LINK = re.compile(r"(\]\()([^)\s#]+)")
 _STYLE = re.compile(r"<style type=\"text/css\">.*?</style>", re.DOTALL)
 _NOTEBOOK_START = '<div class="jupyter-wrapper">'
 _TABLE_CELL = re.compile(r"<td\b[^>]*>.*?</td>", re.DOTALL)
@@ -97,6 +100,38 @@ def widget_reprs(notebook: Path) -> list[str]:
         for output in cell.get("outputs", [])
         if _WIDGET_MIME in output.get("data", {}) and "text/plain" in output["data"]
     ]
+
+
+def repository_links(markdown: str, src_uri: str) -> str:
+    """Links of a page kept outside ``docs/`` that lead into ``docs/``, made relative to the
+    site's pages (``docs/access-model.md`` from the README becomes ``access-model.md``).
+
+    Examples
+    --------
+    >>> repository_links("[m](docs/access-model.md#roles), [nb](notebooks/a.ipynb)", "README.md")
+    '[m](access-model.md#roles), [nb](notebooks/a.ipynb)'
+    >>> repository_links("[tables](../docs/audit-tables.md)", "benchmarks/RESULTS.md")
+    '[tables](../audit-tables.md)'
+    """
+    base = posixpath.dirname(src_uri)
+
+    def relink(match: re.Match[str]) -> str:
+        opening, target = match.groups()
+        if re.match(r"[a-zA-Z][a-zA-Z0-9+.-]*:|/", target):
+            return match.group(0)
+        resolved = posixpath.normpath(posixpath.join(base, target))
+        if not resolved.startswith("docs/"):
+            return match.group(0)
+        return opening + posixpath.relpath(resolved.removeprefix("docs/"), base or ".")
+
+    return _MARKDOWN_LINK.sub(relink, markdown)
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:
+    """Links of the pages kept outside ``docs/`` (see :func:`repository_links`)."""
+    if page.file.src_uri in EXTRA_PAGES:
+        return repository_links(markdown, page.file.src_uri)
+    return markdown
 
 
 def offline_notebook_html(html: str, reprs: list[str]) -> str:

@@ -7,8 +7,10 @@ never send a request anywhere else.
 
 from __future__ import annotations
 
+import doctest
 import functools
 import http.server
+import importlib.util
 import json
 import os
 import re
@@ -138,6 +140,16 @@ def site_url(site):
         thread.join(timeout=10)
 
 
+def test_the_build_hooks_examples_hold():
+    pytest.importorskip("mkdocs", reason='mkdocs is missing: pip install -e ".[docs]"')
+    spec = importlib.util.spec_from_file_location("docs_hooks", REPO_ROOT / "docs" / "hooks.py")
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    result = doctest.testmod(hooks)
+    assert result.attempted >= 5
+    assert result.failed == 0
+
+
 def test_every_area_has_a_page(site):
     for page in (
         "index.html",
@@ -188,6 +200,7 @@ def test_home_and_notebooks_in_chromium_stay_on_127_0_0_1(site_url):
 
         page.goto(site_url, wait_until="networkidle")
         assert "docsapi" in page.title()
+        assert page.locator("article a[href='access-model.html']").count() >= 1
         notebook_links = page.locator("article a[href*='notebooks/']")
         assert notebook_links.count() >= len(list(NOTEBOOKS.glob("*.ipynb")))
         assert page.locator("article").get_by_text("A first look").count() >= 1
