@@ -95,6 +95,14 @@ class Builder:
     Attributes hold the cast: who plays which part, which collection and space is which.
     """
 
+    # set by the steps of _demo_grants and _demo_sites
+    collection_user: dict[str, str]
+    collection_team: dict[str, str]
+    deliberate_spaces: dict[str, Any]
+    site: dict[str, str]
+    stale_links: list[str]
+    invite: dict[str, str]
+
     def __init__(self, seed: int, size: DemoSize, now: datetime) -> None:
         self.rng = random.Random(seed)
         self.size = size
@@ -240,7 +248,7 @@ class Builder:
     # -- collections ------------------------------------------------------------------
     def collections(self) -> None:
         rng = self.rng
-        self.collection = {}
+        self.collection: dict[str, str] = {}
         for key, title, parent_key, level in names.COLLECTION_TREE:
             parent = self.collection[parent_key] if parent_key else None
             self.collection[key] = self._collection(title, parent, level)
