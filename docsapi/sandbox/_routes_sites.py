@@ -103,7 +103,8 @@ def update_site(ctx: Ctx, org_id: str, site_id: str) -> Reply:
         if record[key] != value:
             label = f"{record['title']}: {key} -> {value}"
             record[key] = value
-            _event(ctx, record, f"site.{'visibility' if key == 'visibility' else 'update'}", label)
+            action = "site.visibility.update" if key == "visibility" else "site.update"
+            _event(ctx, record, action, label)
     return _site_reply(ctx, record)
 
 
