@@ -23,7 +23,8 @@ def actor_of(store: Store, credential: Credential | None) -> dict[str, str]:
     if credential is None:
         return dict(SANDBOX_ACTOR)
     if credential.user_id is None:
-        return {"type": "integration", "id": f"integration-{credential.scheme}"}
+        kind = "installation" if credential.scheme == "integration-installation" else "integration"
+        return {"type": kind, "id": f"sandbox-{kind}"}
     user = store.state.users.get(credential.user_id)
     label = user["displayName"] if user else credential.user_id
     return {"type": "user", "id": credential.user_id, "label": label}
