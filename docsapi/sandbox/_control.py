@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 from werkzeug.wrappers import Request, Response
 
 from docsapi.sandbox._clock import iso
-from docsapi.sandbox._errors import ApiError
 from docsapi.sandbox._jsonbody import parse_json_body
 
 if TYPE_CHECKING:
@@ -86,8 +85,6 @@ class Controls:
             return _error(404, f"No sandbox control {request.method} {request.path}.")
         try:
             return handler(_body(request, key[1]), parts[1:])
-        except ApiError as error:
-            return _error(error.status, error.message)
         except (ValueError, TypeError) as error:
             return _error(400, f"{error}.".replace("..", "."))
         except Exception:

@@ -6,10 +6,12 @@ import json
 import math
 from typing import Any
 
-from docsapi.sandbox._errors import ApiError, bad_request
-
 #: Deepest nesting of arrays and objects accepted in a request body.
 MAX_DEPTH = 64
+
+
+class BodyError(ValueError):
+    """A request body that is not acceptable JSON; the message says why."""
 
 
 def _finite_float(text: str) -> float:
@@ -44,31 +46,32 @@ def parse_json_body(raw: bytes) -> Any:
 
     Raises
     ------
-    ApiError
-        400 when the body is empty, not UTF-8, not JSON (``NaN`` and ``Infinity`` are not
-        JSON), holds a number too large for a double, or nests deeper than :data:`MAX_DEPTH`.
+    BodyError
+        When the body is empty, not UTF-8, not JSON (``NaN`` and ``Infinity`` are not JSON),
+        holds a number too large for a double, or nests deeper than :data:`MAX_DEPTH`.
 
     Examples
     --------
     >>> parse_json_body(b'{"title": "Docs"}')
     {'title': 'Docs'}
+    >>> parse_json_body(b'[[[]]]')
+    [[[]]]
     """
     if not raw.strip():
-        raise bad_request("A JSON request body is required.")
+        raise BodyError("A JSON request body is required.")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise bad_request("The request body is not UTF-8 text.") from None
+        raise BodyError("The request body is not UTF-8 text.") from None
     try:
         value = json.loads(text, parse_float=_finite_float, parse_constant=_no_constant)
     except RecursionError:
-        raise _too_deep() from None
+        raise BodyError(_TOO_DEEP) from None
     except ValueError as error:
-        raise bad_request(f"The request body is not valid JSON ({error}).") from None
+        raise BodyError(f"The request body is not valid JSON ({error}).") from None
     if _depth_exceeds(value, MAX_DEPTH):
-        raise _too_deep()
+        raise BodyError(_TOO_DEEP)
     return value
 
 
-def _too_deep() -> ApiError:
-    return bad_request(f"The request body nests arrays and objects deeper than {MAX_DEPTH} levels.")
+_TOO_DEEP = f"The request body nests arrays and objects deeper than {MAX_DEPTH} levels."

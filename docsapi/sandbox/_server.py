@@ -18,6 +18,7 @@ from __future__ import annotations
 import errno
 import json
 import logging
+import re
 import socket
 import struct
 import threading
@@ -29,7 +30,7 @@ from typing import Any
 from waitress import wasyncore
 from waitress.adjustments import Adjustments
 from waitress.channel import HTTPChannel
-from waitress.parser import HTTPRequestParser
+from waitress.parser import HTTPRequestParser, first_line_re
 from waitress.server import TcpWSGIServer
 from waitress.task import ErrorTask, ThreadedTaskDispatcher, WSGITask
 from waitress.utilities import (
@@ -53,6 +54,10 @@ MAX_HEAD_BYTES = 65536
 MAX_BODY_BYTES = 10 * 1024 * 1024
 #: Seconds a closing connection keeps reading (and discarding) what the peer still sends.
 DRAIN_SECONDS = 2.0
+
+_METHOD_PREFIX = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]{0,32}")
+#: How much of a request's first line is enough to tell it is not HTTP.
+_LOOK_AT = MAX_TARGET_LENGTH + 64
 
 #: Builds the error body of an answer the server gives itself: (status, message) -> bytes.
 ErrorBody = Callable[[int, str], bytes]
@@ -99,12 +104,29 @@ def _describe(error: Error) -> tuple[int, str]:
     return 500, "The server failed while answering; the request may not have been completed."
 
 
+def _not_http(head: bytes) -> bool:
+    """True when the start of a request head cannot begin an HTTP/1.x request line."""
+    head = head.lstrip(b"\r\n")
+    line_end = head.find(b"\n")
+    if line_end >= 0:
+        return first_line_re.fullmatch(head[:line_end].rstrip(b"\r")) is None
+    method = _METHOD_PREFIX.match(head)
+    end = method.end() if method else 0
+    return end < len(head) and head[end : end + 1] != b" "
+
+
 class _Parser(HTTPRequestParser):
-    """waitress's parser with a limit on the request target and HTTP/1.x only."""
+    """waitress's parser, refusing non-HTTP input early, long targets and HTTP other than 1.x."""
 
     def received(self, data: bytes) -> int:
         in_head = self.body_rcv is None and not self.headers_finished
         head = self.header_plus + data if in_head else b""
+        if in_head and not self.completed and _not_http(head[:_LOOK_AT]):
+            self.parse_header(b"GET / HTTP/1.0\r\n")
+            self.error = BadRequest("it is not an HTTP/1.x request")
+            self.completed = True
+            self.headers_finished = True
+            return len(data)
         consumed = super().received(data)
         if isinstance(self.error, RequestHeaderFieldsTooLarge) and b"\n" not in head:
             self.error = _TargetTooLong("request line too long")

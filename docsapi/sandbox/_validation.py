@@ -70,9 +70,9 @@ def _typed_objects(schema: Any) -> Any:
     if not isinstance(schema, dict):
         return schema
     out = dict(schema)
-    if ("properties" in out or "additionalProperties" in out) and "type" not in out:
-        if "$ref" not in out:
-            out["type"] = "object"
+    untyped = "type" not in out and "$ref" not in out
+    if untyped and ("properties" in out or "additionalProperties" in out):
+        out["type"] = "object"
     if isinstance(out.get("properties"), dict):
         out["properties"] = {k: _typed_objects(v) for k, v in out["properties"].items()}
     for key in _SUBSCHEMA:

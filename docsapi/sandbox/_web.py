@@ -16,7 +16,7 @@ from werkzeug.wrappers import Request
 
 from docsapi.sandbox._auth import Credential
 from docsapi.sandbox._errors import ApiError, bad_request
-from docsapi.sandbox._jsonbody import parse_json_body
+from docsapi.sandbox._jsonbody import BodyError, parse_json_body
 from docsapi.sandbox._store import Store
 
 #: Items per page when a List request does not say.
@@ -69,8 +69,8 @@ class Ctx:
         if self._parsed is None:
             try:
                 self._parsed = (parse_json_body(self.request.get_data(cache=True)), None)
-            except ApiError as error:
-                self._parsed = (None, error)
+            except BodyError as error:
+                self._parsed = (None, bad_request(str(error)))
         value, error = self._parsed
         if error is not None:
             raise error
