@@ -104,39 +104,53 @@ def _describe(error: Error) -> tuple[int, str]:
     return 500, "The server failed while answering; the request may not have been completed."
 
 
-def _not_http(head: bytes) -> bool:
-    """True when the start of a request head cannot begin an HTTP/1.x request line."""
+def _head_error(head: bytes) -> Error | None:
+    """The error of a request head that cannot be HTTP/1.x, judged on its first line alone
+    (None while it still may be)."""
     head = head.lstrip(b"\r\n")
     line_end = head.find(b"\n")
-    if line_end >= 0:
-        return first_line_re.fullmatch(head[:line_end].rstrip(b"\r")) is None
-    method = _METHOD_PREFIX.match(head)
-    end = method.end() if method else 0
-    return end < len(head) and head[end : end + 1] != b" "
+    if line_end < 0:
+        method = _METHOD_PREFIX.match(head)
+        end = method.end() if method else 0
+        if end < len(head) and head[end : end + 1] != b" ":
+            return BadRequest("it is not an HTTP/1.x request")
+        return None
+    match = first_line_re.fullmatch(head[:line_end].rstrip(b"\r"))
+    if match is None:
+        return BadRequest("it is not an HTTP/1.x request")
+    version = match["version"]
+    if version is None:
+        return BadRequest("the request line names no HTTP version")
+    if version not in (b"1.0", b"1.1"):
+        return _VersionNotSupported(f"HTTP/{version.decode()} is not supported here")
+    return None
 
 
 class _Parser(HTTPRequestParser):
-    """waitress's parser, refusing non-HTTP input early, long targets and HTTP other than 1.x."""
+    """waitress's parser, refusing non-HTTP/1.x input on its first line and long targets."""
 
     def received(self, data: bytes) -> int:
         in_head = self.body_rcv is None and not self.headers_finished
         head = self.header_plus + data if in_head else b""
-        if in_head and not self.completed and _not_http(head[:_LOOK_AT]):
+        error = _head_error(head[:_LOOK_AT]) if in_head and not self.completed else None
+        if error is not None:
             self.parse_header(b"GET / HTTP/1.0\r\n")
-            self.error = BadRequest("it is not an HTTP/1.x request")
+            self.error = error
             self.completed = True
             self.headers_finished = True
             return len(data)
         consumed = super().received(data)
         if isinstance(self.error, RequestHeaderFieldsTooLarge) and b"\n" not in head:
             self.error = _TargetTooLong("request line too long")
-        elif in_head and self.headers_finished and self.error is None and not self.empty:
-            if len(self.request_uri) > MAX_TARGET_LENGTH:
-                self.error = _TargetTooLong("request target too long")
-                self.completed = True
-            elif self.version not in ("1.0", "1.1"):
-                self.error = _VersionNotSupported(f"HTTP/{self.version} is not supported here")
-                self.completed = True
+        elif (
+            in_head
+            and self.headers_finished
+            and self.error is None
+            and not self.empty
+            and len(self.request_uri) > MAX_TARGET_LENGTH
+        ):
+            self.error = _TargetTooLong("request target too long")
+            self.completed = True
         return consumed
 
 

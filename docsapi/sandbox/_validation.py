@@ -11,7 +11,9 @@ but no ``type`` (``PlainObject``) is read as an object, as its name and use say.
 it also matches strings and numbers, so ``oneOf [string, PlainObject]`` would refuse every
 string.
 
-jsonschema is imported when the first :class:`RequestRules` is built, not with the sandbox.
+Validators are built, and jsonschema imported, when a request first needs them (its import
+takes about a second where ``rfc3987-syntax`` is installed), so requests without a body or query
+parameters never pay for it.
 """
 
 from __future__ import annotations
@@ -98,11 +100,24 @@ def _location(path: Sequence[Any]) -> str:
     return where
 
 
+class _Schema:
+    """A JSON Schema whose validator is built on first use."""
+
+    def __init__(self, schema: dict[str, Any], components: dict[str, Any]) -> None:
+        self._schema = {**_typed_objects(schema), "components": components}
+
+    @functools.cached_property
+    def validator(self) -> Validator:
+        from jsonschema import Draft202012Validator
+
+        return Draft202012Validator(self._schema)
+
+
 @dataclass(frozen=True)
 class _QueryParameter:
     name: str
     required: bool
-    validator: Validator
+    schema: _Schema
 
     def check(self, raw: str | None) -> None:
         where = f"query parameter {self.name!r}"
@@ -112,7 +127,7 @@ class _QueryParameter:
             return
         error = None
         for candidate in _candidates(raw):
-            error = next(iter(self.validator.iter_errors(candidate)), None)
+            error = next(iter(self.schema.validator.iter_errors(candidate)), None)
             if error is None:
                 return
         _fail(where, error.message if error is not None else f"{raw!r} is not accepted")
@@ -135,7 +150,7 @@ class OperationRules:
     """What the description requires of one operation's requests."""
 
     label: str
-    body: Validator | None
+    body: _Schema | None
     body_required: bool
     query: tuple[_QueryParameter, ...]
 
@@ -158,7 +173,7 @@ class OperationRules:
             return
         from jsonschema.exceptions import best_match
 
-        error = best_match(self.body.iter_errors(ctx.body()))
+        error = best_match(self.body.validator.iter_errors(ctx.body()))
         if error is not None:
             _fail(_location(error.absolute_path), error.message)
 
@@ -215,11 +230,8 @@ class RequestRules:
             node = target
         return node
 
-    def _validator(self, schema: dict[str, Any]) -> Validator:
-        from jsonschema import Draft202012Validator
-
-        rooted = {**_typed_objects(schema), "components": self._components}
-        return Draft202012Validator(rooted)
+    def _schema(self, schema: dict[str, Any]) -> _Schema:
+        return _Schema(schema, self._components)
 
     def _build(
         self, method: str, template: str, operation: dict[str, Any], shared: list[Any]
@@ -232,7 +244,7 @@ class RequestRules:
                     _QueryParameter(
                         parameter["name"],
                         bool(parameter.get("required")),
-                        self._validator(parameter["schema"]),
+                        self._schema(parameter["schema"]),
                     )
                 )
         body, required = None, False
@@ -241,5 +253,5 @@ class RequestRules:
             request_body = self._resolve(request_body)
             schema = request_body.get("content", {}).get("application/json", {}).get("schema")
             if schema is not None:
-                body, required = self._validator(schema), bool(request_body.get("required"))
+                body, required = self._schema(schema), bool(request_body.get("required"))
         return OperationRules(f"{method} {template}", body, required, tuple(query))
