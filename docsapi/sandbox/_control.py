@@ -107,7 +107,7 @@ class Controls:
 
     def _inject(self, body: dict[str, Any], rest: list[str]) -> Response:
         self.sandbox.inject(
-            body.get("fault"),
+            body.get("fault", ""),
             body.get("count", 1),
             methods=body.get("methods"),
             path=body.get("path"),

@@ -129,6 +129,9 @@ def _head_error(head: bytes) -> Error | None:
 class _Parser(HTTPRequestParser):
     """waitress's parser, refusing non-HTTP/1.x input on its first line and long targets."""
 
+    completed: bool
+    headers_finished: bool
+
     def received(self, data: bytes) -> int:
         in_head = self.body_rcv is None and not self.headers_finished
         head = self.header_plus + data if in_head else b""

@@ -69,11 +69,11 @@ class Ctx:
         if self._parsed is None:
             try:
                 self._parsed = (parse_json_body(self.request.get_data(cache=True)), None)
-            except BodyError as error:
-                self._parsed = (None, bad_request(str(error)))
-        value, error = self._parsed
-        if error is not None:
-            raise error
+            except BodyError as problem:
+                self._parsed = (None, bad_request(str(problem)))
+        value, refusal = self._parsed
+        if refusal is not None:
+            raise refusal
         return value
 
     def object_body(self, allowed: Sequence[str] | None = None) -> dict[str, Any]:
