@@ -22,7 +22,7 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _server import RemoteSandbox  # noqa: E402
+from _server import RemoteSandbox
 
 
 def _client(sandbox: RemoteSandbox, number: int, stop: threading.Event, counts: list[int]) -> None:
