@@ -157,7 +157,7 @@ def test_context_manager_closes_the_session(sandbox):
     # a session passed in belongs to the caller; the client leaves it open
     assert closed == []
     with DocsClient(token=sandbox.token, base_url=sandbox.url) as client:
-        own = client.transport._session
+        own = client.transport.sender.session
         own_closed = []
         own.close = lambda: own_closed.append(True)
     assert own_closed == [True]
