@@ -395,11 +395,15 @@ class Transport:
             query["limit"] = limit
         cursors: set[str] = set()
         ids: set[Hashable] = set()
+        data: Any = None
+        cursor: str | None = None
         while True:
             try:
                 data = self.request("GET", path, params=query).data
             except DocsAPIError:
-                query.clear()  # it may hold a cursor the server sent
+                # Keep what the server sent (a cursor may echo anything) out of this frame.
+                query.clear()
+                data = cursor = None
                 raise
             if not isinstance(data, Mapping) or not isinstance(data.get("items"), list):
                 raise ResponseFormatError(
@@ -609,6 +613,5 @@ def _kind(value: Any) -> str:
     """A short description of a decoded body's type, for error messages."""
     if value is None:
         return "an empty body"
-    return {dict: "an object", list: "an array", str: "a string"}.get(
-        type(value), type(value).__name__
-    )
+    names: dict[type, str] = {dict: "an object", list: "an array", str: "a string"}
+    return names.get(type(value), type(value).__name__)

@@ -129,6 +129,7 @@ _ENTITY_ID = re.compile(r"[A-Za-z0-9_-]+")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _CONTROL_BUT_LINES = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_HEADER_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _DOT_SEGMENTS = (".", "..")
 
 
@@ -534,6 +535,11 @@ def check_headers(
     reserved : iterable of str
         Header names the caller may not set (the one carrying the credential).
 
+    Returns
+    -------
+    dict
+        A copy of the headers.
+
     Raises
     ------
     ValidationError
@@ -545,32 +551,33 @@ def check_headers(
     >>> check_headers({"X-Trace": "1"})
     {'X-Trace': '1'}
     """
+    problem = _headers_problem(value, reserved)
+    if problem is not None:
+        value = None  # refused headers may hold a credential: keep them out of this frame
+        raise ValidationError(argument, problem)
+    return dict(value or {})
+
+
+def _headers_problem(value: Any, reserved: Iterable[str]) -> str | None:
+    """What is wrong with ``value`` as extra headers, or None (never repeats a value)."""
     if value is None:
-        return {}
+        return None
     if not isinstance(value, Mapping):
-        raise ValidationError(argument, f"must be a dict, got {type(value).__name__}")
+        return f"must be a dict, got {type(value).__name__}"
     blocked = {name.lower() for name in reserved}
-    headers: dict[str, str] = {}
     for name, item in value.items():
         if not isinstance(name, str) or not _HEADER_NAME.fullmatch(name):
-            raise ValidationError(argument, f"{_show(name)} is not a valid header name")
+            return f"{_show(name)} is not a valid header name"
         if name.lower() in blocked:
-            raise ValidationError(
-                argument,
-                f"{name} carries the credential: pass it as the token or key argument instead",
-            )
+            return f"{name} carries the credential: pass it as the token or key argument instead"
         if not isinstance(item, str):
-            raise ValidationError(
-                argument, f"the value of {name} must be a str, got {type(item).__name__}"
-            )
-        if any(ord(char) > 0xFF for char in item) or re.search(r"[\x00-\x08\x0a-\x1f\x7f]", item):
-            raise ValidationError(
-                argument,
+            return f"the value of {name} must be a str, got {type(item).__name__}"
+        if any(ord(char) > 0xFF for char in item) or _HEADER_CONTROL.search(item):
+            return (
                 f"the value of {name} must be one line of Latin-1 text without control "
-                "characters (the value is not shown)",
+                "characters (the value is not shown)"
             )
-        headers[name] = item
-    return headers
+    return None
 
 
 def check_display_name(value: Any, argument: str = "display_name") -> str:

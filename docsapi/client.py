@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from functools import cache, cached_property
+from functools import cached_property
 from html import escape
 from typing import Any, get_type_hints
 
@@ -20,7 +20,14 @@ from docsapi._config import (
 from docsapi._http import Session
 from docsapi._repr import method_listing, methods_html, methods_markdown
 from docsapi._secret import Secret, describe_sources, find_credential
-from docsapi._validate import check_api_path, check_base_url, check_http_method, check_text
+from docsapi._validate import (
+    check_api_path,
+    check_base_url,
+    check_headers,
+    check_http_method,
+    check_params,
+    check_text,
+)
 from docsapi.models import ApiInformation
 from docsapi.resources import ChangeRequests, Content, Git, Orgs, Permissions, Spaces, Users
 from docsapi.resources._base import ResourceGroup, object_of
@@ -67,18 +74,28 @@ def find_token(token: str | None = None) -> Secret | None:
     >>> find_token("gb_api_abc")
     Secret('********')
     """
-    return find_credential(token, argument="token", env_var=TOKEN_ENV_VAR)
+    try:
+        return find_credential(token, argument="token", env_var=TOKEN_ENV_VAR)
+    finally:
+        token = None  # a refused token stays out of this frame's locals
 
 
-@cache
-def _resource_groups(cls: type) -> tuple[tuple[str, str], ...]:
+def _return_type(function: Any) -> Any:
+    """A function's resolved return annotation, or None when it cannot be resolved."""
+    try:
+        return get_type_hints(function).get("return")
+    except (NameError, TypeError):
+        return None
+
+
+def _resource_groups(cls: type[DocsClient]) -> tuple[tuple[str, str], ...]:
     """``(name, first docstring line)`` of each cached property of ``cls`` giving a group."""
     groups = []
     for klass in reversed(cls.__mro__):
         for name, member in vars(klass).items():
             if not isinstance(member, cached_property):
                 continue
-            returns = get_type_hints(member.func).get("return")
+            returns = _return_type(member.func)
             if isinstance(returns, type) and issubclass(returns, ResourceGroup):
                 doc = (member.__doc__ or "").strip().splitlines()
                 groups.append((name, doc[0] if doc else ""))
@@ -145,8 +162,9 @@ class DocsClient(BaseClient):
     ) -> None:
         try:
             credential = find_token(token)
+            extra_headers = check_headers(headers, reserved=("Authorization",))
         finally:
-            token = None  # this frame keeps no plain copy, whatever is raised below
+            token = headers = None  # this frame keeps no plain credential, whatever is raised
         self._has_token = credential is not None
         self._connect(
             check_base_url(base_url, suffix=API_VERSION_SUFFIX),
@@ -157,7 +175,7 @@ class DocsClient(BaseClient):
             max_retries=max_retries,
             max_rate_limit_wait=max_rate_limit_wait,
             session=session,
-            headers=headers,
+            headers=extra_headers,
             clock=clock,
             user_agent=f"docsapi/{__version__}",
         )
@@ -299,7 +317,9 @@ class DocsClient(BaseClient):
         >>> sum(1 for _ in client.paginate("/orgs/org_1/members"))  # doctest: +SKIP
         60
         """
-        return self._transport.paginate(self._path(path), params=params, key=("id",))
+        path = self._path(path)
+        query = check_params(params)  # checked now, not when the first page is read
+        return self._transport.paginate(path, params=query, key=("id",))
 
     @staticmethod
     def _path(path: Any) -> str:

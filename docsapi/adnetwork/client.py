@@ -17,7 +17,7 @@ from docsapi._config import (
 from docsapi._http import Session, quote_segment
 from docsapi._repr import methods_html, methods_markdown
 from docsapi._secret import Secret, describe_sources, find_credential
-from docsapi._validate import check_limit, check_text
+from docsapi._validate import check_headers, check_limit, check_text
 from docsapi.adnetwork import frames
 from docsapi.adnetwork._checks import (
     check_changes,
@@ -60,7 +60,10 @@ def find_api_key(api_key: str | None = None) -> Secret | None:
     >>> find_api_key("k-123")
     Secret('********')
     """
-    return find_credential(api_key, argument="api_key", env_var=API_KEY_ENV)
+    try:
+        return find_credential(api_key, argument="api_key", env_var=API_KEY_ENV)
+    finally:
+        api_key = None  # a refused key stays out of this frame's locals
 
 
 class AdNetworkClient(BaseClient):
@@ -124,8 +127,9 @@ class AdNetworkClient(BaseClient):
     ) -> None:
         try:
             credential = find_api_key(api_key)
+            extra_headers = check_headers(headers, reserved=("X-Api-Key",))
         finally:
-            api_key = None  # this frame keeps no plain copy, whatever is raised below
+            api_key = headers = None  # this frame keeps no plain credential, whatever is raised
         self.network = check_network(network)
         self.scheme = check_scheme(scheme)
         #: Where keys are generated and the IP whitelist is kept.
@@ -144,7 +148,7 @@ class AdNetworkClient(BaseClient):
             max_retries=max_retries,
             max_rate_limit_wait=max_rate_limit_wait,
             session=session,
-            headers={"Cache-Control": "no-cache", **_header_dict(headers)},
+            headers={"Cache-Control": "no-cache", **extra_headers},
             clock=clock,
             user_agent=f"docsapi/{__version__}",
             auth_header="X-Api-Key",
@@ -202,7 +206,7 @@ class AdNetworkClient(BaseClient):
     def paginate(
         self, resource: str, *, page_size: int = MAX_PAGE_SIZE, **filters: Any
     ) -> Iterator[Record]:
-        """Yield every record of a collection, page after page.
+        """Every record of a collection, page after page.
 
         Parameters
         ----------
@@ -213,13 +217,15 @@ class AdNetworkClient(BaseClient):
         **filters
             As in :meth:`affiliates`.
 
-        Yields
-        ------
-        dict
-            One record, as the API sends it.
+        Returns
+        -------
+        Iterator[dict]
+            The records, as the API sends them; pages are read as it is consumed.
 
         Raises
         ------
+        ValidationError
+            A bad resource, page size or filter (raised at once, before any request).
         PaginationError
             If the server answers another page than the one asked for.
         ResponseFormatError
@@ -240,6 +246,9 @@ class AdNetworkClient(BaseClient):
             **_filter_params(filters),
             "limit": check_limit(page_size, "page_size", maximum=MAX_PAGE_SIZE),
         }
+        return self._pages(resource, path, query)
+
+    def _pages(self, resource: str, path: str, query: dict[str, Any]) -> Iterator[Record]:
         page = 1
         seen: set[Hashable] = set()
         while True:
@@ -461,14 +470,6 @@ class AdNetworkClient(BaseClient):
                 f"{type(body).__name__}; is {self.base_url!r} the network's API address?"
             )
         return body.get("data")
-
-
-def _header_dict(headers: Any) -> dict[str, Any]:
-    if headers is None:
-        return {}
-    if not isinstance(headers, Mapping):
-        raise ValidationError("headers", f"must be a dict, got {type(headers).__name__}")
-    return dict(headers)
 
 
 def _check_body(data: Any, argument: str) -> dict[str, Any]:

@@ -127,8 +127,8 @@ class Content(ResourceGroup):
         check_entity_id(space_id, "space_id")
         path = api_path("spaces", space_id, "content", "pages")
         pages = self._get(path).get("pages")
-        if not isinstance(pages, list):
-            raise ResponseFormatError(f"GET {path}: the answer has no 'pages' list")
+        if not isinstance(pages, list) or not all(isinstance(page, dict) for page in pages):
+            raise ResponseFormatError(f"GET {path}: the answer has no 'pages' list of objects")
         return frames.pages(space_id, pages)
 
     def files(self, space_id: str) -> pd.DataFrame:
