@@ -456,3 +456,155 @@ def test_validation_error_is_also_a_type_error_and_a_value_error():
         DocsClient(token="gb_api_ok").spaces.get(123)
     with pytest.raises(ValueError):
         DocsClient(token="gb_api_ok").spaces.get("..")
+
+
+# -- the ad-network client -----------------------------------------------------------------------
+
+ADS_VALID = {
+    "resource": "affiliate",
+    "id": 1001,
+    "data": {"name": "Ada", "email": "ada@x.example"},
+    "changes": {"company": "Acme"},
+}
+ADS_BAD = {
+    "resource": [
+        None,
+        1,
+        b"affiliate",
+        "",
+        ".",
+        "..",
+        "a/b",
+        "affiliate/1",
+        "%2e%2e",
+        "%2F",
+        "x\n",
+        "affiliate\r\n",
+        "x" * 10_000,
+        "1abc",
+        "_a",
+        "a b",
+    ],
+    "id": [
+        None,
+        True,
+        1.5,
+        -1,
+        "",
+        ".",
+        "..",
+        "a/b",
+        "%2F",
+        "%2e%2e",
+        "1\n",
+        "x" * 10_000,
+        [1],
+        b"1",
+        "1 2",
+    ],
+    "get.id": [v for v in SEGMENT_BAD if v not in (1,)] + [True, -1, 1.5],
+    "data": [None, [], {}, "x", 1],
+    "changes": [None, [], {}, "x"],
+    "current": ["x", 1, []],
+    "params": ["x", [1], {"a": float("nan")}, {"a": {"b": 1}}, {1: "a"}, {"q": "\x00"}],
+    "page_size": [0, 101, -1, "10", True, 1.5, None],
+}
+ADS_FILTERS_BAD = [{"a": 1}, "a,b", "x\n", [], object(), b"x"]
+
+
+@pytest.fixture(scope="module")
+def ans():
+    from docsapi.sandbox.adnetwork import AdNetworkSandbox
+
+    with AdNetworkSandbox(seed=0, affiliates=20) as sandbox:
+        yield sandbox
+
+
+def _ads_methods():
+    from docsapi.adnetwork import AdNetworkClient
+
+    client = AdNetworkClient("demo.example.com", api_key="an_table")
+    for name, _, _ in method_listing(client):
+        if name != "close":
+            yield name, inspect.signature(getattr(AdNetworkClient, name))
+
+
+ADS_METHODS = list(_ads_methods())
+
+
+def _ads_cases():
+    for name, signature in ADS_METHODS:
+        for parameter, spec in list(signature.parameters.items())[1:]:
+            if spec.kind is spec.VAR_KEYWORD:
+                yield pytest.param(name, "filters", ADS_FILTERS_BAD, id=f"{name}.**filters")
+                continue
+            values = ADS_BAD.get(f"{name}.{parameter}", ADS_BAD.get(parameter))
+            yield pytest.param(name, parameter, values, id=f"{name}.{parameter}")
+
+
+def test_every_adnetwork_parameter_has_bad_values():
+    assert all(values is not None for *_, values in (case.values for case in _ads_cases()))
+
+
+@pytest.mark.parametrize(("name", "parameter", "values"), list(_ads_cases()))
+def test_adnetwork_bad_value_is_refused_before_sending(ans, name, parameter, values):
+    ans.reset()
+    client = ans.client()
+    signature = dict(ADS_METHODS)[name]
+
+    def call(value):
+        kwargs = {}
+        for pname, spec in list(signature.parameters.items())[1:]:
+            if spec.kind is spec.VAR_KEYWORD:
+                continue
+            if pname == parameter:
+                kwargs[pname] = value
+            elif spec.default is spec.empty:
+                kwargs[pname] = ADS_VALID[pname]
+        if parameter == "filters":
+            kwargs["status"] = value
+        result = getattr(client, name)(**kwargs)
+        return list(result) if name == "paginate" else result
+
+    call.values = values
+    assert _refused(call, "status" if parameter == "filters" else parameter) == []
+    assert ans.request_count == 0
+
+
+ADS_CONSTRUCTOR_BAD = [
+    ("network", None),
+    ("network", 1),
+    ("network", ""),
+    ("network", "http://demo.example.com"),
+    ("network", "demo.example.com/api"),
+    ("network", "demo.exa\nmple.com"),
+    ("network", "demo example.com"),
+    ("network", "host:99999"),
+    ("network", "user@host"),
+    ("api_key", 1),
+    ("api_key", ""),
+    ("api_key", "an_\u20ac"),
+    ("api_key", "an\r\nX: 1"),
+    ("scheme", "ftp"),
+    ("scheme", 1),
+    ("timeout", (0, 0)),
+    ("timeout", "30"),
+    ("max_retries", -1),
+    ("max_rate_limit_wait", float("nan")),
+    ("retry", 3),
+    ("session", "s"),
+    ("headers", {"X-Api-Key": "an_other"}),
+    ("headers", {"X-A": "1\r\nX-B: 2"}),
+    ("headers", "X-A: 1"),
+    ("clock", 1),
+]
+
+
+@pytest.mark.parametrize(("argument", "value"), ADS_CONSTRUCTOR_BAD, ids=repr)
+def test_adnetwork_constructor_problems_are_validation_errors(argument, value):
+    from docsapi.adnetwork import AdNetworkClient
+
+    kwargs = {"network": "demo.example.com", "api_key": "an_ok", argument: value}
+    with pytest.raises(ValidationError) as info:
+        AdNetworkClient(**kwargs)
+    assert argument in str(info.value)

@@ -312,7 +312,8 @@ class AdNetworkClient(BaseClient):
         >>> client.get("affiliate", 1001)["email"]             # doctest: +SKIP
         'ava.lee@brightleads.example'
         """
-        return self._data("GET", self._path(resource, id), params=params)
+        path = "/" + check_resource(resource) if id is None else self._path(resource, id)
+        return self._data("GET", path, params=params)
 
     def create(self, resource: str, data: Mapping[str, Any]) -> Record:
         """Create a resource in a collection (POST).
@@ -343,7 +344,7 @@ class AdNetworkClient(BaseClient):
         1301
         """
         body = _check_body(data, "data")
-        return self._data("POST", self._path(resource, None), json=body)
+        return self._data("POST", "/" + check_resource(resource), json=body)
 
     def replace(self, resource: str, id: int | str, data: Mapping[str, Any]) -> Record:
         """Replace a resource with ``data`` (PUT); fields left out go back to their defaults.
@@ -446,11 +447,9 @@ class AdNetworkClient(BaseClient):
     # -- plumbing -----------------------------------------------------------------------------
 
     @staticmethod
-    def _path(resource: str, id: int | str | None) -> str:
-        path = "/" + check_resource(resource)
-        if id is not None:
-            path += "/" + quote_segment(check_record_id(id))
-        return path
+    def _path(resource: str, id: int | str) -> str:
+        """The path of one resource; ``id`` is required (None is refused)."""
+        return "/" + check_resource(resource) + "/" + quote_segment(check_record_id(id))
 
     def _data(
         self,
