@@ -1,5 +1,8 @@
 """One real browser round trip: voila serves a SpaceSettingsForm; chromium edits and saves it.
 
+The form sends nothing when it is built and loads when the notebook displays it, so the
+page shows the space's current title before it is edited.
+
 The notebook is written at test time (pytest runs nbval over committed notebooks). The
 sandbox's URL, the space id and the token reach the voila kernel through environment
 variables, so the token is never written to the notebook file. The screenshot is kept
@@ -123,11 +126,12 @@ def voila_url(sandbox, tmp_path):
 
 
 def test_title_edited_in_the_browser_is_saved(sandbox, voila_url):
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
     space_id = sandbox.demo["space_ids"][0]
     new_title = "Edited in the browser"
-    assert sandbox.client().spaces.get(space_id).title != new_title
+    loaded_title = sandbox.client().spaces.get(space_id).title
+    assert loaded_title != new_title
     ARTIFACTS.mkdir(exist_ok=True)
 
     with sync_playwright() as playwright:
@@ -137,6 +141,8 @@ def test_title_edited_in_the_browser_is_saved(sandbox, voila_url):
             page.goto(voila_url, timeout=60_000)
             title_input = page.locator(".docsapi-title input")
             title_input.wait_for(timeout=60_000)
+            # The form loaded when the notebook displayed it: the title is the space's own.
+            expect(title_input).to_have_value(loaded_title, timeout=30_000)
             title_input.fill(new_title)
             # Save becomes enabled once the kernel has checked the new title.
             page.locator(".docsapi-save").click(timeout=30_000)

@@ -37,7 +37,7 @@ from docsapi.resources._base import (
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Spaces"]
+__all__ = ["Spaces", "emoji_or_icon_update"]
 
 _POINTER_KINDS = ("space", "collection")
 
@@ -83,8 +83,38 @@ def _merge_rules(value: Any) -> dict[str, Any]:
     return rules
 
 
-def _emoji_or_icon(emoji: Any, icon: Any) -> dict[str, Any]:
-    """The emoji/icon part of a space update: one of them, or both cleared."""
+def emoji_or_icon_update(emoji: Any = NOT_GIVEN, icon: Any = NOT_GIVEN) -> dict[str, Any]:
+    """The emoji/icon part of a space update: one of them, or both cleared.
+
+    A space shows an emoji or an icon, never both: setting one replaces the other, and
+    ``None`` for either removes both. This is the one statement of that rule, used by
+    :meth:`Spaces.update` and by the space settings form.
+
+    Parameters
+    ----------
+    emoji : str or None, optional
+        The emoji to show; ``None`` removes the emoji and the icon.
+    icon : str or None, optional
+        The URL of the icon to show; ``None`` removes the emoji and the icon.
+
+    Returns
+    -------
+    dict
+        The keyword arguments of the change: ``{}`` (neither given), ``{"emoji": ...}``,
+        ``{"icon": ...}`` or ``{"emoji": None, "icon": None}``.
+
+    Raises
+    ------
+    ValidationError
+        Both set, one set and the other ``None``, or a value breaking its rule.
+
+    Examples
+    --------
+    >>> emoji_or_icon_update(emoji="1f4d8")
+    {'emoji': '1f4d8'}
+    >>> emoji_or_icon_update(None, None)
+    {'emoji': None, 'icon': None}
+    """
     if emoji is NOT_GIVEN and icon is NOT_GIVEN:
         return {}
     if emoji is None or icon is None:
@@ -235,7 +265,7 @@ class Spaces(ResourceGroup):
             body["language"] = check_choice(language, LANGUAGES, "language")
         if merge_rules is not NOT_GIVEN:
             body["mergeRules"] = _merge_rules(merge_rules)
-        body.update(_emoji_or_icon(emoji, icon))
+        body.update(emoji_or_icon_update(emoji, icon))
         if not body:
             raise ValidationError(
                 "update",
