@@ -67,12 +67,19 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
+def _version() -> str:
+    import docsapi
+
+    return docsapi.__version__
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``docsapi`` command."""
     parser = argparse.ArgumentParser(
         prog="docsapi",
         description="Permission audits and an offline sandbox for the documentation-platform API.",
     )
+    parser.add_argument("--version", action="version", version=f"docsapi {_version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     demo = commands.add_parser("demo", help="audit the sandbox's demo organization, offline")
