@@ -67,12 +67,19 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
+def _version() -> str:
+    import docsapi
+
+    return docsapi.__version__
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``docsapi`` command."""
     parser = argparse.ArgumentParser(
         prog="docsapi",
         description="Permission audits and an offline sandbox for the documentation-platform API.",
     )
+    parser.add_argument("--version", action="version", version=f"docsapi {_version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     demo = commands.add_parser("demo", help="audit the sandbox's demo organization, offline")
@@ -251,11 +258,11 @@ def _run_sandbox(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise _Failure(f"bad sandbox size: {exc}", EXIT_USAGE) from None
     except OSError as exc:
-        raise _Failure(
-            f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}; "
-            "choose another --port.",
-            EXIT_USAGE,
-        ) from None
+        # the sandbox's server says which address it could not listen on, and why
+        reason = exc.strerror or str(exc)
+        if not reason.startswith("cannot listen"):
+            reason = f"cannot listen on 127.0.0.1:{args.port}: {reason}"
+        raise _Failure(f"{reason}; choose another with --port.", EXIT_USAGE) from None
     return EXIT_OK
 
 

@@ -9,8 +9,9 @@ file diffs cleanly. Usage (from the repository root)::
 
     python tests/openapi/make_subset.py /path/to/gitbook-openapi.json
 
-writes ``tests/openapi/gitbook-openapi-subset.json``; ``--check`` only reports whether the
-file is up to date (exit status 1 when it is not).
+writes ``tests/openapi/gitbook-openapi-subset.json`` (what the contract tests validate against)
+and the same text to ``docsapi/sandbox/openapi-subset.json`` (what the sandbox checks requests
+against); ``--check`` only reports whether both are up to date (exit status 1 when not).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 SUBSET = HERE / "gitbook-openapi-subset.json"
+PACKAGED = HERE.parents[1] / "docsapi" / "sandbox" / "openapi-subset.json"
 DEFAULT_SOURCE = Path("/work/shared/reference/gitbook-openapi.json")
 _METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 _DROPPED = ("example", "examples", "x-page-title", "x-page-description", "x-page-icon")
@@ -250,12 +252,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="only compare, do not write")
     args = parser.parse_args(argv)
     text = render(make_subset(json.loads(args.source.read_text()), operation_ids()))
+    targets = (SUBSET, PACKAGED)
     if args.check:
-        current = SUBSET.read_text() if SUBSET.exists() else ""
-        print("up to date" if current == text else f"{SUBSET.name} is out of date")
-        return 0 if current == text else 1
-    SUBSET.write_text(text)
-    print(f"wrote {SUBSET} ({len(operation_ids())} operations)")
+        stale = [t.name for t in targets if not t.exists() or t.read_text() != text]
+        print(f"out of date: {', '.join(stale)}" if stale else "up to date")
+        return 1 if stale else 0
+    for target in targets:
+        target.write_text(text)
+        print(f"wrote {target} ({len(operation_ids())} operations)")
     return 0
 
 
