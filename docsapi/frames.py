@@ -163,7 +163,9 @@ def _timestamps(values: list[Any]) -> Any:
 def _timestamps_slowly(values: list[Any]) -> Any:
     import pandas as pd
 
-    strings = pd.Series([v if isinstance(v, str) else None for v in values], dtype=object)
+    strings = pd.Series(
+        [v if isinstance(v, str) and v[:4].isdigit() else None for v in values], dtype=object
+    )
     parsed = pd.to_datetime(strings, utc=True, format="ISO8601", errors="coerce")
     bounds = (pd.Timestamp.min.tz_localize("UTC"), pd.Timestamp.max.tz_localize("UTC"))
     parsed = parsed.where(parsed.between(*bounds))
