@@ -24,7 +24,7 @@ Examples
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, TypeVar, dataclass_transform
 
@@ -177,8 +177,12 @@ def dig(data: Any, path: str) -> Any:
     >>> dig({"urls": {"app": "https://x"}}, "urls.app"), dig({"urls": "oops"}, "urls.app")
     ('https://x', None)
     """
-    for key in path.split("."):
-        if not isinstance(data, Mapping):
+    return _dig_keys(data, path.split("."))
+
+
+def _dig_keys(data: Any, keys: Sequence[str]) -> Any:
+    for key in keys:
+        if data.__class__ is not dict and not isinstance(data, Mapping):
             return None
         data = data.get(key)
     return data
@@ -188,17 +192,13 @@ def reader(column: Column) -> Reader:
     """A function reading ``column``'s value from one record (supplied values excluded)."""
     if column.derive is not None:
         return column.derive
-    paths = column.paths
-    if len(paths) == 1:
-        keys = paths[0].split(".")
-        if len(keys) == 1:
-            key = keys[0]
-            return lambda record: record.get(key)
-        return functools.partial(dig, path=paths[0])
+    steps = [path.split(".") for path in column.paths]
+    if len(steps) == 1:
+        return functools.partial(_dig_keys, keys=steps[0])
 
     def first_present(record: Mapping[str, Any]) -> Any:
-        for path in paths:
-            found = dig(record, path)
+        for keys in steps:
+            found = _dig_keys(record, keys)
             if found is not None:
                 return found
         return None

@@ -39,6 +39,7 @@ __all__ = [
     "collection_teams",
     "collection_users",
     "collections",
+    "convert",
     "empty",
     "files",
     "invite_links",
@@ -194,6 +195,21 @@ _CONVERTERS: dict[str, Callable[[list[Any]], Any]] = {
     BOOLEAN: _flags,
     OBJECT: _objects,
 }
+
+
+def convert(values: list[Any], dtype: str) -> Any:
+    """One column of values as an array of ``dtype`` (one of the dtypes of :data:`SCHEMAS`).
+
+    Values that do not fit become missing: text is kept as text (other values as their
+    ``str``), counts are rounded, timestamps that are not ISO 8601 become ``NaT``.
+
+    Examples
+    --------
+    >>> convert(["2024-05-01T12:00:00Z", None], "datetime64[ns, UTC]")[0]
+    Timestamp('2024-05-01 12:00:00+0000', tz='UTC')
+    """
+    return _CONVERTERS[dtype](values)
+
 
 _NOTHING: Mapping[str, Any] = {}
 

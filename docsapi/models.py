@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from datetime import UTC, datetime
+from types import MappingProxyType
 from typing import Any, ClassVar, NamedTuple, Self, TypeVar, dataclass_transform
 
 from docsapi import _fields as f
@@ -77,14 +78,19 @@ def parse_timestamp(value: Any) -> datetime | None:
     return moment.astimezone(UTC)
 
 
+_NOTHING: Mapping[str, Any] = MappingProxyType({})
+
+
 class _Plan(NamedTuple):
     """How a model class reads the JSON, worked out once per class."""
 
-    #: ``(attribute, key)`` read with ``data.get(key)``.
+    #: ``(attribute, key)``: read with ``data.get(key)``.
     keys: tuple[tuple[str, str], ...]
-    #: ``(attribute, read, convert)``: nested paths, alternatives and derived values.
-    readers: tuple[tuple[str, Callable[[Any], Any], Callable[[Any], Any] | None], ...]
-    #: ``(attribute, convert)`` applied to present values read by key.
+    #: ``(key, ((attribute, subkey), ...))``: one level down, e.g. the ``urls`` object.
+    nested: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
+    #: ``(attribute, read)``: deeper paths, alternatives and derived values.
+    readers: tuple[tuple[str, Callable[[Any], Any]], ...]
+    #: ``(attribute, convert)``: applied to values that are present (timestamps, nested models).
     converts: tuple[tuple[str, Callable[[Any], Any]], ...]
     #: Attributes that are not read from the JSON, with their defaults.
     defaults: dict[str, Any]
@@ -94,23 +100,34 @@ class _Plan(NamedTuple):
 
 def _plan(model: type[Model]) -> _Plan:
     declared = {column.name: column for column in columns(model)}
-    keys, readers, converts, defaults = [], [], [], {}
+    keys: list[tuple[str, str]] = []
+    nested: dict[str, list[tuple[str, str]]] = {}
+    readers, converts, defaults = [], [], {}
     for spec in fields(model):
         column = declared.get(spec.name)
         if column is None or (not column.paths and column.derive is None):
             if spec.default is not MISSING:
                 defaults[spec.name] = spec.default
             continue
-        convert = column.parse or (parse_timestamp if column.dtype == TIMESTAMP else None)
-        path = column.paths[0] if len(column.paths) == 1 and column.derive is None else ""
-        if path and "." not in path:
-            keys.append((spec.name, path))
-            if convert is not None:
-                converts.append((spec.name, convert))
+        steps = column.paths[0].split(".") if len(column.paths) == 1 else []
+        if column.derive is None and len(steps) == 1:
+            keys.append((spec.name, steps[0]))
+        elif column.derive is None and len(steps) == 2:
+            nested.setdefault(steps[0], []).append((spec.name, steps[1]))
         else:
-            readers.append((spec.name, reader(column), convert))
+            readers.append((spec.name, reader(column)))
+        convert = column.parse or (parse_timestamp if column.dtype == TIMESTAMP else None)
+        if convert is not None:
+            converts.append((spec.name, convert))
     masks = {name: c.mask for name, c in declared.items() if c.mask is not None}
-    return _Plan(tuple(keys), tuple(readers), tuple(converts), defaults, masks)
+    return _Plan(
+        tuple(keys),
+        tuple((key, tuple(pairs)) for key, pairs in nested.items()),
+        tuple(readers),
+        tuple(converts),
+        defaults,
+        masks,
+    )
 
 
 def _nested(model: type[Model]) -> Callable[[Any], Any]:
@@ -157,23 +174,28 @@ class Model:
         TypeError
             If ``data`` is not a JSON object.
         """
-        if not isinstance(data, Mapping):
+        if data.__class__ is not dict and not isinstance(data, Mapping):
             kind = type(data).__name__
             raise TypeError(f"{cls.__name__}.from_api expects a JSON object, got {kind}")
         plan: _Plan = cls.__dict__.get("_json_plan") or cls._compile()
         get = data.get
         values = {name: get(key) for name, key in plan.keys}
+        for key, pairs in plan.nested:
+            inner = get(key)
+            if inner.__class__ is not dict and not isinstance(inner, Mapping):
+                inner = _NOTHING
+            for name, subkey in pairs:
+                values[name] = inner.get(subkey)
+        for name, read in plan.readers:
+            values[name] = read(data)
         for name, convert in plan.converts:
             if values[name] is not None:
                 values[name] = convert(values[name])
-        for name, read, parse in plan.readers:
-            found = read(data)
-            values[name] = found if parse is None or found is None else parse(found)
         values.update(plan.defaults)
         values["raw"] = data if type(data) is dict else dict(data)
         # Every field is set here, as __init__ would set it (no field has a post-init step).
         model = cls.__new__(cls)
-        model.__dict__.update(values)
+        model.__dict__ = values
         return model
 
     @classmethod
