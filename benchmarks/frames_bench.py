@@ -23,6 +23,7 @@ The fixed cost is docsapi's time for an empty list. Model construction is the ti
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import random
 import statistics
@@ -46,7 +47,7 @@ API = "https://api.gitbook.com/v1"
 APP = "https://app.gitbook.com"
 
 
-# -- records shaped like the API's ------------------------------------------------------------------
+# -- records shaped like the API's -----------------------------------------------------------------
 
 
 def _stamp(rng: random.Random) -> str:
@@ -132,7 +133,7 @@ def permission_records(count: int) -> list[dict[str, Any]]:
     return [{"permission": rng.choice(roles), "user": _user(rng, n)} for n in range(count)]
 
 
-# -- the baseline: pandas by hand ---------------------------------------------------------------------
+# -- the baseline: pandas by hand ------------------------------------------------------------------
 
 #: column -> (JSON key, nested key or None, dtype), as someone writing it by hand would list it
 BASELINE_COLUMNS: dict[str, dict[str, tuple[str, str | None, str]]] = {
@@ -202,13 +203,19 @@ def baseline(name: str, records: list[dict[str, Any]], given: str | None = None)
     return pd.DataFrame(columns)
 
 
-# -- measuring ----------------------------------------------------------------------------------------
+# -- measuring -------------------------------------------------------------------------------------
 
 
 def _seconds(function: Callable[[], object]) -> float:
-    started = time.perf_counter()
-    function()
-    return time.perf_counter() - started
+    """Wall time of one call, with the garbage collector paused (as ``timeit`` does)."""
+    gc.collect()
+    gc.disable()
+    try:
+        started = time.perf_counter()
+        function()
+        return time.perf_counter() - started
+    finally:
+        gc.enable()
 
 
 def _spread(values: list[float], scale: float, digits: int) -> str:

@@ -216,7 +216,10 @@ _NOTHING: Mapping[str, Any] = {}
 
 def _mappings(values: list[Any]) -> list[Mapping[str, Any]]:
     """Each value if it is an object, else an empty one (so the next step reads ``None``)."""
-    return [v if v.__class__ is dict or isinstance(v, Mapping) else _NOTHING for v in values]
+    return [
+        v if v.__class__ is dict or (v is not None and isinstance(v, Mapping)) else _NOTHING
+        for v in values
+    ]
 
 
 def _read(path: str, levels: dict[str, list[Any]]) -> list[Any]:
@@ -550,3 +553,14 @@ def site_users(site_id: Ids, records: Sequence[Record]) -> pd.DataFrame:
 def site_teams(site_id: Ids, records: Sequence[Record]) -> pd.DataFrame:
     """Team permissions of a site."""
     return _build("site_teams", records, site_id=site_id)
+
+
+def _lists_section() -> str:
+    """The module docstring's list of lists: each function and its columns."""
+    lines = ["Lists", "-----"]
+    for name, listing in _LISTINGS.items():
+        lines += [f":func:`{name}`", "    " + ", ".join(c.name for c in listing.columns)]
+    return "\n".join(lines)
+
+
+__doc__ = f"{__doc__}\n{_lists_section()}\n"
