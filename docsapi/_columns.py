@@ -230,13 +230,13 @@ class Listing:
         return f"Listing({self.name!r}, {len(self.columns)} columns)"
 
     def table(self) -> str:
-        """The columns as a reStructuredText table: column, dtype, source, notes."""
+        """The columns as a table (Markdown, aligned): column, dtype, source, notes."""
         rows = [("column", "dtype", "from", "notes")]
         rows += [(c.name, c.dtype, c.source, c.doc) for c in self.columns]
         widths = [max(len(row[i]) for row in rows) for i in range(4)]
-        rule = "  ".join("=" * w for w in widths)
 
-        def line(row: tuple[str, ...]) -> str:
-            return "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        def line(cells: tuple[str, ...]) -> str:
+            return "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
 
-        return "\n".join([rule, line(rows[0]), rule, *map(line, rows[1:]), rule])
+        rule = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
+        return "\n".join([line(rows[0]), rule, *map(line, rows[1:])])

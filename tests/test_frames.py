@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import inspect
 import json
-import re
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -121,10 +121,9 @@ def test_function_arguments_are_the_supplied_columns(name):
 def test_docstring_returns_lists_every_column_with_its_dtype(name):
     doc = inspect.getdoc(getattr(frames, name))
     returns = doc.split("Returns\n-------\n", 1)[1].split("Examples\n", 1)[0]
-    lines = [line.strip() for line in returns.splitlines()]
-    rules = [n for n, line in enumerate(lines) if line.startswith("===")]
-    assert len(rules) == 3 and lines[rules[0] + 1].split()[:2] == ["column", "dtype"]
-    rows = [re.split(r"\s{2,}", line)[:2] for line in lines[rules[1] + 1 : rules[2]]]
+    table = [line.strip() for line in returns.splitlines() if line.strip().startswith("|")]
+    assert [cell.strip() for cell in table[0].strip("|").split("|")][:2] == ["column", "dtype"]
+    rows = [[cell.strip() for cell in line.strip("|").split("|")][:2] for line in table[2:]]
     assert [tuple(row) for row in rows] == list(frames.SCHEMAS[name].items())
     assert "Parameters\n----------\n" in doc
 
@@ -592,3 +591,27 @@ def test_mask_query(url, masked):
 )
 def test_mask_share_url(url, masked):
     assert mask_share_url(url) == masked
+
+
+def test_the_api_reference_shows_the_generated_column_tables():
+    """The site's reference reads docstrings from source; its extension adds the tables."""
+    griffe = pytest.importorskip("griffe")
+    root = Path(__file__).resolve().parent.parent
+    sys.path.insert(0, str(root / "docs"))
+    try:
+        from runtime_docstrings import RuntimeDocstrings
+    finally:
+        sys.path.remove(str(root / "docs"))
+    package = griffe.load(
+        "docsapi",
+        search_paths=[str(root)],
+        extensions=griffe.load_extensions(RuntimeDocstrings()),
+        docstring_parser="numpy",
+    )
+    for name in PARENTS:
+        sections = package[f"frames.{name}"].docstring.parsed
+        returns = next(s for s in sections if s.kind.value == "returns")
+        assert all(
+            f"| {column} " in returns.value[0].description for column in frames.SCHEMAS[name]
+        )
+    assert ":func:`share_links`" in package["frames"].docstring.value
