@@ -88,11 +88,9 @@ def mask_query(url: Any) -> Any:
     >>> mask_query("https://docs.example/guide/")
     'https://docs.example/guide/'
     """
-    if not isinstance(url, str):
+    if not isinstance(url, str) or ("?" not in url and "#" not in url):
         return url
     parts = urlsplit(url)
-    if not parts.query and not parts.fragment:
-        return url
     query = "&".join(
         f"{pair.partition('=')[0]}={MASK}" if pair else pair for pair in parts.query.split("&")
     )
@@ -180,8 +178,8 @@ class SpaceFields:
     deleted_at: datetime | None = timestamp("deletedAt")
     url_app: str | None = text("urls.app")
     url_location: str | None = text("urls.location")
-    url_published: str | None = text("urls.published")
-    url_public: str | None = text("urls.public")
+    url_published: str | None = text("urls.published", mask=mask_query, doc="keys masked")
+    url_public: str | None = text("urls.public", mask=mask_query, doc="keys masked")
     url_icon: str | None = text("urls.icon")
 
 
@@ -374,7 +372,9 @@ class SiteFields:
     site_spaces: int | None = count("siteSpaces")
     created_at: datetime | None = timestamp("createdAt")
     last_scan_at: datetime | None = timestamp("lastScanAt")
-    url_published: str | None = text("urls.published", doc="missing until published")
+    url_published: str | None = text(
+        "urls.published", mask=mask_query, doc="missing until published; keys masked"
+    )
     url_app: str | None = text("urls.app")
     url_preview: str | None = text("urls.preview")
     url_location: str | None = text("urls.location")
