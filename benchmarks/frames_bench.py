@@ -14,7 +14,7 @@ Runs alternate between the two, and each figure is the median [min-max] of the r
 The fixed cost is docsapi's time for an empty list. Model construction is the time per
 ``Model.from_api`` call on a realistic object. Usage::
 
-    python benchmarks/frames_bench.py            # 7 runs
+    python benchmarks/frames_bench.py            # 9 runs
     python benchmarks/frames_bench.py --quick    # 5 runs, sizes 100 and 1,000
 
 :func:`run` returns the rows (dicts) for ``benchmarks/run.py``.
@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 SEED = 0
 SIZES = (100, 1_000, 10_000)
-RUNS = 7
+RUNS = 9
 #: Targets: docsapi at most this multiple of the baseline; empty-list cost; model construction.
 MAX_RATIO = 1.0
 MAX_FIXED_MS = 0.3
@@ -208,7 +208,6 @@ def baseline(name: str, records: list[dict[str, Any]], given: str | None = None)
 
 def _seconds(function: Callable[[], object]) -> float:
     """Wall time of one call, with the garbage collector paused (as ``timeit`` does)."""
-    gc.collect()
     gc.disable()
     try:
         started = time.perf_counter()

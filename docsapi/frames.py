@@ -136,8 +136,9 @@ def _as_float(value: Any) -> float:
 def _timestamps(values: list[Any]) -> Any:
     """Parse ISO 8601 strings into UTC; anything else becomes ``NaT``.
 
-    The API's own form (``2024-05-01T12:00:00.000Z``, years 1678-2261) is parsed by NumPy;
-    a column with any other value (an offset, a malformed string) goes through pandas.
+    The API's own form (``2024-05-01T12:00:00.000Z``, years 1678-2261, where nanoseconds
+    cannot overflow) is parsed by NumPy; a column with any other value (an offset, a
+    malformed string) goes through pandas.
     """
     import numpy as np
     import pandas as pd
@@ -147,10 +148,7 @@ def _timestamps(values: list[Any]) -> Any:
         naive = np.array(
             [
                 v[:-1]
-                if v.__class__ is str
-                and v[-1:] == "Z"
-                and v[10:11] == "T"
-                and "1677" < v[:4] < "2262"
+                if v.__class__ is str and v[-1:] == "Z" and "1678" < v < "2262"
                 else (None if v is None else "invalid")
                 for v in values
             ],
