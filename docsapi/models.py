@@ -19,7 +19,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields, replace
 from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any, ClassVar, NamedTuple, Self, TypeVar, dataclass_transform
@@ -88,8 +88,10 @@ class _Plan(NamedTuple):
     keys: tuple[tuple[str, str], ...]
     #: ``(key, ((attribute, subkey), ...))``: one level down, e.g. the ``urls`` object.
     nested: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
-    #: ``(attribute, read)``: deeper paths, alternatives and derived values.
+    #: ``(attribute, read)``: deeper paths and derived values.
     readers: tuple[tuple[str, Callable[[Any], Any]], ...]
+    #: ``(attribute, read)``: the other paths of a field, read where the first had nothing.
+    fallbacks: tuple[tuple[str, Callable[[Any], Any]], ...]
     #: ``(attribute, convert)``: applied to values that are present (timestamps, nested models).
     converts: tuple[tuple[str, Callable[[Any], Any]], ...]
     #: Attributes that are not read from the JSON, with their defaults.
@@ -102,20 +104,22 @@ def _plan(model: type[Model]) -> _Plan:
     declared = {column.name: column for column in columns(model)}
     keys: list[tuple[str, str]] = []
     nested: dict[str, list[tuple[str, str]]] = {}
-    readers, converts, defaults = [], [], {}
+    readers, fallbacks, converts, defaults = [], [], [], {}
     for spec in fields(model):
         column = declared.get(spec.name)
         if column is None or (not column.paths and column.derive is None):
             if spec.default is not MISSING:
                 defaults[spec.name] = spec.default
             continue
-        steps = column.paths[0].split(".") if len(column.paths) == 1 else []
-        if column.derive is None and len(steps) == 1:
+        steps = column.paths[0].split(".") if column.derive is None else []
+        if len(steps) == 1:
             keys.append((spec.name, steps[0]))
-        elif column.derive is None and len(steps) == 2:
+        elif len(steps) == 2:
             nested.setdefault(steps[0], []).append((spec.name, steps[1]))
         else:
-            readers.append((spec.name, reader(column)))
+            readers.append((spec.name, reader(replace(column, paths=column.paths[:1]))))
+        if len(steps) and len(column.paths) > 1:
+            fallbacks.append((spec.name, reader(replace(column, paths=column.paths[1:]))))
         convert = column.parse or (parse_timestamp if column.dtype == TIMESTAMP else None)
         if convert is not None:
             converts.append((spec.name, convert))
@@ -124,6 +128,7 @@ def _plan(model: type[Model]) -> _Plan:
         tuple(keys),
         tuple((key, tuple(pairs)) for key, pairs in nested.items()),
         tuple(readers),
+        tuple(fallbacks),
         tuple(converts),
         defaults,
         masks,
@@ -132,7 +137,7 @@ def _plan(model: type[Model]) -> _Plan:
 
 def _nested(model: type[Model]) -> Callable[[Any], Any]:
     def parse(value: Any) -> Any:
-        return model.from_api(value) if isinstance(value, Mapping) else None
+        return model.from_api(value) if isinstance(value, dict | Mapping) else None
 
     return parse
 
@@ -182,12 +187,15 @@ class Model:
         values = {name: get(key) for name, key in plan.keys}
         for key, pairs in plan.nested:
             inner = get(key)
-            if inner.__class__ is not dict and not isinstance(inner, Mapping):
+            if inner.__class__ is not dict and (inner is None or not isinstance(inner, Mapping)):
                 inner = _NOTHING
             for name, subkey in pairs:
                 values[name] = inner.get(subkey)
         for name, read in plan.readers:
             values[name] = read(data)
+        for name, read in plan.fallbacks:
+            if values[name] is None:
+                values[name] = read(data)
         for name, convert in plan.converts:
             if values[name] is not None:
                 values[name] = convert(values[name])

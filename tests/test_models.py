@@ -293,6 +293,7 @@ def test_organization_member_and_audit_event():
     assert member.user_id == "u_ada" and member.role == "admin" and member.disabled is False
     assert member.last_seen_at == datetime(2024, 5, 1, 8, 30, tzinfo=UTC)
     assert isinstance(member.user, models.User) and member.user.email == "ada@acme.example"
+    assert models.OrganizationMember.from_api({"id": "u_bare"}).user_id == "u_bare"
     event = models.AuditEvent.from_api(load("audit_events")["items"][0])
     assert (event.action, event.actor_id, event.target_id) == (
         "space.permission.user.updated",
