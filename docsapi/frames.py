@@ -67,7 +67,7 @@ Ids = str | Sequence[str] | None
 
 #: Strings are stored as Python objects whatever else is installed (pyarrow would otherwise be
 #: chosen, and change the dtypes that counts and groupings of these columns return).
-_STR_STORAGE = "python"
+_STR_STORAGE = "string[python]"
 
 #: Every list's listing by name, filled by :func:`_frame` as the functions are defined.
 _LISTINGS: dict[str, Listing] = {}
@@ -85,7 +85,7 @@ def _dtypes() -> dict[str, Any]:
     import pandas as pd
 
     return {
-        STRING: pd.StringDtype(_STR_STORAGE),
+        STRING: pd.api.types.pandas_dtype(_STR_STORAGE),
         COUNT: pd.Int64Dtype(),
         BOOLEAN: pd.BooleanDtype(),
         TIMESTAMP: pd.DatetimeTZDtype("ns", "UTC"),
