@@ -39,7 +39,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit, urlunsplit
 
 from docsapi._clock import SYSTEM_CLOCK, Clock
@@ -47,6 +47,8 @@ from docsapi.errors import ValidationError
 
 if TYPE_CHECKING:
     import requests
+    from requests_cache import CachedSession
+    from requests_cache.backends.sqlite import SQLiteCache
 
 __all__ = [
     "CACHE_FILE_NAME",
@@ -204,9 +206,9 @@ class CacheSettings:
         if isinstance(value, CacheSettings):
             return value
         if isinstance(value, str | os.PathLike):
-            return cls(path=Path(value))
+            return cls(path=value)  # type: ignore[arg-type]  # checked and converted
         if isinstance(value, timedelta | int | float):
-            return cls(expire_after=value)
+            return cls(expire_after=_expiry(value))
         raise ValidationError(
             "cache",
             "must be None, True, a path, an expiry (timedelta or seconds) or a "
@@ -327,17 +329,24 @@ class ResponseCache:
         self._epoch = 0
         self.hits = 0
         self.misses = 0
-        _prepare_file(settings.path)
-        self._db = sqlite3.connect(
-            settings.path, timeout=30.0, isolation_level=None, check_same_thread=False
-        )
-        with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            for statement in _INDEX_SCHEMA:
-                self._db.execute(statement)
-            self._salt = self._read_salt()
+        try:
+            _prepare_file(settings.path)
+            self._db = sqlite3.connect(
+                settings.path, timeout=30.0, isolation_level=None, check_same_thread=False
+            )
+            with self._lock:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                for statement in _INDEX_SCHEMA:
+                    self._db.execute(statement)
+                self._salt = self._read_salt()
+        except (OSError, sqlite3.Error) as exc:
+            raise ValidationError(
+                "cache",
+                f"cannot open the cache file {str(settings.path)!r} ({type(exc).__name__}: "
+                f"{exc}); delete it or choose another path",
+            ) from None
         ignored = (*DEFAULT_IGNORED_PARAMS, credential_header, credential_header.lower())
-        self.session = CachedSession.wrap(
+        wrapped = CachedSession.wrap(
             session,
             cache_name=str(settings.path),
             backend="sqlite",
@@ -350,6 +359,8 @@ class ResponseCache:
             match_headers=[*_CONTENT_HEADERS, *vary_on],
             key_fn=self._key,
         )
+        self.session = cast("CachedSession", wrapped)
+        self._store = cast("SQLiteCache", self.session.cache)
         self._drop_expired()
 
     # -- what users see --------------------------------------------------------------------
@@ -367,7 +378,7 @@ class ResponseCache:
     @property
     def entries(self) -> int:
         """Answers stored in the file (of every client and credential using it)."""
-        return len(self.session.cache.responses)
+        return len(self._store.responses)
 
     def clear(self) -> None:
         """Empty the cache: every answer in the file, of every credential, is dropped.
@@ -380,13 +391,13 @@ class ResponseCache:
         """
         with self._lock:
             self._epoch += 1
-        self.session.cache.clear()
+        self._store.clear()
         with self._lock:
             self._db.execute("DELETE FROM docsapi_index")
 
     def close(self) -> None:
         """Close the cache's database connections (the sending session stays open)."""
-        self.session.cache.close()
+        self._store.close()
         self._db.close()
 
     def __repr__(self) -> str:
@@ -421,7 +432,7 @@ class ResponseCache:
         return hit
 
     def stored(self, response: Any, epoch: int) -> None:
-        """Index an answer ``requests-cache`` has just stored (sent when :attr:`epoch` was ``epoch``).
+        """Index an answer requests-cache has just stored, sent when :attr:`epoch` was ``epoch``.
 
         If answers were dropped while it was on its way, it may predate a write: it is
         dropped too.
@@ -491,7 +502,7 @@ class ResponseCache:
         """Remove answers and their index rows."""
         if not keys:
             return
-        self.session.cache.delete(*keys, vacuum=False)
+        self._store.delete(*keys, vacuum=False)
         with self._lock:
             self._db.executemany("DELETE FROM docsapi_index WHERE key = ?", [(k,) for k in keys])
 
@@ -500,7 +511,7 @@ class ResponseCache:
         limit = self.settings.expire_after
         with self._lock:
             indexed = dict(self._db.execute("SELECT key, stored_at FROM docsapi_index"))
-        stored = set(self.session.cache.responses.keys())
+        stored = set(self._store.responses.keys())
         now = self._clock.time()
         expired = {
             key

@@ -8,6 +8,8 @@ Examples
     GITBOOK_API_TOKEN=... docsapi audit --org <id> --out report.html
     docsapi sandbox --port 8080          # serve the simulated API until Ctrl-C
     docsapi check-notebook notebooks/    # look for tokens and keys saved in notebooks
+    docsapi login                        # check a token, keep it in the keyring
+    docsapi logout                       # forget it
 
 Exit status: 0 on success, 1 when the API refuses or fails (or a notebook holds what
 looks like a token or key), 2 for a usage or configuration problem (bad argument, missing
@@ -143,6 +145,30 @@ def build_parser() -> argparse.ArgumentParser:
         help="a value known to be a harmless fake, not reported (repeatable)",
     )
     check.set_defaults(handler=_run_check_notebook)
+
+    for name, handler, summary in (
+        ("login", _run_login, "check an API token (or --adnetwork key) and keep it in the keyring"),
+        ("logout", _run_logout, "remove the token (or --adnetwork key) kept in the keyring"),
+    ):
+        command = commands.add_parser(name, help=summary)
+        command.add_argument(
+            "--base-url",
+            default=DEFAULT_BASE_URL,
+            metavar="URL",
+            help=f"API address; each address has its own entry (default: {DEFAULT_BASE_URL})",
+        )
+        command.add_argument(
+            "--adnetwork",
+            metavar="NETWORK",
+            help="an ad network's host[:port] instead: its API key",
+        )
+        command.add_argument(
+            "--scheme",
+            choices=("https", "http"),
+            default="https",
+            help="how the ad network is reached (default: https)",
+        )
+        command.set_defaults(handler=handler)
     return parser
 
 
@@ -238,7 +264,8 @@ def _run_audit(args: argparse.Namespace) -> int:
 
 def _without(message: str, secret: str) -> str:
     """The message with any copy of the secret masked (the client already redacts)."""
-    return message.replace(secret, "***")
+    secret = secret.strip()
+    return message.replace(secret, "***") if secret else message
 
 
 def _run_sandbox(args: argparse.Namespace) -> int:
@@ -285,6 +312,57 @@ def _run_check_notebook(args: argparse.Namespace) -> int:
         )
         return EXIT_API
     print(f"No token or key found in {len(paths)} notebooks.")
+    return EXIT_OK
+
+
+def _run_login(args: argparse.Namespace) -> int:
+    import getpass
+
+    from docsapi import credentials
+
+    network = args.adnetwork
+    env_var = "ADNETWORK_API_KEY" if network else TOKEN_VARIABLE
+    problem = credentials.keyring_problem(env_var)
+    if problem is not None:
+        raise _Failure(problem, EXIT_USAGE)
+    target = f"{args.scheme}://{network}" if network else args.base_url
+    what = "API key" if network else "API token"
+    secret = getpass.getpass(f"{what} for {target} (not shown): ")
+    try:
+        if network:
+            result = credentials.login_adnetwork(secret, network, scheme=args.scheme)
+        else:
+            result = credentials.login(secret, base_url=args.base_url)
+    except ValidationError as exc:
+        raise _Failure(_without(str(exc), secret), EXIT_USAGE) from None
+    except DocsAPIError as exc:
+        raise _Failure(_without(f"not logged in: {exc}", secret)) from None
+    finally:
+        secret = ""
+    print(result)
+    return EXIT_OK
+
+
+def _run_logout(args: argparse.Namespace) -> int:
+    from docsapi import credentials
+
+    network = args.adnetwork
+    target = f"{args.scheme}://{network}" if network else args.base_url
+    try:
+        if network:
+            removed = credentials.logout_adnetwork(network, scheme=args.scheme)
+        else:
+            removed = credentials.logout(base_url=args.base_url)
+    except ValidationError as exc:
+        raise _Failure(str(exc), EXIT_USAGE) from None
+    except DocsAPIError as exc:
+        raise _Failure(str(exc)) from None
+    if removed:
+        print(f"Logged out: the credential for {target} was removed from the keyring.")
+    else:
+        problem = credentials.keyring_problem()
+        reason = " (no keyring is available on this system)" if problem else ""
+        print(f"No credential was stored for {target}{reason}; nothing to remove.")
     return EXIT_OK
 
 
