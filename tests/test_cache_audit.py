@@ -34,10 +34,10 @@ def test_iterating_on_thresholds_costs_no_requests_and_matches_a_fresh_crawl(san
     client = sandbox.client(cache=tmp_path / "audit.sqlite")
     usual = _audit(client, sandbox.org_id)
     crawled = sandbox.request_count
-    strict = _audit(client, sandbox.org_id, max_admins=1)
+    strict = _audit(client, sandbox.org_id, admin_share=0.05)
     assert sandbox.request_count == crawled
     assert len(strict.findings) > len(usual.findings)  # the new threshold did apply
-    fresh = _audit(sandbox.client(), sandbox.org_id, max_admins=1)
+    fresh = _audit(sandbox.client(), sandbox.org_id, admin_share=0.05)
     for table in TABLES:
         pd.testing.assert_frame_equal(getattr(strict, table), getattr(fresh, table))
 
