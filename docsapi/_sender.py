@@ -235,7 +235,7 @@ class Sender:
         if self.cache is None:
             return None
         try:
-            response = self._session.request(
+            response = self.cache.session.request(
                 "GET",
                 url,
                 params=params or None,
