@@ -329,11 +329,9 @@ class ResponseCache:
         self._epoch = 0
         self.hits = 0
         self.misses = 0
+        self._connection: sqlite3.Connection | None = None
         try:
             _prepare_file(settings.path)
-            self._db = sqlite3.connect(
-                settings.path, timeout=30.0, isolation_level=None, check_same_thread=False
-            )
             with self._lock:
                 self._db.execute("PRAGMA journal_mode=WAL")
                 for statement in _INDEX_SCHEMA:
@@ -398,7 +396,10 @@ class ResponseCache:
     def close(self) -> None:
         """Close the cache's database connections (the sending session stays open)."""
         self._store.close()
-        self._db.close()
+        with self._lock:
+            if self._connection is not None:
+                self._connection.close()
+                self._connection = None
 
     def __repr__(self) -> str:
         return (
@@ -467,6 +468,15 @@ class ResponseCache:
         return len(keys)
 
     # -- inside ----------------------------------------------------------------------------
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        """The index's connection to the file, (re)opened on first use (caller holds the lock)."""
+        if self._connection is None:
+            self._connection = sqlite3.connect(
+                self.settings.path, timeout=30.0, isolation_level=None, check_same_thread=False
+            )
+        return self._connection
 
     def _key(self, request: Any, **kwargs: Any) -> str:
         """requests-cache's key for ``request``, combined with an HMAC of its credential."""

@@ -411,3 +411,10 @@ def test_a_broken_cache_file_is_a_clear_error(sandbox, tmp_path):
         sandbox.client(cache=path)
     assert info.value.argument == "cache" and str(path) in str(info.value)
     assert "delete it" in str(info.value) and sandbox.request_count == 0
+
+
+def test_a_closed_client_reopens_its_cache(sandbox, cache_file):
+    with sandbox.client(cache=cache_file) as client:
+        client.users.me()
+    client.users.me()  # after close(), as a requests session would
+    assert sent_and_cached(client, 1) == [True] and sandbox.request_count == 1
