@@ -256,7 +256,8 @@ def coverage_table(
             complete_spaces == len(spaces),
             "who reaches each space is fully known."
             if complete_spaces == len(spaces)
-            else f"{len(spaces) - complete_spaces} spaces depend on reads that failed.",
+            else f"{len(spaces) - complete_spaces} spaces depend on reads that failed or "
+            "could not be made.",
         )
     )
     rows.append(

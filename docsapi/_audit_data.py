@@ -6,12 +6,14 @@ The crawl maps the client's frames onto these columns (or appends page by page t
 :class:`AuditData` conforms whatever it is given to it, so the analysis can rely on every
 column being there with its dtype.
 
-Text columns are categoricals of strings: a table of hundreds of thousands of permissions
-holds each id and name once, and the analysis maps the few distinct values instead of every
-row. Roles are the API's strings (``admin`` … ``read``) with a guest (``null``) as missing;
-default levels add ``inherit``. Which parts of the organization the crawl could not read at
-all is stated by :attr:`AuditData.not_read`; single reads that failed are rows of
-:attr:`AuditData.errors`.
+Text columns are ``string`` in the small tables (spaces, members, sites, ...) and
+categoricals of strings in the large ones (permissions, team members, the aggregate): a
+table of hundreds of thousands of rows holds each id and name once, and the analysis maps
+the few distinct values instead of every row. Roles are the API's strings (``admin`` …
+``read``) with a guest (``null``) as missing; default levels add ``inherit``.
+
+Which parts of the organization the crawl could not read at all is stated by
+:attr:`AuditData.not_read`; single reads that failed are rows of :attr:`AuditData.errors`.
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ ROLE_DTYPE = pd.CategoricalDtype(list(ROLES), ordered=True)
 #: Ordered categorical for severities (``low < medium < high``).
 SEVERITY_DTYPE = pd.CategoricalDtype(["low", "medium", "high"], ordered=True)
 
-_STR = "category"  # of strings: see text_categorical
+_STR = "string[python]"
+_CAT = "category"  # of strings, for the large tables: see text_categorical
 _TIME = "datetime64[ns, UTC]"
 _BOOL = "boolean"
 _INT = "Int64"
@@ -78,22 +81,22 @@ RAW_SCHEMAS: dict[str, dict[str, str]] = {
         "last_seen_at": _TIME,
     },
     "teams": {"id": _STR, "title": _STR, "members": _INT},
-    "team_members": {"team_id": _STR, "user_id": _STR, "display_name": _STR, "email": _STR},
+    "team_members": {"team_id": _CAT, "user_id": _CAT, "display_name": _CAT, "email": _CAT},
     # Explicit permissions of users and teams; target_type: space, collection or site.
     "user_permissions": {
-        "target_type": _STR,
-        "target_id": _STR,
-        "user_id": _STR,
-        "display_name": _STR,
-        "email": _STR,
-        "role": _STR,
+        "target_type": _CAT,
+        "target_id": _CAT,
+        "user_id": _CAT,
+        "display_name": _CAT,
+        "email": _CAT,
+        "role": _CAT,
     },
     "team_permissions": {
-        "target_type": _STR,
-        "target_id": _STR,
-        "team_id": _STR,
-        "title": _STR,
-        "role": _STR,
+        "target_type": _CAT,
+        "target_id": _CAT,
+        "team_id": _CAT,
+        "title": _CAT,
+        "role": _CAT,
     },
     # Sites: visibility public, unlisted, share-link or visitor-auth.
     "sites": {"id": _STR, "title": _STR, "visibility": _STR, "url_published": _STR},
@@ -112,7 +115,7 @@ RAW_SCHEMAS: dict[str, dict[str, str]] = {
     # (role: the level on that content, target_id its id).
     "invite_links": {"id": _STR, "target_type": _STR, "target_id": _STR, "role": _STR},
     # The platform's own answer: who can access each space, with their effective role.
-    "aggregate": {"space_id": _STR, "user_id": _STR, "display_name": _STR, "role": _STR},
+    "aggregate": {"space_id": _CAT, "user_id": _CAT, "display_name": _CAT, "role": _CAT},
     # Reads that failed: target_type organization, space, collection, site or team.
     "errors": {
         "target_type": _STR,
@@ -138,7 +141,7 @@ PARTS: dict[str, str] = {
     "share_links": "the share links of each site",
     "site_permissions": "the user and team permissions of each site",
     "invite_links": "the organization's invite links",
-    "aggregate": "the platform's own list of who can access each space",
+    "aggregate": "the platform's own lists of who can access each space",
 }
 
 #: Stage of a read (``errors.stage``) → the part of :data:`PARTS` it belongs to. A failed
@@ -214,8 +217,10 @@ def text_categorical(values: Any) -> pd.Categorical:
 def _column(values: Any, dtype: str, length: int) -> Any:
     if values is None:
         values = [None] * length
-    if dtype == _STR:
+    if dtype == _CAT:
         return text_categorical(values)
+    if dtype == _STR:
+        return _strings(values)
     if dtype == _TIME:
         return _times(values)
     if dtype == _BOOL:
@@ -224,6 +229,14 @@ def _column(values: Any, dtype: str, length: int) -> Any:
             return series.array
         return pd.array([v if isinstance(v, bool) else None for v in series], dtype=_BOOL)
     return pd.Series(values).astype(dtype).array
+
+
+def _strings(values: Any) -> Any:
+    objects = np.asarray(values, dtype=object)
+    try:
+        return pd.array(objects, dtype=_STR)
+    except (TypeError, ValueError):
+        return pd.array([v if pd.isna(v) else str(v) for v in objects], dtype=_STR)
 
 
 def _times(values: Any) -> Any:

@@ -241,13 +241,18 @@ def write_html(audit: PermissionAudit, path: str | os.PathLike[str]) -> Path:
     return target
 
 
-def _plain(frame: pd.DataFrame) -> pd.DataFrame:
-    """Categoricals as plain text, so spreadsheets and CSV readers see ordinary values."""
-    return frame.astype({c: object for c in frame.columns if frame[c].dtype == "category"})
+def _plain(frame: pd.DataFrame, *, naive_times: bool = False) -> pd.DataFrame:
+    """Categoricals as plain text, so spreadsheets and CSV readers see ordinary values;
+    with ``naive_times``, UTC timestamps without their zone (Excel cannot store one)."""
+    frame = frame.astype({c: object for c in frame.columns if frame[c].dtype == "category"})
+    if naive_times:
+        zoned = [c for c in frame.columns if isinstance(frame[c].dtype, pd.DatetimeTZDtype)]
+        frame = frame.assign(**{c: frame[c].dt.tz_localize(None) for c in zoned})
+    return frame
 
 
-def _export_tables(audit: PermissionAudit) -> dict[str, pd.DataFrame]:
-    tables = {name: _plain(table) for name, table in audit.tables().items()}
+def _export_tables(audit: PermissionAudit, *, excel: bool = False) -> dict[str, pd.DataFrame]:
+    tables = {name: _plain(t, naive_times=excel) for name, t in audit.tables().items()}
     tables["summary"] = tables["summary"].reset_index()
     tables["matrix"] = tables["matrix"].reset_index()
     return tables
@@ -282,7 +287,7 @@ def write_excel(audit: PermissionAudit, path: str | os.PathLike[str]) -> Path:
         ) from None
     target.parent.mkdir(parents=True, exist_ok=True)
     with pd.ExcelWriter(target, engine="openpyxl") as writer:
-        for name, table in _export_tables(audit).items():
+        for name, table in _export_tables(audit, excel=True).items():
             table.to_excel(writer, sheet_name=name, index=False)
             sheet = writer.sheets[name]
             sheet.freeze_panes = "A2"

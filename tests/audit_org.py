@@ -166,7 +166,13 @@ class Org:
         )
 
     def data(self, **overrides: object) -> AuditData:
+        """The raw tables. Unless :meth:`platform` rows were given, the platform's aggregate
+        agrees with the audit (it is the audit's own effective access)."""
         tables = {table: pd.DataFrame(rows) for table, rows in self.rows.items()}
+        if not ({"aggregate"} & (set(tables) | set(overrides) | set(self.not_read))):
+            first = analyze(self.data(aggregate=pd.DataFrame({"space_id": []})))
+            columns = ["space_id", "user_id", "display_name", "role"]
+            tables["aggregate"] = first.effective[columns].astype(object)
         options = {
             "org_id": "org",
             "org_name": "Example",

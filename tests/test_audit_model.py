@@ -229,9 +229,7 @@ def test_effective_role_is_the_highest_and_sources_list_every_path_in_order():
     assert found.role == "admin"
     # highest role first; among equal roles direct first, then by text
     assert found.sources == "team:t2; direct; default:inherit; collection:c1; team:t1"
-    assert found.source_names == (
-        "team T2; direct; default level inherit; collection C1; team T1"
-    )
+    assert found.source_names == ("team T2; direct; default level inherit; collection C1; team T1")
 
 
 def test_paths_list_each_way_with_the_grant_a_change_would_touch():
@@ -303,7 +301,9 @@ def exposed():
 
 def test_exposure_lists_every_way_to_read_without_an_account(exposed):
     table = exposed.exposure
-    ways = set(zip(table["space_id"], table["site_id"].fillna("-"), table["visibility"]))
+    ways = set(
+        zip(table["space_id"], table["site_id"].fillna("-"), table["visibility"], strict=True)
+    )
     assert ways == {
         ("s1", "wpub", "public"),
         ("s2", "wunl", "unlisted"),
@@ -328,5 +328,7 @@ def test_share_link_exposure_has_its_age_and_a_masked_address(exposed):
 
 
 def test_exposure_says_what_members_get_inside(exposed):
-    inside = dict(zip(exposed.exposure["space_id"], exposed.exposure["internal_default"]))
+    inside = dict(
+        zip(exposed.exposure["space_id"], exposed.exposure["internal_default"], strict=True)
+    )
     assert inside == {"s1": "private", "s2": "read", "s3": "private", "s4": "private"}
