@@ -7,13 +7,14 @@ Examples
     docsapi demo                         # audit the sandbox's demo org -> audit-report.html
     GITBOOK_API_TOKEN=... docsapi audit --org <id> --out report.html
     docsapi sandbox --port 8080          # serve the simulated API until Ctrl-C
+    docsapi check-notebook notebooks/    # look for tokens and keys saved in notebooks
 
-Exit status: 0 on success, 1 when the API refuses or fails, 2 for a usage or
-configuration problem (bad argument, missing token), 3 when ``docsapi audit`` could not see
-everything (a partial audit: the token is not an organization admin's, or some reads
-failed) and ``--allow-partial`` was not given; the reports are written all the same. A
-partial audit always prints a ``PARTIAL AUDIT`` line naming what could not be seen. Errors
-are one line on stderr.
+Exit status: 0 on success, 1 when the API refuses or fails (or a notebook holds what
+looks like a token or key), 2 for a usage or configuration problem (bad argument, missing
+token), 3 when ``docsapi audit`` could not see everything (a partial audit: the token is
+not an organization admin's, or some reads failed) and ``--allow-partial`` was not given;
+the reports are written all the same. A partial audit always prints a ``PARTIAL AUDIT``
+line naming what could not be seen. Errors are one line on stderr.
 """
 
 from __future__ import annotations
@@ -69,12 +70,19 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
+def _version() -> str:
+    import docsapi
+
+    return docsapi.__version__
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``docsapi`` command."""
     parser = argparse.ArgumentParser(
         prog="docsapi",
         description="Permission audits and an offline sandbox for the documentation-platform API.",
     )
+    parser.add_argument("--version", action="version", version=f"docsapi {_version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     demo = commands.add_parser("demo", help="audit the sandbox's demo organization, offline")
@@ -128,6 +136,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="delay added to every request (default: 0)",
     )
     sandbox.set_defaults(handler=_run_sandbox)
+
+    check = commands.add_parser(
+        "check-notebook", help="look for tokens and keys saved in notebooks (exit 1 if any)"
+    )
+    check.add_argument(
+        "paths", nargs="+", metavar="PATH", help="notebook files, or folders searched for *.ipynb"
+    )
+    check.add_argument(
+        "--allow",
+        action="append",
+        default=[],
+        metavar="VALUE",
+        help="a value known to be a harmless fake, not reported (repeatable)",
+    )
+    check.set_defaults(handler=_run_check_notebook)
     return parser
 
 
@@ -269,6 +292,28 @@ def _run_sandbox(args: argparse.Namespace) -> int:
             "choose another --port.",
             EXIT_USAGE,
         ) from None
+    return EXIT_OK
+
+
+def _run_check_notebook(args: argparse.Namespace) -> int:
+    from docsapi.notebook_check import check_notebooks, notebook_paths
+
+    try:
+        paths = notebook_paths(args.paths)
+        findings = check_notebooks(paths, allow=args.allow)
+    except (OSError, ValueError) as exc:
+        raise _Failure(f"cannot check notebooks: {exc}", EXIT_USAGE) from None
+    for finding in findings:
+        print(finding)
+    if findings:
+        print(
+            f"{len(findings)} possible credentials in {len({f.path for f in findings})} of "
+            f"{len(paths)} notebooks: remove them (and clear the outputs that show them), "
+            "then revoke any that were real.",
+            file=sys.stderr,
+        )
+        return EXIT_API
+    print(f"No token or key found in {len(paths)} notebooks.")
     return EXIT_OK
 
 
