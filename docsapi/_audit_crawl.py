@@ -100,14 +100,33 @@ def _team_members(orgs: Orgs, org_id: str, team_id: str) -> Any:
     return _attempt(lambda: orgs.team_members(org_id, team_id), "team", team_id, "team members")
 
 
-def _reported_spaces(client: DocsClient, org_id: str) -> int | None:
-    """The number of spaces the API says the organization's list holds, if it says."""
+def _reported_spaces(client: DocsClient, org_id: str) -> tuple[int | None, pd.Timedelta | None]:
+    """The number of spaces the API says the organization's list holds (if it says), and
+    how far the server's clock (its ``Date`` header) is from ours: ages (share links,
+    inactivity) are counted to the server's time when the crawl finished."""
     try:
-        answer = client.request("GET", f"/orgs/{org_id}/spaces", params={"limit": 1})
+        path = f"/orgs/{org_id}/spaces"
+        answer = client.transport.request("GET", path, params={"limit": 1})
     except _RECOVERABLE:
+        return None, None
+    received = pd.Timestamp.now(tz="UTC")
+    data = answer.data
+    count = data.get("count") if isinstance(data, dict) else None
+    if not isinstance(count, int | float) or isinstance(count, bool):
+        count = None
+    server = _server_time(answer.headers.get("Date"))
+    offset = None if server is None else server - received
+    return (None if count is None else int(count)), offset
+
+
+def _server_time(header: str | None) -> pd.Timestamp | None:
+    """An HTTP ``Date`` header as a UTC timestamp; None when missing or unreadable."""
+    from email.utils import parsedate_to_datetime
+
+    try:
+        return pd.Timestamp(parsedate_to_datetime(header or "")).tz_convert("UTC")
+    except (TypeError, ValueError):
         return None
-    count = answer.get("count") if isinstance(answer, dict) else None
-    return int(count) if isinstance(count, int | float) and not isinstance(count, bool) else None
 
 
 def _org_name(orgs: Orgs, org_id: str) -> str | None:
@@ -220,7 +239,8 @@ def crawl_organization(
                     bar.update(1)
             for job in team_jobs:
                 tables.add_team(job.result())
-            org_name, me, reported = name_job.result(), me_job.result(), count_job.result()
+            org_name, me = name_job.result(), me_job.result()
+            reported, clock_offset = count_job.result()
         except BaseException:
             # A fatal error (401, Ctrl-C): do not send the requests still queued.
             pool.shutdown(wait=False, cancel_futures=True)
@@ -234,7 +254,7 @@ def crawl_organization(
     return AuditData(
         org_id=org_id,
         org_name=org_name,
-        generated_at=pd.Timestamp.now(tz="UTC"),
+        generated_at=pd.Timestamp.now(tz="UTC") + (clock_offset or pd.Timedelta(0)),
         token_role=token_role,
         spaces_reported=reported,
         spaces=spaces,
