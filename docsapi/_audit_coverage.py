@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from docsapi._audit_data import PARTS, STAGES, AuditData
+from docsapi._audit_data import BOOLEAN, PARTS, STAGES, STRING, AuditData
 
 __all__ = ["COVERAGE_COLUMNS", "Gaps", "coverage_table", "find_gaps"]
 
@@ -281,10 +281,10 @@ def coverage_table(
     )
     table = pd.DataFrame(rows, columns=COVERAGE_COLUMNS)
     for column in ("seen", "total"):
-        table[column] = pd.array(table[column].astype(object), dtype="Int64")
-    table["complete"] = pd.array(table["complete"].to_numpy(dtype=bool), dtype="boolean")
+        table[column] = pd.array(table[column].to_numpy(dtype=object), dtype=pd.Int64Dtype())
+    table["complete"] = pd.array(table["complete"].to_numpy(dtype=bool), dtype=BOOLEAN)
     for column in ("item", "detail"):
-        table[column] = table[column].astype("string[python]")
+        table[column] = table[column].astype(STRING)
     return table
 
 

@@ -67,7 +67,7 @@ class _Failed:
     """A read that failed: becomes one row of ``errors``."""
 
     def __init__(self, target_type: str, target_id: str, stage: str, exc: Exception) -> None:
-        self.row = {
+        self.row: dict[str, object] = {
             "target_type": target_type,
             "target_id": target_id,
             "stage": stage,

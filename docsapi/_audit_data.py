@@ -28,12 +28,14 @@ import pandas as pd
 from docsapi.errors import ValidationError
 
 __all__ = [
+    "BOOLEAN",
     "PARTS",
     "RAW_SCHEMAS",
     "ROLES",
     "ROLE_DTYPE",
     "SEVERITY_DTYPE",
     "STAGES",
+    "STRING",
     "AuditData",
     "ColumnAccumulator",
     "conform",
@@ -50,6 +52,9 @@ ROLE_DTYPE = pd.CategoricalDtype(list(ROLES), ordered=True)
 SEVERITY_DTYPE = pd.CategoricalDtype(["low", "medium", "high"], ordered=True)
 
 _STR = "string[python]"
+#: The dtype objects behind the schema's names (``string[python]`` whatever is installed).
+STRING = pd.StringDtype("python")
+BOOLEAN = pd.BooleanDtype()
 _CAT = "category"  # of strings, for the large tables: see text_categorical
 _TIME = "datetime64[ns, UTC]"
 _BOOL = "boolean"
@@ -210,7 +215,7 @@ def text_categorical(values: Any) -> pd.Categorical:
     if not all(isinstance(value, str) for value in uniques):  # distinct values: few
         merged, uniques = pd.factorize(np.array([str(value) for value in uniques], dtype=object))
         codes = np.where(codes >= 0, merged[codes], -1)
-    dtype = pd.CategoricalDtype(pd.Index(uniques, dtype="string[python]"))
+    dtype = pd.CategoricalDtype(pd.Index(uniques, dtype=STRING))
     return pd.Categorical.from_codes(codes, dtype=dtype)
 
 
@@ -225,26 +230,26 @@ def _column(values: Any, dtype: str, length: int) -> Any:
         return _times(values)
     if dtype == _BOOL:
         series = pd.Series(values)
-        if series.dtype == _BOOL:
+        if series.dtype == BOOLEAN:
             return series.array
-        return pd.array([v if isinstance(v, bool) else None for v in series], dtype=_BOOL)
-    return pd.Series(values).astype(dtype).array
+        return pd.array([v if isinstance(v, bool) else None for v in series], dtype=BOOLEAN)
+    return pd.Series(values).astype(pd.Int64Dtype()).array
 
 
 def _strings(values: Any) -> Any:
     objects = np.asarray(values, dtype=object)
     try:
-        return pd.array(objects, dtype=_STR)
+        return pd.array(objects, dtype=STRING)
     except (TypeError, ValueError):
-        return pd.array([v if pd.isna(v) else str(v) for v in objects], dtype=_STR)
+        return pd.array([v if pd.isna(v) else str(v) for v in objects], dtype=STRING)
 
 
 def _times(values: Any) -> Any:
     series = pd.Series(values)
-    if series.dtype == _TIME:
-        return series.array
+    if isinstance(series.dtype, pd.DatetimeTZDtype):
+        return series.dt.tz_convert("UTC").astype("datetime64[ns, UTC]").array
     parsed = pd.to_datetime(series.astype(object), utc=True, format="ISO8601", errors="coerce")
-    return parsed.astype(_TIME).array
+    return parsed.astype("datetime64[ns, UTC]").array
 
 
 def conform(name: str, frame: pd.DataFrame | None = None, **constants: object) -> pd.DataFrame:

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from docsapi._audit_coverage import Gaps, find_gaps
-from docsapi._audit_data import ROLES, AuditData
+from docsapi._audit_data import ROLES, STRING, AuditData
 
 __all__ = [
     "INHERIT",
@@ -91,7 +91,7 @@ def categorical(codes: np.ndarray, labels: pd.Series | np.ndarray) -> pd.Categor
     label_codes, uniques = pd.factorize(np.asarray(labels, dtype=object))
     width = np.int8 if len(uniques) < 127 else np.int16 if len(uniques) < 32767 else np.int32
     label_codes = np.append(label_codes, -1).astype(width)  # position -1 reads "missing"
-    dtype = pd.CategoricalDtype(pd.Index(uniques, dtype="string[python]"))
+    dtype = pd.CategoricalDtype(pd.Index(uniques, dtype=STRING))
     return pd.Categorical.from_codes(label_codes[codes], dtype=dtype)
 
 
@@ -136,9 +136,9 @@ def codes_in(index: pd.Index, values: pd.Series) -> np.ndarray:
     A categorical column is mapped through its categories (few), not row by row.
     """
     if isinstance(values.dtype, pd.CategoricalDtype):
-        found = index.get_indexer(np.asarray(values.cat.categories, dtype=object))
+        found = index.get_indexer(pd.Index(np.asarray(values.cat.categories, dtype=object)))
         return np.append(found, -1)[values.cat.codes.to_numpy()]
-    return index.get_indexer(np.asarray(values, dtype=object))
+    return index.get_indexer(pd.Index(np.asarray(values, dtype=object)))
 
 
 def _index(ids: pd.Series) -> pd.Index:
@@ -148,7 +148,7 @@ def _index(ids: pd.Series) -> pd.Index:
 def plain_text(frame: pd.DataFrame) -> pd.DataFrame:
     """A small table with its categorical text columns as strings (so it sorts by text)."""
     text = {
-        column: "string[python]"
+        column: STRING
         for column, dtype in frame.dtypes.items()
         if isinstance(dtype, pd.CategoricalDtype)
     }
@@ -233,7 +233,7 @@ def _users(data: AuditData) -> pd.DataFrame:
     ).unique()
     others = others[member_ids.get_indexer(others) < 0]
     outside = pd.DataFrame(
-        {"user_id": pd.array(np.asarray(others, dtype=object), dtype="string[python]")}, copy=False
+        {"user_id": pd.array(np.asarray(others, dtype=object), dtype=STRING)}, copy=False
     )
     for column in ("display_name", "email"):
         labels = np.full(len(others), None, dtype=object)
@@ -241,7 +241,7 @@ def _users(data: AuditData) -> pd.DataFrame:
             missing = pd.isna(labels)
             if missing.any() and column in frame:
                 labels[missing] = _first_labels(frame, "user_id", column, others[missing])
-        outside[column] = pd.array(labels, dtype="string[python]")
+        outside[column] = pd.array(labels, dtype=STRING)
     users = pd.concat(
         [
             members[["user_id", "display_name", "email", "role", "disabled", "last_seen_at"]],
@@ -255,9 +255,9 @@ def _users(data: AuditData) -> pd.DataFrame:
     disabled = users["disabled"].fillna(False).to_numpy(dtype=bool) & is_member
     org_role = np.where(is_member, role_codes(users["role"]), -1).astype(np.int8)
     role_names = np.array(["non-member", *ROLES], dtype=object)
-    users["member_role"] = pd.array(role_names[org_role + 1], dtype="string[python]")
+    users["member_role"] = pd.array(role_names[org_role + 1], dtype=STRING)
     status = np.where(disabled, "disabled", np.where(is_member, "active", "non-member"))
-    users["member_status"] = pd.array(status.astype(object), dtype="string[python]")
+    users["member_status"] = pd.array(status.astype(object), dtype=STRING)
     users["org_role"] = org_role
     users["disabled"] = disabled
     return users.drop(columns="role")
@@ -280,8 +280,8 @@ def _teams(data: AuditData, gaps: Gaps) -> pd.DataFrame:
             listed.assign(listed=True),
             pd.DataFrame(
                 {
-                    "id": pd.array(np.asarray(others, dtype=object), dtype="string[python]"),
-                    "title": pd.array(titles, dtype="string[python]"),
+                    "id": pd.array(np.asarray(others, dtype=object), dtype=STRING),
+                    "title": pd.array(titles, dtype=STRING),
                     "listed": False,
                 },
                 copy=False,
@@ -466,7 +466,7 @@ class _PathParts:
 
     def add(self, kind: int, space, user, role, key, *, team=None, collection=None) -> None:
         count = len(space)
-        part = {
+        part: dict[str, np.ndarray] = {
             "space": np.asarray(space, dtype=np.int32),
             "user": np.asarray(user, dtype=np.int32),
             "kind": np.full(count, kind, dtype=np.int8),
@@ -621,8 +621,8 @@ def _sources(
         frame["source"] = rank[np.searchsorted(present, frame.pop("key").to_numpy())]
     return pd.DataFrame(
         {
-            "source": pd.array([text[i] for i in order], dtype="string[python]"),
-            "source_name": pd.array([names[i] for i in order], dtype="string[python]"),
+            "source": pd.array([text[i] for i in order], dtype=STRING),
+            "source_name": pd.array([names[i] for i in order], dtype=STRING),
             "kind": np.array([kinds[i] for i in order], dtype=np.int8),
         },
         copy=False,
@@ -697,13 +697,15 @@ def _space_complete(
     complete = spaces["chain_known"].to_numpy().copy()
     if not (gaps.has("members") and gaps.has("space_permissions")):
         complete[:] = False
-    failed_spaces = space_index.get_indexer(list(gaps.ids("space_permissions")))
+    failed_spaces = space_index.get_indexer(pd.Index(list(gaps.ids("space_permissions"))))
     complete[failed_spaces[failed_spaces >= 0]] = False
 
     bad_collection = np.zeros(len(collection_index), dtype=bool)
     if not gaps.has("collection_permissions"):
         bad_collection[:] = True
-    failed_collections = collection_index.get_indexer(list(gaps.ids("collection_permissions")))
+    failed_collections = collection_index.get_indexer(
+        pd.Index(list(gaps.ids("collection_permissions")))
+    )
     bad_collection[failed_collections[failed_collections >= 0]] = True
 
     bad_team = ~teams["members_read"].to_numpy(dtype=bool)

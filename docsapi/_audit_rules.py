@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from docsapi._audit_coverage import Gaps
-from docsapi._audit_data import ROLE_DTYPE, ROLES, SEVERITY_DTYPE, AuditData
+from docsapi._audit_data import ROLE_DTYPE, ROLES, SEVERITY_DTYPE, STRING, AuditData
 from docsapi._audit_paths import (
     COLLECTION,
     COLLECTION_TEAM,
@@ -276,6 +276,13 @@ def _rows(count: int, **columns: object) -> Finding:
     return pd.DataFrame(body)
 
 
+def _where(mask: np.ndarray, values: object) -> np.ndarray:
+    """``values`` where ``mask`` holds, missing elsewhere (an object array)."""
+    result = np.full(len(mask), None, dtype=object)
+    result[mask] = np.asarray(values, dtype=object)[mask]
+    return result
+
+
 def _text(*parts: object) -> np.ndarray:
     """Join string parts elementwise: arrays of one length (of any values) and plain strings."""
     lengths = {len(part) for part in parts if not isinstance(part, str)}  # type: ignore[arg-type]
@@ -337,8 +344,8 @@ def _former_member(ctx: RuleContext, _: AuditThresholds) -> Finding:
     grants = ctx.data.user_permissions
     outside = ~grants["user_id"].isin(ctx.data.members["user_id"].dropna()).to_numpy(dtype=bool)
     grants = plain_text(grants[outside]).reset_index(drop=True)
-    titles = target_titles(ctx.data, grants["target_type"], grants["target_id"])
-    titles = titles.fillna(grants["target_id"].reset_index(drop=True)).to_numpy(dtype=object)
+    found = target_titles(ctx.data, grants["target_type"], grants["target_id"])
+    titles = found.fillna(grants["target_id"].reset_index(drop=True)).to_numpy(dtype=object)
     names = grants["display_name"].fillna(grants["user_id"]).to_numpy(dtype=object)
     is_space = (grants["target_type"] == "space").to_numpy(dtype=bool)
     return _rows(
@@ -346,8 +353,8 @@ def _former_member(ctx: RuleContext, _: AuditThresholds) -> Finding:
         target_type=grants["target_type"].to_numpy(dtype=object),
         target_id=grants["target_id"].to_numpy(dtype=object),
         target_title=titles,
-        space_id=np.where(is_space, grants["target_id"].to_numpy(dtype=object), None),
-        space_title=np.where(is_space, titles, None),
+        space_id=_where(is_space, grants["target_id"].to_numpy(dtype=object)),
+        space_title=_where(is_space, titles),
         principal_type="user",
         principal_id=grants["user_id"].to_numpy(dtype=object),
         principal_name=names,
@@ -418,16 +425,16 @@ def _risky_invite_link(ctx: RuleContext, _: AuditThresholds) -> Finding:
     ids = np.where(
         kinds == "organization", ctx.data.org_id, links["target_id"].to_numpy(dtype=object)
     )
-    titles = target_titles(ctx.data, pd.Series(kinds), pd.Series(ids))
-    titles = titles.fillna(pd.Series(ids)).to_numpy(dtype=object)
+    found = target_titles(ctx.data, pd.Series(kinds), pd.Series(ids))
+    titles = found.fillna(pd.Series(ids)).to_numpy(dtype=object)
     is_space = kinds == "space"
     return _rows(
         len(links),
         target_type=kinds,
         target_id=ids,
         target_title=titles,
-        space_id=np.where(is_space, ids, None),
-        space_title=np.where(is_space, titles, None),
+        space_id=_where(is_space, ids),
+        space_title=_where(is_space, titles),
         principal_type="invite-link",
         principal_id=links["id"].to_numpy(dtype=object),
         detail=_text(
@@ -796,19 +803,19 @@ def _empty_team(ctx: RuleContext, _: AuditThresholds) -> Finding:
     grants = ctx.data.team_permissions
     grants = plain_text(grants[grants["team_id"].isin(empty).to_numpy(dtype=bool)])
     grants = grants.reset_index(drop=True)
-    titles = target_titles(ctx.data, grants["target_type"], grants["target_id"])
-    titles = titles.fillna(grants["target_id"].reset_index(drop=True)).to_numpy(dtype=object)
-    names = teams.set_index("id")["title"].reindex(grants["team_id"].astype(object))
-    names = names.fillna(pd.Series(grants["team_id"].to_numpy(dtype=object), index=names.index))
-    names = names.to_numpy(dtype=object)
+    found = target_titles(ctx.data, grants["target_type"], grants["target_id"])
+    titles = found.fillna(grants["target_id"].reset_index(drop=True)).to_numpy(dtype=object)
+    known = teams.set_index("id")["title"].reindex(grants["team_id"].astype(object))
+    ids = pd.Series(grants["team_id"].to_numpy(dtype=object), index=known.index)
+    names = known.fillna(ids).to_numpy(dtype=object)
     is_space = (grants["target_type"] == "space").to_numpy(dtype=bool)
     return _rows(
         len(grants),
         target_type=grants["target_type"].to_numpy(dtype=object),
         target_id=grants["target_id"].to_numpy(dtype=object),
         target_title=titles,
-        space_id=np.where(is_space, grants["target_id"].to_numpy(dtype=object), None),
-        space_title=np.where(is_space, titles, None),
+        space_id=_where(is_space, grants["target_id"].to_numpy(dtype=object)),
+        space_title=_where(is_space, titles),
         principal_type="team",
         principal_id=grants["team_id"].to_numpy(dtype=object),
         principal_name=names,
@@ -857,12 +864,12 @@ def evaluate_rules(ctx: RuleContext, thresholds: AuditThresholds) -> pd.DataFram
                 _SORT_KEYS,
                 na_position="first",
                 kind="stable",
-                key=lambda column: column.astype("string[python]"),
+                key=lambda column: column.astype(STRING),
             )
         parts.append(rows.assign(severity=entry.severity, rule=entry.name))
     findings = pd.concat(parts, ignore_index=True) if parts else _rows(0)
     findings = findings.reindex(columns=FINDING_COLUMNS)
     findings["severity"] = pd.Categorical(findings["severity"], dtype=SEVERITY_DTYPE)
     for column in FINDING_COLUMNS[1:]:
-        findings[column] = findings[column].astype("string[python]")
+        findings[column] = findings[column].astype(STRING)
     return findings

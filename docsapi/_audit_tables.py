@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from docsapi._audit_data import ROLE_DTYPE, ROLES, AuditData
+from docsapi._audit_data import BOOLEAN, ROLE_DTYPE, ROLES, STRING, AuditData
 from docsapi._audit_paths import (
     KINDS,
     UNKNOWN,
@@ -110,7 +110,6 @@ _AUDIENCES = {
     "share-link": "anyone with the link",
     "visitor-auth": "authenticated visitors",
 }
-_STR = "string[python]"
 
 
 def _roles(codes: np.ndarray) -> pd.Categorical:
@@ -137,7 +136,7 @@ def effective_table(resolution: Resolution, effective: Effective) -> pd.DataFram
             "role": _roles(frame["role"].to_numpy()),
             "sources": categorical(frame["combination"].to_numpy(), effective.sources),
             "source_names": categorical(frame["combination"].to_numpy(), effective.source_names),
-            "complete": pd.array(spaces["complete"].to_numpy(dtype=bool)[space], dtype="boolean"),
+            "complete": pd.array(spaces["complete"].to_numpy(dtype=bool)[space], dtype=BOOLEAN),
         },
         columns=EFFECTIVE_COLUMNS,
         copy=False,
@@ -176,18 +175,18 @@ def _targets(data: AuditData, kind: str, ids: pd.Series) -> pd.DataFrame:
         "collection": data.collections,
         "site": data.sites,
     }.get(kind)
-    frame = pd.DataFrame({"id": pd.Series(dtype=_STR), "title": pd.Series(dtype=_STR)})
+    frame = pd.DataFrame({"id": pd.Series(dtype=STRING), "title": pd.Series(dtype=STRING)})
     if listed is not None:
-        frame = listed[["id", "title"]].astype(_STR).drop_duplicates("id")
+        frame = listed[["id", "title"]].astype(STRING).drop_duplicates("id")
     elif kind == "organization":
         frame = pd.DataFrame(
-            {"id": [data.org_id], "title": [data.org_name]}, dtype=_STR, copy=False
+            {"id": [data.org_id], "title": [data.org_name]}, dtype=STRING, copy=False
         )
     known = pd.Index(frame["id"].astype(object))
     extra = pd.Index(np.asarray(ids.dropna().unique(), dtype=object))
     extra = extra[known.get_indexer(extra) < 0]
     frame = pd.concat(
-        [frame, pd.DataFrame({"id": pd.array(np.asarray(extra), dtype=_STR)})], ignore_index=True
+        [frame, pd.DataFrame({"id": pd.array(np.asarray(extra), dtype=STRING)})], ignore_index=True
     )
     return frame.sort_values(["title", "id"], na_position="last").reset_index(drop=True)
 
@@ -203,7 +202,7 @@ def target_titles(data: AuditData, types: pd.Series, ids: pd.Series) -> pd.Serie
             table = _targets(data, kind, ids_.iloc[rows])
             at = pd.Index(table["id"].astype(object)).get_indexer(ids_.iloc[rows])
             titles[rows] = np.asarray(table["title"], dtype=object)[at]
-    return pd.Series(titles, dtype=_STR)
+    return pd.Series(titles, dtype=STRING)
 
 
 def grants_table(data: AuditData, resolution: Resolution) -> pd.DataFrame:
@@ -251,7 +250,7 @@ def grants_table(data: AuditData, resolution: Resolution) -> pd.DataFrame:
     order = argsort_ints((target_code + 1) * (len(principal_ids) + 1) + principal + 1)
     target_code, principal, role = target_code[order], principal[order], role[order]
     if targets is None or not len(target_code):
-        targets = pd.DataFrame({"id": [], "title": [], "target_type": []}, dtype=_STR, copy=False)
+        targets = pd.DataFrame({"id": [], "title": [], "target_type": []}, dtype=STRING, copy=False)
     kinds = ["user", "team"]
     return pd.DataFrame(
         {
@@ -277,7 +276,7 @@ def internal_defaults(resolution: Resolution) -> pd.Series:
     names = np.array([*level_names(), None], dtype=object)  # index -1 reads None
     resolved = resolution.spaces["resolved"].to_numpy()
     values = names[np.where(resolved == UNKNOWN, len(names) - 1, resolved)]
-    return pd.Series(values, index=resolution.spaces["id"].astype(object), dtype=_STR)
+    return pd.Series(values, index=resolution.spaces["id"].astype(object), dtype=STRING)
 
 
 def exposure_table(data: AuditData, resolution: Resolution) -> pd.DataFrame:
@@ -327,9 +326,8 @@ def exposure_table(data: AuditData, resolution: Resolution) -> pd.DataFrame:
     )
     created = pd.to_datetime(rows["share_link_created_at"], utc=True)
     rows["share_link_created_at"] = created
-    rows["share_link_age_days"] = pd.array(
-        ((data.generated_at - created).dt.days).astype("Float64"), dtype="Int64"
-    )
+    ages = (data.generated_at - created).dt.days
+    rows["share_link_age_days"] = pd.array(ages.to_numpy(dtype=object), dtype=pd.Int64Dtype())
     rows["published_url"] = mask_urls(rows["url"], secret=rows["share_link_id"].notna())
     rows["internal_default"] = (
         internal_defaults(resolution).reindex(rows["space_id"].astype(object)).to_numpy()
@@ -340,11 +338,11 @@ def exposure_table(data: AuditData, resolution: Resolution) -> pd.DataFrame:
     table = rows[EXPOSURE_COLUMNS].reset_index(drop=True)
     for column in EXPOSURE_COLUMNS:
         if column == "share_link_active":
-            table[column] = pd.array(table[column].astype(object), dtype="boolean")
+            table[column] = pd.array(table[column].to_numpy(dtype=object), dtype=BOOLEAN)
         elif column == "share_link_created_at":
             table[column] = pd.to_datetime(table[column], utc=True)
         elif column != "share_link_age_days":
-            table[column] = table[column].astype(_STR)
+            table[column] = table[column].astype(STRING)
     return table
 
 
@@ -373,7 +371,7 @@ def mask_urls(urls: pd.Series, *, secret: pd.Series) -> pd.Series:
     flags = secret.to_numpy(dtype=bool)
     result = values.copy()
     result[flags] = [masked(url) for url in values[flags]]  # one per share link: few
-    return pd.Series(result, index=urls.index, dtype=_STR)
+    return pd.Series(result, index=urls.index, dtype=STRING)
 
 
 #: Above this many (space, user) cells, the cross-check matches sorted keys instead of
@@ -436,13 +434,13 @@ def aggregate_mismatches(
     space_codes, user_codes = keys // user_count, keys % user_count
     return pd.DataFrame(
         {
-            "space_id": pd.array(spaces["id"].to_numpy(dtype=object)[space_codes], dtype=_STR),
+            "space_id": pd.array(spaces["id"].to_numpy(dtype=object)[space_codes], dtype=STRING),
             "space_title": pd.array(
-                spaces["title"].to_numpy(dtype=object)[space_codes], dtype=_STR
+                spaces["title"].to_numpy(dtype=object)[space_codes], dtype=STRING
             ),
-            "user_id": pd.array(users["user_id"].to_numpy(dtype=object)[user_codes], dtype=_STR),
+            "user_id": pd.array(users["user_id"].to_numpy(dtype=object)[user_codes], dtype=STRING),
             "display_name": pd.array(
-                users["display_name"].to_numpy(dtype=object)[user_codes], dtype=_STR
+                users["display_name"].to_numpy(dtype=object)[user_codes], dtype=STRING
             ),
             "audit_role": _roles(audit_roles),
             "platform_role": _roles(platform_roles),

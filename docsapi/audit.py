@@ -1,36 +1,22 @@
-"""Permission audit of an organization: who can do what on which space, and what is wrong.
+"""Permission audit of an organization: who can reach which space, by which path, and what is wrong.
 
-:func:`audit_permissions` crawls the organization (see :mod:`docsapi._audit_crawl`) and
-:func:`analyze` turns the crawled tables into a :class:`PermissionAudit` without any
-request, so the analysis is a pure function of DataFrames.
+:func:`audit_permissions` crawls the organization (:mod:`docsapi._audit_crawl`) into raw
+tables (:class:`AuditData`, declared in :mod:`docsapi._audit_data`), and :func:`analyze`
+turns them into a :class:`PermissionAudit` without any request:
 
-Tables of a :class:`PermissionAudit`:
+- :mod:`docsapi._audit_paths` resolves every path of ``docs/access-model.md`` (organization
+  admins, default levels up collection chains, direct, team, collection and collection-team
+  permissions) on integer codes, with array operations only;
+- :mod:`docsapi._audit_coverage` judges what the token could not see and marks what depends
+  on it;
+- :mod:`docsapi._audit_rules` holds the rules, registered once;
+- :mod:`docsapi._audit_tables` builds the public tables.
 
-``grants``
-    The raw grants as the API lists them, one row per grant held on a space by a user or
-    a team: space_id, space_title, principal_type (``"user"``/``"team"``), principal_id,
-    principal_name, role. Team grants are *not* expanded here.
-``effective``
-    One row per (space, user) who can reach the space: space_id, space_title, user_id,
-    display_name, member_role (organization role, ``"guest"`` or ``"non-member"``), role
-    (the highest held directly or through any team), sources (``"; "``-joined
-    ``"direct"`` and ``"team:<id>"``). With ``expand_teams=False`` only direct grants count.
-``matrix``
-    Users (rows, by display name) by spaces (columns, by title) of effective roles;
-    missing where the user has no access.
-``findings``
-    One row per rule violation: severity, rule, space_id, space_title, principal_id,
-    principal_name, detail. Most severe first.
-``summary``
-    Counts indexed by (category, item) with one column ``count``: category ``"totals"``,
-    ``"role"`` (effective accesses per role), ``"principal_type"`` (grants per kind) and
-    ``"severity"`` (findings per severity) and ``"rule"`` (findings per rule).
-``errors``
-    Spaces or teams that could not be read: space_id, team_id, stage, error_type, message.
-
-Role columns use the ordered categorical :data:`ROLE_DTYPE` (guest < read < comment < edit
-< review < create < admin), with ``"guest"`` for the API's ``None``: ``effective[effective.role
->= "edit"]`` selects everyone who can write.
+The tables and their columns are the contract of ``docs/audit-tables.md``: ``grants``,
+``paths``, ``effective``, ``exposure``, ``findings``, ``coverage``, ``errors``,
+``aggregate_mismatches``, ``summary`` and ``matrix``. Role columns use the ordered
+categorical :data:`ROLE_DTYPE` (guest < read < comment < edit < review < create < admin):
+``audit.effective[audit.effective.role >= "edit"]`` selects everyone who can write.
 """
 
 from __future__ import annotations
@@ -183,7 +169,7 @@ class PermissionAudit:
     def count(self, item: str, category: str = "totals") -> int:
         """One number of the summary, 0 when absent: ``audit.count("high", "severity")``."""
         try:
-            return int(self.summary.loc[(category, item), "count"])
+            return int(self.summary["count"].to_dict()[(category, item)])
         except KeyError:
             return 0
 
@@ -215,18 +201,22 @@ def audit_permissions(
     Parameters
     ----------
     client : DocsClient
-        A client whose token can read the organization's members, teams and permissions.
+        A client whose token can read the organization's members, teams and permissions;
+        only an organization admin's token sees everything (otherwise the audit says it
+        is partial: see ``.complete`` and ``.coverage``).
     org_id : str
         The organization's id.
     expand_teams : bool
-        Include access users get through teams in ``.effective`` and ``.matrix``. The
-        findings always account for teams.
+        Include access users get through teams (on spaces and on collections) in
+        ``.effective`` and ``.matrix``. The findings always account for every path.
     max_workers : int
         Number of concurrent requests (at least 1).
     progress : bool
         Show a progress bar ("Auditing spaces").
     **thresholds
-        Rule limits: ``admin_share`` (default 0.5) and ``max_admins`` (default 5).
+        Rule limits (see :class:`AuditThresholds`): ``admin_share`` (0.5), ``max_admins``
+        (5), ``inactive_days`` (90), ``share_link_max_age_days`` (90),
+        ``guest_collection_spaces`` (5).
 
     Returns
     -------
@@ -238,8 +228,9 @@ def audit_permissions(
     ValidationError
         For a bad argument, before any request is sent.
     docsapi.errors.APIStatusError
-        When the organization itself cannot be read (401, 403, 404). A single space that
-        cannot be read is recorded in ``.errors`` instead.
+        When the organization's spaces, members or teams cannot be read (401, 403, 404).
+        A single space or team that cannot be read is recorded in ``.errors`` instead, and
+        what depends on it is marked incomplete.
 
     Examples
     --------
