@@ -287,11 +287,11 @@ def _run_sandbox(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise _Failure(f"bad sandbox size: {exc}", EXIT_USAGE) from None
     except OSError as exc:
-        raise _Failure(
-            f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}; "
-            "choose another --port.",
-            EXIT_USAGE,
-        ) from None
+        # the sandbox's server says which address it could not listen on, and why
+        reason = exc.strerror or str(exc)
+        if not reason.startswith("cannot listen"):
+            reason = f"cannot listen on 127.0.0.1:{args.port}: {reason}"
+        raise _Failure(f"{reason}; choose another with --port.", EXIT_USAGE) from None
     return EXIT_OK
 
 

@@ -15,11 +15,13 @@ GET     /_sandbox/files/...        the bytes of a file listed in a space's conte
 from __future__ import annotations
 
 import json
+import logging
 from typing import TYPE_CHECKING, Any
 
 from werkzeug.wrappers import Request, Response
 
 from docsapi.sandbox._clock import iso
+from docsapi.sandbox._jsonbody import parse_json_body
 
 if TYPE_CHECKING:
     from docsapi.sandbox._sandbox import Sandbox
@@ -31,6 +33,32 @@ def _json(body: Any, status: int = 200) -> Response:
 
 def _error(status: int, message: str) -> Response:
     return _json({"error": {"code": status, "message": message}}, status)
+
+
+logger = logging.getLogger("docsapi.sandbox")
+#: The properties each control's body may have.
+_ALLOWED = {
+    "reset": (),
+    "clock": ("days", "hours", "seconds"),
+    "faults": ("fault", "count", "methods", "path"),
+    "latency": ("seconds",),
+    "rate-limit": ("limit", "per_seconds"),
+}
+
+
+def _body(request: Request, control: str) -> dict[str, Any]:
+    """The JSON object sent to a POST control (empty when there is no body)."""
+    if request.method != "POST" or not request.get_data().strip():
+        return {}
+    body = parse_json_body(request.get_data())
+    if not isinstance(body, dict):
+        raise ValueError("the body must be a JSON object")
+    allowed = _ALLOWED.get(control, ())
+    unknown = sorted(set(body) - set(allowed))
+    if unknown:
+        shown = ", ".join(allowed) or "nothing"
+        raise ValueError(f"unknown properties {unknown}; this control takes {shown}")
+    return body
 
 
 class Controls:
@@ -56,12 +84,12 @@ class Controls:
         if handler is None:
             return _error(404, f"No sandbox control {request.method} {request.path}.")
         try:
-            body = json.loads(request.get_data() or b"{}") if request.method == "POST" else {}
-            if not isinstance(body, dict):
-                raise ValueError("the body must be a JSON object")
-            return handler(body, parts[1:])
+            return handler(_body(request, key[1]), parts[1:])
         except (ValueError, TypeError) as error:
-            return _error(400, str(error))
+            return _error(400, f"{error}.".replace("..", "."))
+        except Exception:
+            logger.exception("sandbox control failed: %s %s", request.method, request.path)
+            return _error(500, "The sandbox control failed; this is a sandbox bug.")
 
     def _reset(self, body: dict[str, Any], rest: list[str]) -> Response:
         self.sandbox.reset()
@@ -79,7 +107,7 @@ class Controls:
 
     def _inject(self, body: dict[str, Any], rest: list[str]) -> Response:
         self.sandbox.inject(
-            body.get("fault"),
+            body.get("fault", ""),
             body.get("count", 1),
             methods=body.get("methods"),
             path=body.get("path"),

@@ -1,7 +1,9 @@
 """Git sync: import and export answer 204 at once; the work finishes later, on the sandbox's timing.
 
 An operation stays ``running`` for the first ``GET git/info`` after it was queued and finishes on
-the second one, or once :data:`GIT_DELAY` has passed on the sandbox clock, whichever comes first.
+the second one, or on the first one after :data:`GIT_DELAY` has passed on the sandbox clock. It
+also finishes when the sandbox clock is advanced past that delay. Nothing runs in the background
+or before other requests: an operation only moves when its state is read or the clock moves.
 A repository URL whose host ends in ``.invalid`` makes the operation fail.
 """
 
@@ -110,7 +112,7 @@ def _finish(store: Store, space_id: str, record: dict[str, Any]) -> None:
 
 
 def finish_due_operations(store: Store) -> None:
-    """Finish every running Git operation whose time has come (called before each request)."""
+    """Finish every running Git operation whose time has come (when the clock is advanced)."""
     now = store.clock.now()
     for space_id, record in list(store.state.git.items()):
         if "_job" in record and now >= record["_due"]:
@@ -127,7 +129,7 @@ def git_info(ctx: Ctx, space_id: str) -> Reply:
         )
     if "_job" in record:
         record["_polls"] += 1
-        if record["_polls"] >= _POLLS_TO_FINISH:
+        if record["_polls"] >= _POLLS_TO_FINISH or ctx.store.clock.now() >= record["_due"]:
             _finish(ctx.store, space_id, record)
     return Reply(200, render.git_sync(record))
 

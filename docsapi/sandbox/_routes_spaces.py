@@ -78,6 +78,7 @@ def update_space(ctx: Ctx, space_id: str) -> Reply:
 
 def delete_space(ctx: Ctx, space_id: str) -> Reply:
     """DELETE /spaces/{spaceId}: 205 moved to the trash now, 204 when there was no such space."""
+    ctx.store.purge_trash()
     if space_id not in ctx.state.spaces:
         return no_content(204)
     record = space_for(ctx, space_id, "admin")
@@ -90,6 +91,7 @@ def delete_space(ctx: Ctx, space_id: str) -> Reply:
 
 def restore_space(ctx: Ctx, space_id: str) -> Reply:
     """POST /spaces/{spaceId}/restore: back from the trash within 7 days (idempotent)."""
+    ctx.store.purge_trash()
     if space_id in ctx.state.spaces:
         return _space_reply(ctx, space_for(ctx, space_id, "admin"))
     entry = ctx.state.trash.get(space_id)

@@ -93,7 +93,11 @@ class Store:
 
     # -- trash ------------------------------------------------------------------------
     def purge_trash(self) -> None:
-        """Remove for good the spaces deleted more than the retention period ago."""
+        """Remove for good the spaces deleted more than the retention period ago.
+
+        Called when the trash is read or written (restore, delete) and when the clock is
+        advanced, not before every request.
+        """
         with self.lock:
             now = self.clock.now()
             expired = [
