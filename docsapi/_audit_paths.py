@@ -136,9 +136,9 @@ def codes_in(index: pd.Index, values: pd.Series) -> np.ndarray:
     A categorical column is mapped through its categories (few), not row by row.
     """
     if isinstance(values.dtype, pd.CategoricalDtype):
-        found = index.get_indexer(pd.Index(np.asarray(values.cat.categories, dtype=object)))
+        found = index.get_indexer(pd.Index(values.cat.categories, dtype=object))
         return np.append(found, -1)[values.cat.codes.to_numpy()]
-    return index.get_indexer(pd.Index(np.asarray(values, dtype=object)))
+    return index.get_indexer(pd.Index(np.asarray(values, dtype=object), dtype=object))
 
 
 def _index(ids: pd.Series) -> pd.Index:
@@ -697,14 +697,16 @@ def _space_complete(
     complete = spaces["chain_known"].to_numpy().copy()
     if not (gaps.has("members") and gaps.has("space_permissions")):
         complete[:] = False
-    failed_spaces = space_index.get_indexer(pd.Index(list(gaps.ids("space_permissions"))))
+    failed_spaces = space_index.get_indexer(
+        pd.Index(list(gaps.ids("space_permissions")), dtype=object)
+    )
     complete[failed_spaces[failed_spaces >= 0]] = False
 
     bad_collection = np.zeros(len(collection_index), dtype=bool)
     if not gaps.has("collection_permissions"):
         bad_collection[:] = True
     failed_collections = collection_index.get_indexer(
-        pd.Index(list(gaps.ids("collection_permissions")))
+        pd.Index(list(gaps.ids("collection_permissions")), dtype=object)
     )
     bad_collection[failed_collections[failed_collections >= 0]] = True
 

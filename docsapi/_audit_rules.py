@@ -425,8 +425,8 @@ def _risky_invite_link(ctx: RuleContext, _: AuditThresholds) -> Finding:
     ids = np.where(
         kinds == "organization", ctx.data.org_id, links["target_id"].to_numpy(dtype=object)
     )
-    found = target_titles(ctx.data, pd.Series(kinds), pd.Series(ids))
-    titles = found.fillna(pd.Series(ids)).to_numpy(dtype=object)
+    found = target_titles(ctx.data, pd.Series(kinds, dtype=object), pd.Series(ids, dtype=object))
+    titles = found.fillna(pd.Series(ids, dtype=object)).to_numpy(dtype=object)
     is_space = kinds == "space"
     return _rows(
         len(links),
@@ -622,7 +622,9 @@ def _stale_share_link(ctx: RuleContext, limits: AuditThresholds) -> Finding:
         sites.reindex(links["site_id"].astype(object))
         .fillna(
             pd.Series(
-                links["site_id"].to_numpy(dtype=object), index=links["site_id"].astype(object)
+                links["site_id"].to_numpy(dtype=object),
+                index=links["site_id"].astype(object),
+                dtype=object,
             )
         )
         .to_numpy(dtype=object)

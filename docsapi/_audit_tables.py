@@ -182,8 +182,8 @@ def _targets(data: AuditData, kind: str, ids: pd.Series) -> pd.DataFrame:
         frame = pd.DataFrame(
             {"id": [data.org_id], "title": [data.org_name]}, dtype=STRING, copy=False
         )
-    known = pd.Index(frame["id"].astype(object))
-    extra = pd.Index(np.asarray(ids.dropna().unique(), dtype=object))
+    known = pd.Index(frame["id"].astype(object), dtype=object)
+    extra = pd.Index(np.asarray(ids.dropna().unique(), dtype=object), dtype=object)
     extra = extra[known.get_indexer(extra) < 0]
     frame = pd.concat(
         [frame, pd.DataFrame({"id": pd.array(np.asarray(extra), dtype=STRING)})], ignore_index=True
@@ -200,7 +200,7 @@ def target_titles(data: AuditData, types: pd.Series, ids: pd.Series) -> pd.Serie
         rows = np.flatnonzero(types_ == kind)
         if len(rows):
             table = _targets(data, kind, ids_.iloc[rows])
-            at = pd.Index(table["id"].astype(object)).get_indexer(ids_.iloc[rows])
+            at = pd.Index(table["id"], dtype=object).get_indexer(ids_.iloc[rows])
             titles[rows] = np.asarray(table["title"], dtype=object)[at]
     return pd.Series(titles, dtype=STRING)
 
@@ -228,14 +228,13 @@ def grants_table(data: AuditData, resolution: Resolution) -> pd.DataFrame:
         table = _targets(data, kind, ids.iloc[rows])
         table["target_type"] = kind
         target_tables.append(table)
-        target_code[rows] = offset + pd.Index(table["id"].astype(object)).get_indexer(
-            ids.iloc[rows]
-        )
+        found = pd.Index(table["id"], dtype=object).get_indexer(ids.iloc[rows])
+        target_code[rows] = offset + found
         offset += len(table)
     targets = pd.concat(target_tables, ignore_index=True) if target_tables else None
 
-    user_codes = codes_in(pd.Index(resolution.users["user_id"].astype(object)), users["user_id"])
-    team_codes = codes_in(pd.Index(resolution.teams["id"].astype(object)), teams["team_id"])
+    user_codes = codes_in(pd.Index(resolution.users["user_id"], dtype=object), users["user_id"])
+    team_codes = codes_in(pd.Index(resolution.teams["id"], dtype=object), teams["team_id"])
     principal = np.concatenate(
         [user_codes, np.where(team_codes >= 0, len(resolution.users) + team_codes, -1)]
     )
@@ -257,7 +256,7 @@ def grants_table(data: AuditData, resolution: Resolution) -> pd.DataFrame:
             "target_type": categorical(target_code, targets["target_type"]),
             "target_id": categorical(target_code, targets["id"]),
             "target_title": categorical(target_code, targets["title"]),
-            "principal_type": categorical(is_team[order], pd.Series(kinds)),
+            "principal_type": categorical(is_team[order], np.array(kinds, dtype=object)),
             "principal_id": categorical(principal, principal_ids),
             "principal_name": categorical(principal, principal_names),
             "role": _roles(role),
@@ -276,7 +275,7 @@ def internal_defaults(resolution: Resolution) -> pd.Series:
     names = np.array([*level_names(), None], dtype=object)  # index -1 reads None
     resolved = resolution.spaces["resolved"].to_numpy()
     values = names[np.where(resolved == UNKNOWN, len(names) - 1, resolved)]
-    return pd.Series(values, index=resolution.spaces["id"].astype(object), dtype=STRING)
+    return pd.Series(values, index=pd.Index(resolution.spaces["id"], dtype=object), dtype=STRING)
 
 
 def exposure_table(data: AuditData, resolution: Resolution) -> pd.DataFrame:
@@ -332,7 +331,7 @@ def exposure_table(data: AuditData, resolution: Resolution) -> pd.DataFrame:
     rows["internal_default"] = (
         internal_defaults(resolution).reindex(rows["space_id"].astype(object)).to_numpy()
     )
-    space_rank = pd.Series(np.arange(len(spaces)), index=spaces["id"].astype(object))
+    space_rank = pd.Series(np.arange(len(spaces)), index=pd.Index(spaces["id"], dtype=object))
     rows["_rank"] = space_rank.reindex(rows["space_id"].astype(object)).to_numpy()
     rows = rows.sort_values(["_rank", "site_title", "share_link_name", "share_link_id"])
     table = rows[EXPOSURE_COLUMNS].reset_index(drop=True)
@@ -398,8 +397,8 @@ def aggregate_mismatches(
     our_role = ours["role"].to_numpy()[keep].astype(np.int8)
 
     aggregate = data.aggregate
-    space = codes_in(pd.Index(spaces["id"].astype(object)), aggregate["space_id"])
-    user = codes_in(pd.Index(users["user_id"].astype(object)), aggregate["user_id"])
+    space = codes_in(pd.Index(spaces["id"], dtype=object), aggregate["space_id"])
+    user = codes_in(pd.Index(users["user_id"], dtype=object), aggregate["user_id"])
     valid = (space >= 0) & (user >= 0)
     valid[valid] = checked[space[valid]]
     their_key = space[valid].astype(np.int64) * user_count + user[valid]
