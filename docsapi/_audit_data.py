@@ -103,8 +103,15 @@ RAW_SCHEMAS: dict[str, dict[str, str]] = {
         "title": _CAT,
         "role": _CAT,
     },
-    # Sites: visibility public, unlisted, share-link or visitor-auth.
-    "sites": {"id": _STR, "title": _STR, "visibility": _STR, "url_published": _STR},
+    # Sites: visibility public, unlisted, share-link or visitor-auth; a site whose published
+    # flag is False exposes nothing (missing counts as published).
+    "sites": {
+        "id": _STR,
+        "title": _STR,
+        "visibility": _STR,
+        "published": _BOOL,
+        "url_published": _STR,
+    },
     # The spaces each site publishes; a draft site space is not live.
     "site_spaces": {"site_id": _STR, "space_id": _STR, "draft": _BOOL, "url_published": _STR},
     # Share links of sites; a link whose active flag is missing counts as active.

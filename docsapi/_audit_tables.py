@@ -287,7 +287,8 @@ def exposure_table(data: AuditData, resolution: Resolution) -> pd.DataFrame:
     sites = _plain(data.sites).rename(
         columns={"id": "site_id", "title": "site_title", "url_published": "site_url"}
     )
-    published = live.merge(sites, on="site_id", how="inner")
+    sites = sites[~(sites["published"] == False).fillna(False).to_numpy(dtype=bool)]  # noqa: E712
+    published = live.merge(sites.drop(columns="published"), on="site_id", how="inner")
     published = published[published["visibility"].isin(list(_AUDIENCES)).to_numpy(dtype=bool)]
     published["url"] = published["url_published"].fillna(published["site_url"])
 

@@ -113,8 +113,17 @@ class Org:
             role=role,
         )
 
-    def site(self, site_id: str, visibility: str, *spaces: str, draft: bool = False) -> Org:
-        self._add("sites", id=site_id, title=name(site_id), visibility=visibility)
+    def site(
+        self,
+        site_id: str,
+        visibility: str,
+        *spaces: str,
+        draft: bool = False,
+        published: bool | None = True,
+    ) -> Org:
+        self._add(
+            "sites", id=site_id, title=name(site_id), visibility=visibility, published=published
+        )
         for space_id in spaces:
             self._add(
                 "site_spaces",

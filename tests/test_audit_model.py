@@ -293,6 +293,8 @@ def exposed():
         .site("wlink", "share-link", "s4")
         .site("wva", "visitor-auth", "s2")
         .site("wdraft", "public", "s4", draft=True)
+        .site("wnew", "public", "s4", published=False)
+        .site("wsaid", "public", "s1", published=None)
         .share_link("wlink", "old", age_days=200)
         .share_link("wlink", "off", age_days=10, active=False)
         .audit()
@@ -306,10 +308,11 @@ def test_exposure_lists_every_way_to_read_without_an_account(exposed):
     )
     assert ways == {
         ("s1", "wpub", "public"),
+        ("s1", "wsaid", "public"),  # a site that does not say whether it is published
         ("s2", "wunl", "unlisted"),
         ("s2", "wva", "visitor-auth"),
         ("s3", "-", "public"),  # the space's own visibility, no site
-        ("s4", "wlink", "share-link"),  # one row per active link; the draft site is not live
+        ("s4", "wlink", "share-link"),  # one row per active link; no draft, no unpublished site
     }
     audiences = dict(zip(table["visibility"], table["audience"], strict=False))
     assert audiences["unlisted"] == "anyone with the address"

@@ -152,4 +152,3 @@ def test_progress_bar_counts_the_spaces(sandbox, client, capsys):
     spaces = len(sandbox.demo["space_ids"])
     err = capsys.readouterr().err
     assert "Auditing spaces" in err and f"{spaces}/{spaces}" in err
-
