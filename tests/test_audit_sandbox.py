@@ -152,3 +152,29 @@ def test_progress_bar_counts_the_spaces(sandbox, client, capsys):
     spaces = len(sandbox.demo["space_ids"])
     err = capsys.readouterr().err
     assert "Auditing spaces" in err and f"{spaces}/{spaces}" in err
+
+
+def test_changing_a_default_level_changes_the_effective_role(sandbox, client):
+    spaces = client.spaces.list(org_id=sandbox.org_id)
+    space_id = spaces.loc[spaces["parent"].isna(), "id"].iloc[0]  # its own level decides
+    members = client.orgs.members(sandbox.org_id)
+    member = members.loc[(members["role"] == "comment") & ~members["disabled"], "user_id"].iloc[0]
+
+    def reached(level):
+        client.spaces.update(space_id, default_level=level)
+        audit = audit_permissions(client, sandbox.org_id, progress=False)
+        paths = audit.paths
+        mine = paths[(paths.space_id == space_id) & (paths.user_id == member)]
+        defaults = mine[mine["kind"] == "default"]
+        return audit, [
+            (str(s), str(r)) for s, r in zip(defaults.source, defaults.role, strict=True)
+        ]
+
+    audit, defaults = reached("edit")
+    assert defaults == [("default:edit", "edit")]
+    row = audit.effective[
+        (audit.effective.space_id == space_id) & (audit.effective.user_id == member)
+    ].iloc[0]
+    assert row.role >= "edit" and "default:edit" in row.sources
+    assert reached("inherit")[1] == [("default:inherit", "comment")]  # the member's own role
+    assert reached(None)[1] == []  # private: members get nothing by default
