@@ -271,7 +271,9 @@ def test_generated_bodies_follow_the_description(sandbox, api, method, template)
 QUERIES = _operations(with_body=False)
 
 
-def _as_query(value: Any) -> str:
+def _as_query(value: Any) -> str | list[str]:
+    if isinstance(value, list):  # an array parameter: one value per item (type=a&type=b)
+        return [str(_as_query(item)) for item in value]
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)

@@ -15,11 +15,15 @@ from werkzeug.routing import Map, Rule
 from werkzeug.wrappers import Request, Response
 
 from docsapi.sandbox import (
+    _routes_audit_events,
     _routes_changes,
+    _routes_collections,
     _routes_content,
     _routes_git,
+    _routes_invites,
     _routes_orgs,
     _routes_permissions,
+    _routes_sites,
     _routes_spaces,
     _routes_users,
 )
@@ -41,6 +45,10 @@ ROUTES: list[Route] = [
     *_routes_git.ROUTES,
     *_routes_changes.ROUTES,
     *_routes_orgs.ROUTES,
+    *_routes_collections.ROUTES,
+    *_routes_sites.ROUTES,
+    *_routes_invites.ROUTES,
+    *_routes_audit_events.ROUTES,
 ]
 _HTML_PAGE = (
     b"<!DOCTYPE html><html><head><title>Sign in</title></head><body><h1>Sign in to continue</h1>"

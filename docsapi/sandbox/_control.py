@@ -9,6 +9,12 @@ POST    /_sandbox/latency          ``{"seconds"}``
 POST    /_sandbox/rate-limit       ``{"limit", "per_seconds"}`` (limit null turns it off)
 GET     /_sandbox/stats            request count, the request log, pending faults
 GET     /_sandbox/files/...        the bytes of a file listed in a space's content
+POST    /_sandbox/grant            ``{"target", "principal", "role"}`` (role null revokes)
+POST    /_sandbox/default-level    ``{"target", "level"}``
+POST    /_sandbox/member           ``{"user", "role"?, "disabled"?}``
+POST    /_sandbox/publish          ``{"site"}``; ``/_sandbox/unpublish`` likewise
+POST    /_sandbox/share-links      ``{"site", "name"?}``: 201 ``{"id"}`` of a new active link
+POST    /_sandbox/share-link       ``{"site", "link", "active"}``
 ======  =========================  ==============================================================
 """
 
@@ -43,6 +49,13 @@ _ALLOWED = {
     "faults": ("fault", "count", "methods", "path"),
     "latency": ("seconds",),
     "rate-limit": ("limit", "per_seconds"),
+    "grant": ("target", "principal", "role"),
+    "default-level": ("target", "level"),
+    "member": ("user", "role", "disabled"),
+    "publish": ("site",),
+    "unpublish": ("site",),
+    "share-links": ("site", "name"),
+    "share-link": ("site", "link", "active"),
 }
 
 
@@ -79,6 +92,13 @@ class Controls:
             ("POST", "rate-limit"): self._rate_limit,
             ("GET", "stats"): self._stats,
             ("GET", "files"): self._file,
+            ("POST", "grant"): self._grant,
+            ("POST", "default-level"): self._default_level,
+            ("POST", "member"): self._member,
+            ("POST", "publish"): self._publish,
+            ("POST", "unpublish"): self._unpublish,
+            ("POST", "share-links"): self._new_share_link,
+            ("POST", "share-link"): self._share_link_active,
         }
         handler = handlers.get(key)
         if handler is None:
@@ -87,6 +107,8 @@ class Controls:
             return handler(_body(request, key[1]), parts[1:])
         except (ValueError, TypeError) as error:
             return _error(400, f"{error}.".replace("..", "."))
+        except KeyError as error:
+            return _error(400, f"missing property {error}.")
         except Exception:
             logger.exception("sandbox control failed: %s %s", request.method, request.path)
             return _error(500, "The sandbox control failed; this is a sandbox bug.")
@@ -140,3 +162,32 @@ class Controls:
             return _error(404, "No such file.")
         content_type, data = found
         return Response(data, content_type=content_type)
+
+    # -- access changes (see Sandbox.grant ...) -------------------------------------------
+    def _grant(self, body: dict[str, Any], rest: list[str]) -> Response:
+        previous = self.sandbox.grant(body["target"], body["principal"], body.get("role"))
+        return _json({"previous": previous})
+
+    def _default_level(self, body: dict[str, Any], rest: list[str]) -> Response:
+        self.sandbox.set_default_level(body["target"], body.get("level"))
+        return Response(status=204)
+
+    def _member(self, body: dict[str, Any], rest: list[str]) -> Response:
+        options = {key: body[key] for key in ("role", "disabled") if key in body}
+        return _json(self.sandbox.set_member(body["user"], **options))
+
+    def _publish(self, body: dict[str, Any], rest: list[str]) -> Response:
+        self.sandbox.publish(body["site"])
+        return Response(status=204)
+
+    def _unpublish(self, body: dict[str, Any], rest: list[str]) -> Response:
+        self.sandbox.unpublish(body["site"])
+        return Response(status=204)
+
+    def _new_share_link(self, body: dict[str, Any], rest: list[str]) -> Response:
+        name = body.get("name", "Shared by the sandbox")
+        return _json({"id": self.sandbox.create_share_link(body["site"], name)}, 201)
+
+    def _share_link_active(self, body: dict[str, Any], rest: list[str]) -> Response:
+        self.sandbox.set_share_link_active(body["site"], body["link"], body["active"])
+        return Response(status=204)

@@ -13,6 +13,7 @@ from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
+from docsapi.sandbox import _events as events
 from docsapi.sandbox import _render as render
 from docsapi.sandbox._access import space_for
 from docsapi.sandbox._auth import security
@@ -41,7 +42,7 @@ _COMMON = (
 
 
 def _queue(ctx: Ctx, space_id: str, direction: str) -> Reply:
-    space_for(ctx, space_id, "edit")
+    space = space_for(ctx, space_id, "edit")
     allowed = (*_COMMON, "commitMessage") if direction == "export" else _COMMON
     body = ctx.object_body(allowed=allowed)
     url = check_string(body.get("url"), "url", min_length=1)
@@ -78,6 +79,8 @@ def _queue(ctx: Ctx, space_id: str, direction: str) -> Reply:
         _due=now + GIT_DELAY,
         _job={"url": url, "ref": ref, "standalone": standalone},
     )
+    label = f"{space['title']}: {direction} {url}@{ref}"
+    events.space_event(ctx.store, ctx.credential, space, f"space.git.{direction}", label)
     return no_content()
 
 

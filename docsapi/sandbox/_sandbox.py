@@ -15,6 +15,7 @@ from docsapi.sandbox._clock import Clock
 from docsapi.sandbox._control import Controls
 from docsapi.sandbox._demo import DEFAULT_SPACES, DEFAULT_TEAMS, DEFAULT_USERS, DemoSize, build_demo
 from docsapi.sandbox._faults import MAX_LATENCY, MAX_STALL, Fault, Faults, check_seconds
+from docsapi.sandbox._sandbox_changes import ChangeControls
 from docsapi.sandbox._server import ServerThread
 from docsapi.sandbox._store import Store
 
@@ -22,8 +23,13 @@ from docsapi.sandbox._store import Store
 MAX_CLOCK_OFFSET_DAYS = 36500
 
 
-class Sandbox:
+class Sandbox(ChangeControls):
     """An offline documentation-platform API (GitBook API v1) with a seeded demo organization.
+
+    Besides serving the API, it makes access changes happen for demos and tests (:meth:`grant`,
+    :meth:`revoke`, :meth:`set_default_level`, :meth:`set_member`, :meth:`publish`,
+    :meth:`unpublish`, :meth:`create_share_link`, :meth:`set_share_link_active`,
+    :meth:`advance_clock`), each recorded in the organization's audit log.
 
     Parameters
     ----------
@@ -33,6 +39,11 @@ class Sandbox:
         Size of the demo organization (default about 30 spaces, 60 users, 8 teams).
     grants_per_space
         Direct user grants per space (default: 2 to 6, drawn per space).
+    inherit_share
+        Share of the spaces without a fixed part whose default level is ``inherit`` (the
+        others are private, or read-only for members at the demo size); default 0.5 at the
+        demo size and 0.02 for big organizations (over 100 spaces or 500 users), where access
+        is then dominated by each space's explicit grants.
     latency
         Seconds added to every API request.
     host, port
@@ -61,6 +72,7 @@ class Sandbox:
         teams: int | None = None,
         grants_per_space: int | None = None,
         latency: float = 0.0,
+        inherit_share: float | None = None,
         *,
         host: str = "127.0.0.1",
         port: int = 0,
@@ -74,10 +86,12 @@ class Sandbox:
             users if users is not None else DEFAULT_USERS,
             teams if teams is not None else max(DEFAULT_TEAMS, (users or 0) // 60),
             grants_per_space,
+            inherit_share,
         )
-        state, self._demo = build_demo(seed, size)
-        self.seed = seed
         self.clock = Clock()
+        today = self.clock.now().replace(hour=0, minute=0, second=0, microsecond=0)
+        state, self._demo = build_demo(seed, size, now=today)
+        self.seed = seed
         self._store = Store(state, seed, self.clock)
         self._tokens = TokenRegistry(seed, self._demo["owner_id"], self._demo["other_user_id"])
         self._faults = Faults(stall_seconds)
@@ -149,7 +163,7 @@ class Sandbox:
 
     @property
     def demo(self) -> dict[str, Any]:
-        """Facts about the seeded demo organization (a copy): see :func:`build_demo`."""
+        """Facts about the seeded demo organization (a copy): see ``docs/sandbox-demo.md``."""
         return copy.deepcopy(self._demo)
 
     def add_token(

@@ -115,22 +115,27 @@ class _Schema:
 
 @dataclass(frozen=True)
 class _QueryParameter:
+    """A query parameter; an array one (``type=a&type=b``) checks each value as an item."""
+
     name: str
     required: bool
     schema: _Schema
+    array: bool = False
 
-    def check(self, raw: str | None) -> None:
+    def check(self, raws: list[str]) -> None:
         where = f"query parameter {self.name!r}"
-        if raw is None:
+        if not raws:
             if self.required:
                 _fail(where, "it is required")
             return
-        error = None
-        for candidate in _candidates(raw):
-            error = next(iter(self.schema.validator.iter_errors(candidate)), None)
-            if error is None:
-                return
-        _fail(where, error.message if error is not None else f"{raw!r} is not accepted")
+        for raw in raws if self.array else raws[:1]:
+            error = None
+            for candidate in _candidates(raw):
+                error = next(iter(self.schema.validator.iter_errors(candidate)), None)
+                if error is None:
+                    break
+            if error is not None:
+                _fail(where, error.message)
 
 
 def _candidates(raw: str) -> list[Any]:
@@ -164,7 +169,7 @@ class OperationRules:
             body that is not JSON).
         """
         for parameter in self.query:
-            parameter.check(ctx.request.args.get(parameter.name))
+            parameter.check(ctx.request.args.getlist(parameter.name))
         if self.body is None:
             return
         if not ctx.has_body():
@@ -240,11 +245,14 @@ class RequestRules:
         for parameter in [*shared, *operation.get("parameters", [])]:
             parameter = self._resolve(parameter)
             if parameter.get("in") == "query" and "schema" in parameter:
+                schema = self._resolve(parameter["schema"])
+                array = schema.get("type") == "array" and "items" in schema
                 query.append(
                     _QueryParameter(
                         parameter["name"],
                         bool(parameter.get("required")),
-                        self._schema(parameter["schema"]),
+                        self._schema(schema["items"] if array else schema),
+                        array,
                     )
                 )
         body, required = None, False

@@ -136,25 +136,29 @@ def _offset(cursor: str, scope: str) -> int:
         ) from None
 
 
-def list_limit(ctx: Ctx) -> int:
-    """The ``limit`` query parameter (1 to 1000, default 100)."""
+def list_limit(ctx: Ctx, default: int = DEFAULT_LIMIT, most: int = MAX_LIMIT) -> int:
+    """The ``limit`` query parameter (1 to ``most``, 1000 unless told; ``default`` if absent)."""
     raw = ctx.query("limit")
     if raw is None:
-        return DEFAULT_LIMIT
+        return default
     number = float(raw) if len(raw) <= 32 and _NUMBER.fullmatch(raw) else math.nan
-    if not (math.isfinite(number) and number.is_integer() and 1 <= number <= MAX_LIMIT):
-        raise bad_request(f"limit must be a whole number from 1 to {MAX_LIMIT}; got {raw!r}.")
+    if not (math.isfinite(number) and number.is_integer() and 1 <= number <= most):
+        raise bad_request(f"limit must be a whole number from 1 to {most}; got {raw!r}.")
     return int(number)
 
 
 def paginate(
-    ctx: Ctx, items: Sequence[Any], render: Callable[[Any], Any] = lambda item: item
+    ctx: Ctx,
+    items: Sequence[Any],
+    render: Callable[[Any], Any] = lambda item: item,
+    limits: tuple[int, int] = (DEFAULT_LIMIT, MAX_LIMIT),
 ) -> Reply:
     """Answer one page of ``items`` in the List envelope (``items``, ``next.page``, ``count``).
 
     Only the items of the page are rendered. The cursor is opaque and tied to the list's path.
+    ``limits`` are the list's (default, largest) page sizes.
     """
-    limit = list_limit(ctx)
+    limit = list_limit(ctx, *limits)
     scope = ctx.request.path
     cursor = ctx.query("page")
     offset = _offset(cursor, scope) if cursor else 0
