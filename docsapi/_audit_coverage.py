@@ -237,9 +237,14 @@ def coverage_table(
     ):
         rows.append(_per_target(item, part, what, data.sites["id"], gaps, "site"))
     if gaps.has("invite_links"):
-        rows.append(
-            _row("invite links", len(data.invite_links), None, True, "every invite link read.")
+        off = data.invite_links_enabled is False
+        detail = (
+            "invite links are turned off for the organization: none is active."
+            if off
+            else "every invite link to the organization read (links to a space or a "
+            "collection are not listed by the API)."
         )
+        rows.append(_row("invite links", len(data.invite_links), None, True, detail))
     else:
         rows.append(_row("invite links", 0, None, False, "not read."))
     rows.append(

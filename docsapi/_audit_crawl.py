@@ -3,21 +3,34 @@
 The crawl only collects the raw tables of :class:`~docsapi._audit_data.AuditData`; the
 analysis never talks to the API, so it can be tested offline on hand-made tables.
 
+What is read, for an organization (list endpoints, up to 1,000 items a page):
+
+- the organization (its name, whether invite links are on), its members, teams, spaces
+  (with the count the API gives), collections, sites and invite links;
+- per space: its user and team permissions and the platform's aggregate of who can reach
+  it; per team: its members; per collection: its user and team permissions; per site: the
+  spaces it publishes, its share links, its user and team permissions.
+
 A read that fails in a way that leaves the rest meaningful (a 403 on one space, a team
-whose members keep answering 503) becomes a row of ``errors`` and the audit goes on;
-the analysis then marks what depended on it. Parts of the organization this client cannot
-read yet are named in ``not_read``, so the audit says it is partial instead of guessing.
+whose members keep answering 503, a server without sites) becomes a row of ``errors`` and
+the crawl goes on; the analysis marks what depended on it. The organization's spaces,
+members and teams are needed by everything: a failure there is raised.
+
+Large lists (permissions, aggregates) are turned into compact columns as each target's
+pages arrive (:class:`~docsapi._audit_data.ColumnAccumulator`), not kept as JSON objects.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from docsapi._audit_data import AuditData, ColumnAccumulator, conform
+from docsapi._columns import columns, reader
+from docsapi._fields import TeamPermissionFields, UserPermissionFields
 from docsapi.errors import (
     APIConnectionError,
     APIStatusError,
@@ -31,11 +44,10 @@ from docsapi.errors import (
 
 if TYPE_CHECKING:
     from docsapi.client import DocsClient
-    from docsapi.resources import Orgs, Permissions
 
 __all__ = ["AuditData", "crawl_organization"]
 
-#: Failures that lose one target but leave the rest of the audit meaningful.
+#: Failures that lose one read but leave the rest of the audit meaningful.
 #: A 401 or a bad argument is not among them: it would fail every request alike.
 _RECOVERABLE = (
     NotFoundError,
@@ -47,20 +59,17 @@ _RECOVERABLE = (
     PaginationError,
 )
 
-#: Parts of the access model this crawl has no reader for yet: the audit names them as not
-#: read (and so is never complete) rather than pretending they are empty.
-_UNREAD = frozenset(
-    {
-        "collections",
-        "collection_permissions",
-        "sites",
-        "site_spaces",
-        "share_links",
-        "site_permissions",
-        "invite_links",
-        "aggregate",
-    }
-)
+#: Items per page asked of every list endpoint (the API's maximum).
+PAGE = 1000
+
+#: Readers of the permission fields, from their one declaration in :mod:`docsapi._fields`.
+_USER_FIELDS = {column.name: reader(column) for column in columns(UserPermissionFields)}
+_TEAM_FIELDS = {column.name: reader(column) for column in columns(TeamPermissionFields)}
+
+
+def _fields(readers: Mapping[str, Callable], names: Iterable[str], items: list) -> dict:
+    """Columns ``names`` of ``items`` (one list per column)."""
+    return {name: [readers[name](item) for item in items] for name in names}
 
 
 class _Failed:
@@ -90,33 +99,103 @@ def _progress_bar(total: int, enabled: bool):
     return tqdm(total=total, desc="Auditing spaces", unit="space", disable=not enabled)
 
 
-def _space_permissions(permissions: Permissions, space_id: str) -> tuple[str, Any, Any]:
-    users = _attempt(lambda: permissions.user_records(space_id), "space", space_id, "space users")
-    teams = _attempt(lambda: permissions.team_records(space_id), "space", space_id, "space teams")
-    return space_id, users, teams
+class _Reader:
+    """The reads of one organization, each a function returning what a worker brings back."""
 
+    def __init__(self, client: DocsClient, org_id: str) -> None:
+        self.client = client
+        self.org_id = org_id
+        self.org_path = f"/orgs/{org_id}"
 
-def _team_members(orgs: Orgs, org_id: str, team_id: str) -> Any:
-    return _attempt(lambda: orgs.team_members(org_id, team_id), "team", team_id, "team members")
+    def items(self, path: str, **params: object) -> list:
+        return list(self.client.paginate(path, params={"limit": PAGE, **params}))
 
+    def organization(self) -> tuple[str | None, bool | None]:
+        """The organization's title and whether its invite links are on (None: unknown)."""
+        try:
+            raw = self.client.request("GET", self.org_path)
+        except _RECOVERABLE:
+            return None, None
+        enabled = raw.get("inviteLinks") if isinstance(raw, dict) else None
+        title = raw.get("title") if isinstance(raw, dict) else None
+        return title, enabled if isinstance(enabled, bool) else None
 
-def _reported_spaces(client: DocsClient, org_id: str) -> tuple[int | None, pd.Timedelta | None]:
-    """The number of spaces the API says the organization's list holds (if it says), and
-    how far the server's clock (its ``Date`` header) is from ours: ages (share links,
-    inactivity) are counted to the server's time when the crawl finished."""
-    try:
-        path = f"/orgs/{org_id}/spaces"
-        answer = client.transport.request("GET", path, params={"limit": 1})
-    except _RECOVERABLE:
-        return None, None
-    received = pd.Timestamp.now(tz="UTC")
-    data = answer.data
-    count = data.get("count") if isinstance(data, dict) else None
-    if not isinstance(count, int | float) or isinstance(count, bool):
-        count = None
-    server = _server_time(answer.headers.get("Date"))
-    offset = None if server is None else server - received
-    return (None if count is None else int(count)), offset
+    def token_user(self) -> str | None:
+        """The id of the token's user; None for a token that is not a user's."""
+        try:
+            return self.client.users.me().id
+        except (APIStatusError, ResponseFormatError):
+            return None
+
+    def reported_spaces(self) -> tuple[int | None, pd.Timedelta | None]:
+        """The number of spaces the API says the organization's list holds (if it says), and
+        how far the server's clock (its ``Date`` header) is from ours: ages (share links,
+        inactivity) are counted to the server's time when the crawl finished."""
+        try:
+            answer = self.client.transport.request(
+                "GET", f"{self.org_path}/spaces", params={"limit": 1}
+            )
+        except _RECOVERABLE:
+            return None, None
+        received = pd.Timestamp.now(tz="UTC")
+        count = answer.data.get("count") if isinstance(answer.data, dict) else None
+        if not isinstance(count, int | float) or isinstance(count, bool):
+            count = None
+        server = _server_time(answer.headers.get("Date"))
+        offset = None if server is None else server - received
+        return (None if count is None else int(count)), offset
+
+    def space(self, space_id: str) -> tuple[str, Any, Any, Any]:
+        path = f"/spaces/{space_id}/permissions"
+        users = _attempt(lambda: self.items(f"{path}/users"), "space", space_id, "space users")
+        teams = _attempt(lambda: self.items(f"{path}/teams"), "space", space_id, "space teams")
+        aggregate = _attempt(
+            lambda: _fields(
+                _USER_FIELDS, ("user_id", "display_name", "role"), self.items(f"{path}/aggregate")
+            ),
+            "space",
+            space_id,
+            "aggregate",
+        )
+        return space_id, users, teams, aggregate
+
+    def collection(self, collection_id: str) -> tuple[str, Any, Any]:
+        path = f"/collections/{collection_id}/permissions"
+        return (
+            collection_id,
+            _attempt(
+                lambda: self.items(f"{path}/users"), "collection", collection_id, "collection users"
+            ),
+            _attempt(
+                lambda: self.items(f"{path}/teams"), "collection", collection_id, "collection teams"
+            ),
+        )
+
+    def site(self, site_id: str) -> tuple[str, Any, Any, Any, Any]:
+        path = f"{self.org_path}/sites/{site_id}"
+        return (
+            site_id,
+            _attempt(lambda: self.items(f"{path}/site-spaces"), "site", site_id, "site spaces"),
+            _attempt(lambda: self.items(f"{path}/share-links"), "site", site_id, "share links"),
+            _attempt(
+                lambda: self.items(f"{path}/permissions/users"), "site", site_id, "site users"
+            ),
+            _attempt(
+                lambda: self.items(f"{path}/permissions/teams"), "site", site_id, "site teams"
+            ),
+        )
+
+    def team_members(self, team_id: str) -> Any:
+        return _attempt(
+            lambda: self.client.orgs.team_members(self.org_id, team_id),
+            "team",
+            team_id,
+            "team members",
+        )
+
+    def listing(self, what: str, path: str, **params: object) -> Any:
+        """An organization-wide list (collections, sites, invite links): recoverable."""
+        return _attempt(lambda: self.items(path, **params), "organization", self.org_id, what)
 
 
 def _server_time(header: str | None) -> pd.Timestamp | None:
@@ -129,29 +208,18 @@ def _server_time(header: str | None) -> pd.Timestamp | None:
         return None
 
 
-def _org_name(orgs: Orgs, org_id: str) -> str | None:
-    """The organization's title; None when it cannot be read (it is only a heading)."""
-    try:
-        return orgs.get(org_id).title
-    except _RECOVERABLE:
-        return None
-
-
-def _token_user(client: DocsClient) -> str | None:
-    """The id of the token's user; None for a token that is not a user's."""
-    try:
-        return client.users.me().id
-    except (APIStatusError, ResponseFormatError):
-        return None
-
-
 class _Tables:
-    """The raw tables being filled, page by page, from the worker threads' answers."""
+    """The raw tables being filled from the workers' answers (in the calling thread)."""
 
     def __init__(self) -> None:
         self.user_permissions = ColumnAccumulator("user_permissions")
         self.team_permissions = ColumnAccumulator("team_permissions")
+        self.aggregate = ColumnAccumulator("aggregate")
         self.team_members: list[pd.DataFrame] = []
+        self.site_records: dict[str, tuple[list[str], list[dict]]] = {
+            "site_spaces": ([], []),
+            "share_links": ([], []),
+        }
         self.errors: list[dict[str, object]] = []
 
     def failed(self, answer: Any) -> bool:
@@ -160,28 +228,34 @@ class _Tables:
             return True
         return False
 
-    def add_space(self, space_id: str, users: Any, teams: Any) -> None:
+    def permissions(self, target_type: str, target_id: str, users: Any, teams: Any) -> None:
         if not self.failed(users):
-            people = [item.get("user") or {} for item in users]
             self.user_permissions.append(
-                target_type="space",
-                target_id=space_id,
-                user_id=[p.get("id") for p in people],
-                display_name=[p.get("displayName") for p in people],
-                email=[p.get("email") for p in people],
-                role=[item.get("permission") for item in users],
+                target_type=target_type,
+                target_id=target_id,
+                **_fields(_USER_FIELDS, ("user_id", "display_name", "email", "role"), users),
             )
         if not self.failed(teams):
-            held = [item.get("team") or {} for item in teams]
             self.team_permissions.append(
-                target_type="space",
-                target_id=space_id,
-                team_id=[t.get("id") for t in held],
-                title=[t.get("title") for t in held],
-                role=[item.get("permission") for item in teams],
+                target_type=target_type,
+                target_id=target_id,
+                **_fields(_TEAM_FIELDS, ("team_id", "title", "role"), teams),
             )
 
-    def add_team(self, answer: Any) -> None:
+    def space(self, space_id: str, users: Any, teams: Any, aggregate: Any) -> None:
+        self.permissions("space", space_id, users, teams)
+        if not self.failed(aggregate):
+            self.aggregate.append(space_id=space_id, **aggregate)
+
+    def site(self, site_id: str, spaces: Any, links: Any, users: Any, teams: Any) -> None:
+        for name, items in (("site_spaces", spaces), ("share_links", links)):
+            if not self.failed(items):
+                ids, records = self.site_records[name]
+                ids.extend([site_id] * len(items))
+                records.extend(items)
+        self.permissions("site", site_id, users, teams)
+
+    def team(self, answer: Any) -> None:
         if not self.failed(answer) and len(answer):
             self.team_members.append(answer)
 
@@ -189,12 +263,7 @@ class _Tables:
 def crawl_organization(
     client: DocsClient, org_id: str, *, max_workers: int = 8, progress: bool = True
 ) -> AuditData:
-    """Read the spaces, permissions, members and teams of an organization.
-
-    ``max_workers`` threads share the client: the organization, its members and teams are
-    read while its spaces are listed (a failure there is raised: nothing meaningful can be
-    audited without them); then each space's user and team permissions and each team's
-    members are read. A space or team that cannot be read becomes a row of ``errors``.
+    """Read everything an audit of an organization needs (see the module docstring).
 
     Parameters
     ----------
@@ -217,47 +286,70 @@ def crawl_organization(
     docsapi.errors.APIStatusError
         When the organization's spaces, members or teams cannot be read.
     """
-    permissions, orgs = client.permissions, client.orgs
+    from docsapi import frames
+
+    read = _Reader(client, org_id)
     tables = _Tables()
     with ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="docsapi-audit") as pool:
         try:
-            name_job = pool.submit(_org_name, orgs, org_id)
-            members_job = pool.submit(orgs.members, org_id)
-            teams_job = pool.submit(orgs.teams, org_id)
-            me_job = pool.submit(_token_user, client)
-            count_job = pool.submit(_reported_spaces, client, org_id)
-            spaces = client.spaces.list(org_id=org_id)
-            space_jobs: list[Future] = [
-                pool.submit(_space_permissions, permissions, s) for s in spaces["id"]
-            ]
+            organization = pool.submit(read.organization)
+            members_job = pool.submit(read.items, f"{read.org_path}/members")
+            teams_job = pool.submit(client.orgs.teams, org_id)
+            me_job = pool.submit(read.token_user)
+            count_job = pool.submit(read.reported_spaces)
+            collections_job = pool.submit(
+                read.listing, "collections", f"{read.org_path}/collections", nested="true"
+            )
+            sites_job = pool.submit(read.listing, "sites", f"{read.org_path}/sites")
+            invites_job = pool.submit(read.listing, "invite links", f"{read.org_path}/link-invites")
+            space_records = read.items(f"{read.org_path}/spaces")
+            spaces = frames.spaces(space_records)
+            del space_records
+            space_jobs: list[Future] = [pool.submit(read.space, s) for s in spaces["id"]]
             teams = teams_job.result()
-            team_jobs = [pool.submit(_team_members, orgs, org_id, t) for t in teams["id"]]
-            members = members_job.result()
+            team_jobs = [pool.submit(read.team_members, t) for t in teams["id"]]
+            collection_records = collections_job.result()
+            collection_jobs = []
+            if not tables.failed(collection_records):
+                collection_jobs = [
+                    pool.submit(read.collection, c["id"]) for c in collection_records
+                ]
+            site_records = sites_job.result()
+            site_jobs = []
+            if not tables.failed(site_records):
+                site_jobs = [pool.submit(read.site, s["id"]) for s in site_records]
+            members = frames.org_members(org_id, members_job.result())
             with _progress_bar(len(space_jobs), progress) as bar:
-                for job in as_completed(space_jobs):
-                    tables.add_space(*job.result())
+                for job in space_jobs:
+                    tables.space(*job.result())
                     bar.update(1)
             for job in team_jobs:
-                tables.add_team(job.result())
-            org_name, me = name_job.result(), me_job.result()
+                tables.team(job.result())
+            for job in collection_jobs:
+                tables.permissions("collection", *job.result())
+            for job in site_jobs:
+                tables.site(*job.result())
+            (org_name, invite_links_on), me = organization.result(), me_job.result()
             reported, clock_offset = count_job.result()
+            invite_links = _invite_links(frames, org_id, invites_job.result(), tables)
         except BaseException:
             # A fatal error (401, Ctrl-C): do not send the requests still queued.
             pool.shutdown(wait=False, cancel_futures=True)
             raise
 
-    roles = dict(zip(members["user_id"], members["role"], strict=True))
-    token_role = None
-    if me is not None:
-        role = roles.get(me, "non-member")
-        token_role = "guest" if role is None or role is pd.NA else role
     return AuditData(
         org_id=org_id,
         org_name=org_name,
         generated_at=pd.Timestamp.now(tz="UTC") + (clock_offset or pd.Timedelta(0)),
-        token_role=token_role,
+        token_role=_token_role(members, me),
         spaces_reported=reported,
+        invite_links_enabled=invite_links_on,
         spaces=spaces,
+        collections=(
+            frames.collections(collection_records)
+            if not isinstance(collection_records, _Failed)
+            else None
+        ),
         members=members,
         teams=teams,
         team_members=(
@@ -267,6 +359,30 @@ def crawl_organization(
         ),
         user_permissions=tables.user_permissions.frame(),
         team_permissions=tables.team_permissions.frame(),
+        sites=(
+            frames.sites(org_id, site_records) if not isinstance(site_records, _Failed) else None
+        ),
+        site_spaces=frames.site_spaces(*tables.site_records["site_spaces"]),
+        share_links=frames.share_links(*tables.site_records["share_links"]),
+        invite_links=invite_links,
+        aggregate=tables.aggregate.frame(),
         errors=pd.DataFrame(tables.errors),
-        not_read=_UNREAD,
     )
+
+
+def _token_role(members: pd.DataFrame, user_id: str | None) -> str | None:
+    """The organization role of the token's user: a role, ``guest``, ``non-member``; None
+    when the token is not a user's."""
+    if user_id is None:
+        return None
+    found = members.loc[members["user_id"] == user_id, "role"]
+    if found.empty:
+        return "non-member"
+    return "guest" if pd.isna(found.iloc[0]) else str(found.iloc[0])
+
+
+def _invite_links(frames: Any, org_id: str, records: Any, tables: _Tables) -> pd.DataFrame | None:
+    if tables.failed(records):
+        return None
+    links = frames.invite_links(org_id, records)
+    return links.rename(columns={"kind": "target_type"})

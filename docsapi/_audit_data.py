@@ -339,6 +339,9 @@ class AuditData:
         admin sees every space, so only then can the audit be complete.
     spaces_reported : int or None
         The number of spaces the API said the list holds, when it said.
+    invite_links_enabled : bool or None
+        The organization's ``inviteLinks`` setting: while it is off no invite link is
+        active. None when it could not be told (links then count as active).
     spaces, collections, members, teams, team_members, user_permissions, team_permissions,
     sites, site_spaces, share_links, invite_links, aggregate, errors : DataFrame
         The tables of :data:`RAW_SCHEMAS`.
@@ -351,6 +354,7 @@ class AuditData:
     generated_at: pd.Timestamp = field(default_factory=lambda: pd.Timestamp.now(tz="UTC"))
     token_role: str | None = None
     spaces_reported: int | None = None
+    invite_links_enabled: bool | None = None
     spaces: pd.DataFrame = field(default_factory=lambda: conform("spaces"))
     collections: pd.DataFrame = field(default_factory=lambda: conform("collections"))
     members: pd.DataFrame = field(default_factory=lambda: conform("members"))

@@ -27,6 +27,7 @@ from docsapi._audit_paths import (
     TEAM,
     Effective,
     Resolution,
+    argsort_ints,
     distinct,
     plain_text,
     unique_inverse,
@@ -419,6 +420,9 @@ def _public_exposure(ctx: RuleContext, _: AuditThresholds) -> Finding:
 
 @rule("risky_invite_link", "high", "an active invite link grants admin or create")
 def _risky_invite_link(ctx: RuleContext, _: AuditThresholds) -> Finding:
+    # A link is active while it exists and the organization's invite links are on.
+    if ctx.data.invite_links_enabled is False:
+        return _rows(0)
     links = plain_text(ctx.data.invite_links)
     links = links[links["role"].isin(["admin", "create"]).to_numpy(dtype=bool)]
     kinds = links["target_type"].fillna("organization").to_numpy(dtype=object)
@@ -555,60 +559,71 @@ def _guest_collection_write(ctx: RuleContext, limits: AuditThresholds) -> Findin
     "medium",
     "a disabled member holds write permissions, or a member not seen for inactive_days can "
     "still write",
+    ordered=True,
 )
 def _inactive_writer(ctx: RuleContext, limits: AuditThresholds) -> Finding:
-    # Members with no last_seen_at are not called inactive: the platform did not say.
+    # One row per (space, person). Members with no last_seen_at are not called inactive:
+    # the platform did not say.
     users = ctx.resolution.users
+    user_count = max(len(users), 1)
     blocked = ctx.resolution.blocked
     held = blocked[blocked["role"].to_numpy() >= _EDIT]
-    disabled_spaces = _spaces_per_user(held, len(users))
+    # the highest write role each disabled member holds on each space
+    key = held["space"].to_numpy().astype(np.int64) * user_count + held["user"].to_numpy()
+    order = argsort_ints(key * 8 + (7 - held["role"].to_numpy()))
+    key, role = key[order], held["role"].to_numpy()[order]
+    first = np.r_[True, key[1:] != key[:-1]] if len(key) else np.zeros(0, bool)
+    disabled_key, disabled_role = key[first], role[first]
 
     cutoff = ctx.data.generated_at - pd.Timedelta(days=limits.inactive_days)
     seen = users["last_seen_at"]
     idle = (seen < cutoff).fillna(False).to_numpy(dtype=bool) & ~users["disabled"].to_numpy()
-    effective = ctx.pairs
-    writers = effective["user"].to_numpy()[effective["role"].to_numpy() >= _EDIT]
-    idle_spaces = np.bincount(writers, minlength=len(users))  # pairs are distinct
-    idle_spaces[~idle] = 0
+    pairs = ctx.pairs
+    writes = (pairs["role"].to_numpy() >= _EDIT) & idle[pairs["user"].to_numpy()]
+    idle_key = pairs["space"].to_numpy()[writes].astype(np.int64) * user_count
+    idle_key += pairs["user"].to_numpy()[writes]
 
-    user = np.concatenate([np.flatnonzero(disabled_spaces), np.flatnonzero(idle_spaces)])
-    count = np.concatenate([disabled_spaces[disabled_spaces > 0], idle_spaces[idle_spaces > 0]])
-    is_disabled = np.arange(len(user)) < int((disabled_spaces > 0).sum())
+    keys = np.concatenate([disabled_key, idle_key])
+    roles = np.concatenate([disabled_role, pairs["role"].to_numpy()[writes]])
+    is_disabled = np.r_[np.ones(len(disabled_key), bool), np.zeros(len(idle_key), bool)]
+    order = argsort_ints(keys)  # by space title, then name
+    keys, roles, is_disabled = keys[order], roles[order], is_disabled[order]
+    space, user = keys // user_count, keys % user_count
     days = (ctx.data.generated_at - seen.iloc[user]).dt.days.fillna(0).astype(int).to_numpy()
-    names = ctx.user_names[user]
+    names, titles = ctx.user_names[user], ctx.space_titles[space]
     detail = np.where(
         is_disabled,
         _text(
             names,
-            " is disabled but still holds write permissions on ",
-            count,
-            " spaces. Remove those permissions, or remove them from the organization.",
+            " is disabled but still holds ",
+            _ROLE_NAMES[roles],
+            " access to '",
+            titles,
+            "'. Remove the permission, or remove them from the organization.",
         ),
         _text(
             names,
             " was last seen ",
             days,
-            " days ago but can still write to ",
-            count,
-            " spaces. Lower their access, or disable them if they have left.",
+            " days ago but still has ",
+            _ROLE_NAMES[roles],
+            " access to '",
+            titles,
+            "'. Lower their access, or disable them if they have left.",
         ),
     )
     return _rows(
-        len(user),
-        target_type="user",
-        target_id=ctx.user_ids[user],
-        target_title=names,
+        len(keys),
+        target_type="space",
+        target_id=ctx.space_ids[space],
+        target_title=titles,
+        space_id=ctx.space_ids[space],
+        space_title=titles,
         principal_type="user",
         principal_id=ctx.user_ids[user],
         principal_name=names,
         detail=detail,
     )
-
-
-def _spaces_per_user(pairs: pd.DataFrame, user_count: int) -> np.ndarray:
-    """Distinct spaces per user code over (space, user) rows."""
-    keys = distinct(pairs["user"].to_numpy().astype(np.int64) * (2**31) + pairs["space"].to_numpy())
-    return np.bincount((keys // (2**31)).astype(np.int64), minlength=user_count)
 
 
 @rule("stale_share_link", "medium", "an active share link is older than share_link_max_age_days")

@@ -25,6 +25,7 @@ from docsapi._audit_paths import (
 from docsapi._audit_paths import (
     plain_text as _plain,
 )
+from docsapi._fields import mask_query, mask_share_url
 
 __all__ = [
     "EFFECTIVE_COLUMNS",
@@ -328,7 +329,7 @@ def exposure_table(data: AuditData, resolution: Resolution) -> pd.DataFrame:
     rows["share_link_created_at"] = created
     ages = (data.generated_at - created).dt.days
     rows["share_link_age_days"] = pd.array(ages.to_numpy(dtype=object), dtype=pd.Int64Dtype())
-    rows["published_url"] = mask_urls(rows["url"], secret=rows["share_link_id"].notna())
+    rows["published_url"] = mask_urls(rows["url"], share_link=rows["share_link_id"].notna())
     rows["internal_default"] = (
         internal_defaults(resolution).reindex(rows["space_id"].astype(object)).to_numpy()
     )
@@ -346,31 +347,24 @@ def exposure_table(data: AuditData, resolution: Resolution) -> pd.DataFrame:
     return table
 
 
-def mask_urls(urls: pd.Series, *, secret: pd.Series) -> pd.Series:
-    """URLs with secrets masked: for share links, the last path segment and query values.
+def mask_urls(urls: pd.Series, *, share_link: pd.Series) -> pd.Series:
+    """URLs with their secrets masked: a share link's key (its query values, else its last
+    path segment), and any other URL's query values (see :mod:`docsapi._fields`).
 
     Examples
     --------
-    >>> mask_urls(pd.Series(["https://d.example/s/abc123?token=xyz"]), secret=pd.Series([True]))[0]
-    'https://d.example/s/***?token=***'
+    >>> mask_urls(pd.Series(["https://d.example/s/?share=k3y"]), share_link=pd.Series([True]))[0]
+    'https://d.example/s/?share=********'
     """
-    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
-
-    def masked(url: object) -> object:
-        if not isinstance(url, str):
-            return url
-        parts = urlsplit(url)
-        query = urlencode([(key, "***") for key, _ in parse_qsl(parts.query)], safe="*")
-        path = parts.path
-        if path.strip("/"):
-            head, _, _ = path.rstrip("/").rpartition("/")
-            path = f"{head}/***"
-        return urlunsplit((parts.scheme, parts.netloc, path, query, ""))
-
-    values = urls.astype(object).to_numpy()
-    flags = secret.to_numpy(dtype=bool)
-    result = values.copy()
-    result[flags] = [masked(url) for url in values[flags]]  # one per share link: few
+    values = urls.to_numpy(dtype=object)
+    links = share_link.to_numpy(dtype=bool)
+    result = np.array(
+        [  # one per exposed space and link: few
+            mask_share_url(url) if link else mask_query(url)
+            for url, link in zip(values, links, strict=True)
+        ],
+        dtype=object,
+    )
     return pd.Series(result, index=urls.index, dtype=STRING)
 
 

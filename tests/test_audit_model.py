@@ -327,7 +327,7 @@ def test_share_link_exposure_has_its_age_and_a_masked_address(exposed):
         200,
     )
     assert bool(link.share_link_active)
-    assert "secret-old" not in link.published_url and link.published_url.endswith("/***")
+    assert "secret-old" not in link.published_url and link.published_url.endswith("/********")
 
 
 def test_exposure_says_what_members_get_inside(exposed):

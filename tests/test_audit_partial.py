@@ -151,7 +151,15 @@ def test_a_team_whose_members_keep_failing_is_marked_not_guessed(sandbox):
     assert {f for f in before if f[0] not in touched} <= found(audit, "too_many_admins")
 
 
-def _below(audit, collections: set[str]) -> set[str]:
-    """Spaces under any of ``collections`` (none while the crawl cannot list collections)."""
+def _below(audit, targets: set[str]) -> set[str]:
+    """Spaces under any of ``targets`` that is a collection, at any depth."""
+    collections = audit.data.collections
+    parents = dict(zip(collections["id"], collections["parent"], strict=True))
+    found = {c for c in targets if c in parents}
+    while True:
+        more = {c for c, parent in parents.items() if parent in found} - found
+        if not more:
+            break
+        found |= more
     spaces = audit.data.spaces
-    return set(spaces.loc[spaces["parent"].isin(list(collections)), "id"])
+    return set(spaces.loc[spaces["parent"].isin(list(found)), "id"])

@@ -186,17 +186,21 @@ def test_inactive_writer_fires_for_disabled_members_with_write_grants_and_idle_w
         .grant("s1", "rob", "read")  # idle but cannot write
         .grant("s1", "new", "edit")  # never said to be seen: not called inactive
     )
+    org.member("eve", "edit", disabled=True).team("t1", "eve").grant("s0", "t1", "read")
+    org.collection("c1").space("s2", parent="c1").grant("c1", "eve", "admin")
     audit = org.audit()
-    assert found(audit, "inactive_writer") == {("dan", "dan"), ("ida", "ida")}
+    assert found(audit, "inactive_writer") == {("s1", "dan"), ("s1", "ida"), ("s2", "eve")}
     said = details(audit, "inactive_writer")
-    assert "disabled" in said["dan"] and "last seen 120 days ago" in said["ida"]
+    assert "disabled but still holds edit access to 'S1'" in said["dan"]
+    assert "last seen 120 days ago but still has edit access to 'S1'" in said["ida"]
+    assert "admin access to 'S2'" in said["eve"]  # through a collection; read on s0 is not write
 
 
 def test_inactive_writer_threshold():
     org = base().member("ida", "edit", seen_days_ago=40).space("s1").grant("s1", "ida", "admin")
     assert found(org.audit(), "inactive_writer") == set()
     audit = org.audit(thresholds=AuditThresholds(inactive_days=30))
-    assert found(audit, "inactive_writer") == {("ida", "ida")}
+    assert found(audit, "inactive_writer") == {("s1", "ida")}
 
 
 def test_stale_share_link_fires_for_old_active_links_only():

@@ -22,30 +22,98 @@ def pairs(findings, rule: str) -> set[tuple]:
     return set(zip(rows["space_id"], rows["principal_id"], strict=True))
 
 
-def test_findings_include_the_demo_organizations_deliberate_problems(demo_audit, sandbox):
+def places(findings, rule: str) -> set:
+    """The places a rule reports, in the shape of the demo's facts (docs/sandbox-demo.md)."""
+    rows = findings[findings["rule"] == rule].astype(object)
+    rows = rows.where(rows.notna(), None)
+    if rule in ("admin_sprawl", "risky_invite_link"):
+        return set(rows["principal_id"])
+    if rule in ("no_admin", "too_many_admins"):
+        return set(rows["target_id"])
+    if rule == "public_exposure":
+        return {
+            (space, target if kind == "site" else None)
+            for space, kind, target in zip(
+                rows["space_id"], rows["target_type"], rows["target_id"], strict=True
+            )
+        }
+    return set(zip(rows["target_id"], rows["principal_id"], strict=True))
+
+
+def test_findings_are_exactly_the_demo_organizations_deliberate_problems(demo_audit, sandbox):
     demo, findings = sandbox.demo, demo_audit.findings
-    for rule in ("guest_write", "former_member", "empty_team"):
-        assert pairs(findings, rule) == set(demo[rule]), rule
-    # default levels give members access too, so more direct grants are redundant
-    assert set(demo["redundant_grant"]) <= pairs(findings, "redundant_grant")
-    assert pairs(findings, "admin_sprawl") == {(None, user) for user in demo["admin_sprawl"]}
-    assert pairs(findings, "no_admin") == {(space, None) for space in demo["no_admin"]}
-    assert pairs(findings, "too_many_admins") == {(s, None) for s in demo["too_many_admins"]}
-    assert set(findings["rule"]) <= set(RULES)
-    assert demo_audit.errors.empty
+    for rule in RULES:
+        expected = {tuple(item) if isinstance(item, list) else item for item in demo[rule]}
+        assert places(findings, rule) == expected, rule
+    assert len(findings) == sum(len(demo[rule]) for rule in RULES)
+
+
+def test_the_owners_audit_is_complete(demo_audit):
+    assert demo_audit.complete, demo_audit.incomplete
+    assert demo_audit.errors.empty and demo_audit.data.not_read == frozenset()
+    assert demo_audit.coverage["complete"].all()
+    assert demo_audit.org_name
+
+
+def test_effective_access_equals_the_platforms_aggregate_for_every_space(demo_audit, client):
+    effective = demo_audit.effective
+    for space_id in demo_audit.data.spaces["id"]:
+        platform = {
+            (item["user"]["id"], item["permission"])
+            for item in client.paginate(f"/spaces/{space_id}/permissions/aggregate")
+        }
+        ours = effective[effective["space_id"] == space_id]
+        assert set(zip(ours["user_id"], ours["role"].astype(str), strict=True)) == platform
+    assert demo_audit.aggregate_mismatches.empty
+
+
+def test_every_kind_of_path_of_the_demo_is_found_with_its_source(demo_audit, sandbox):
+    paths = demo_audit.paths
+    for kind, case in sandbox.demo["path_examples"].items():
+        found = paths[
+            (paths["space_id"] == case["space_id"]) & (paths["user_id"] == case["user_id"])
+        ]
+        held = dict(zip(found["source"].astype(str), found["role"].astype(str), strict=True))
+        assert held.get(case["source"]) == case["role"], kind
+        row = demo_audit.effective[
+            (demo_audit.effective["space_id"] == case["space_id"])
+            & (demo_audit.effective["user_id"] == case["user_id"])
+        ].iloc[0]
+        assert case["source"] in row.sources.split("; "), kind
+        assert row.role == found["role"].max()
 
 
 def test_demo_tables_cover_every_space_and_member(demo_audit, sandbox):
-    assert set(demo_audit.grants["target_id"]) <= set(sandbox.demo["space_ids"])
+    grants = demo_audit.grants
+    targets = set(sandbox.demo["space_ids"]) | set(sandbox.demo["collection_ids"])
+    targets |= set(sandbox.demo["site_ids"])
+    assert set(grants["target_id"]) <= targets
+    assert {"space", "collection", "site"} == set(grants["target_type"])
     assert demo_audit.count("spaces") == len(sandbox.demo["space_ids"])
     assert demo_audit.matrix.shape[1] == len(sandbox.demo["space_ids"])
     former = sandbox.demo["former_member_ids"][0]
     statuses = set(demo_audit.effective.loc[demo_audit.effective.user_id == former, "member_role"])
     assert statuses == {"non-member"}
-    guest = sandbox.demo["guest_write"][0][1]
-    assert set(demo_audit.effective.loc[demo_audit.effective.user_id == guest, "member_role"]) == {
-        "guest"
-    }
+    for guest in sandbox.demo["guest_ids"]:
+        roles = set(demo_audit.effective.loc[demo_audit.effective.user_id == guest, "member_role"])
+        assert roles <= {"guest"}
+    disabled = set(sandbox.demo["disabled_member_ids"])
+    assert not disabled & set(demo_audit.effective["user_id"])
+
+
+def test_exposure_lists_the_demo_sites_audiences(demo_audit, sandbox):
+    exposure, sites = demo_audit.exposure, sandbox.demo["sites"]
+    by_site = set(exposure["site_id"].dropna())
+    assert {
+        sites["public"],
+        sites["unlisted"],
+        sites["share-link"],
+        sites["visitor-auth"],
+    } == by_site
+    links = exposure[exposure["visibility"] == "share-link"]
+    active = {sandbox.demo["share_link_ids"][k] for k in ("stale", "stale-2", "recent")}
+    assert set(links["share_link_id"]) == active  # the inactive link exposes nothing
+    assert links["published_url"].str.endswith("?share=********").all()
 
 
 def test_multi_team_user_gets_the_highest_role_of_direct_and_team_grants(demo_audit, sandbox):
@@ -178,3 +246,50 @@ def test_changing_a_default_level_changes_the_effective_role(sandbox, client):
     assert row.role >= "edit" and "default:edit" in row.sources
     assert reached("inherit")[1] == [("default:inherit", "comment")]  # the member's own role
     assert reached(None)[1] == []  # private: members get nothing by default
+
+
+def test_a_grant_on_a_collection_reaches_its_spaces_with_its_source(sandbox, client):
+    collection = sandbox.demo["collections"]["partners"]  # private: members get nothing
+    member = sandbox.demo["other_user_id"]
+    before = audit_permissions(client, sandbox.org_id, progress=False)
+    spaces = before.data.spaces
+    below = set(spaces.loc[spaces["parent"] == collection, "id"])
+    assert below and not (set(before.paths.loc[before.paths.user_id == member, "space_id"]) & below)
+
+    client.request(
+        "POST", f"/collections/{collection}/permissions", json={"role": "edit", "users": [member]}
+    )
+    after = audit_permissions(client, sandbox.org_id, progress=False)
+    effective = after.effective[after.effective["user_id"] == member]
+    reached = effective[effective["space_id"].isin(below)]
+    assert set(reached["space_id"]) == below
+    assert (reached["role"] == "edit").all()
+    assert all(f"collection:{collection}" in s.split("; ") for s in reached["sources"])
+    paths = after.paths[(after.paths.user_id == member) & (after.paths.kind == "collection")]
+    assert set(paths["collection_id"]) == {collection}
+    assert after.aggregate_mismatches.empty  # the platform agrees
+
+
+def test_publishing_a_site_adds_its_exposure_and_findings(sandbox, client):
+    site = sandbox.demo["sites"]["unpublished"]
+    before = audit_permissions(client, sandbox.org_id, progress=False)
+    assert site not in set(before.exposure["site_id"].dropna())
+
+    client.request("POST", f"/orgs/{sandbox.org_id}/sites/{site}/publish")
+    after = audit_permissions(client, sandbox.org_id, progress=False)
+    exposed = after.exposure[after.exposure["site_id"] == site]
+    assert len(exposed) and set(exposed["audience"]) == {"anyone"}
+    private = set(exposed.loc[exposed["internal_default"] == "private", "space_id"])
+    reported = {s for s, w in places(after.findings, "public_exposure") if w == site}
+    assert reported == private
+    assert private, "the demo's unpublished site holds a space private inside"
+
+
+def test_a_members_token_makes_a_partial_audit_that_says_so(sandbox):
+    client = sandbox.client(token=sandbox.tokens["other-user"])
+    audit = audit_permissions(client, sandbox.org_id, progress=False)
+    assert not audit.complete
+    token = audit.coverage.set_index("item").loc["token role"]
+    assert not token["complete"] and token["detail"].startswith("read: not an organization admin")
+    assert audit.count("spaces") <= len(sandbox.demo["space_ids"])
+    assert "admin_sprawl" not in set(audit.findings["rule"])  # no share of a partial list
