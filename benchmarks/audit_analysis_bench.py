@@ -1,7 +1,8 @@
 """The audit's analysis alone (no I/O) on a large synthetic organization: time and memory.
 
 The organization is built in memory, shaped like the sandbox's scaled organization:
-2,000 spaces, 5,000 members (1 % organization admins, 3 % guests, 1 % disabled), 83 teams
+2,000 spaces, 5,000 members (1 % organization admins, 3 % guests, 1 % disabled, 3 % not
+seen for months), 83 teams
 of about 60 members, collections two levels deep with their own grants, few spaces whose
 default level is ``inherit``, 50 direct user grants and 2 team grants per space, sites with
 share links, and the platform's aggregate equal to the audit's own answer (so the
@@ -65,7 +66,16 @@ def build_organization(seed: int = 0):
             "email": [f"u{i:05d}@example.com" for i in range(USERS)],
             "role": member_roles,
             "disabled": disabled,
-            "last_seen_at": now - pd.to_timedelta(rng.integers(0, 400, USERS), unit="D"),
+            # most members were seen lately; 3 % not for months
+            "last_seen_at": now
+            - pd.to_timedelta(
+                np.where(
+                    rng.random(USERS) < 0.03,
+                    rng.integers(91, 400, USERS),
+                    rng.integers(0, 60, USERS),
+                ),
+                unit="D",
+            ),
         }
     )
 
