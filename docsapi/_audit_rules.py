@@ -274,7 +274,7 @@ def _rows(count: int, **columns: object) -> Finding:
             body[column] = np.full(count, value, dtype=object)
         else:
             body[column] = np.asarray(value, dtype=object)
-    return pd.DataFrame(body)
+    return pd.DataFrame(body, dtype=object)
 
 
 def _where(mask: np.ndarray, values: object) -> np.ndarray:
@@ -285,15 +285,18 @@ def _where(mask: np.ndarray, values: object) -> np.ndarray:
 
 
 def _text(*parts: object) -> np.ndarray:
-    """Join string parts elementwise: arrays of one length (of any values) and plain strings."""
+    """Join string parts elementwise: arrays of one length (of any values) and plain strings.
+
+    The joining happens in numpy's variable-width strings (``StringDType``), so each row
+    becomes one Python string at the end instead of one per part.
+    """
+    text = np.dtypes.StringDType()
     lengths = {len(part) for part in parts if not isinstance(part, str)}  # type: ignore[arg-type]
-    result = np.full(lengths.pop() if lengths else 1, "", dtype=object)
+    result = np.full(lengths.pop() if lengths else 1, "", dtype=text)
     for part in parts:
-        if isinstance(part, str):
-            result = result + part
-        else:
-            result = result + np.asarray(part, dtype=object).astype(str).astype(object)
-    return result
+        piece = part if isinstance(part, str) else np.asarray(part, dtype=object).astype(text)
+        result = np.strings.add(result, piece)
+    return result.astype(object)
 
 
 # -- high -----------------------------------------------------------------------------------
