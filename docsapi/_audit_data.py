@@ -450,7 +450,7 @@ class ColumnAccumulator:
 
     def frame(self) -> pd.DataFrame:
         """The table built from every page appended (conformed to its schema)."""
-        return conform(self.name, pd.DataFrame(self._columns))
+        return conform(self.name, pd.DataFrame(self._columns, dtype=object))
 
 
 def _is_scalar(value: object) -> bool:
