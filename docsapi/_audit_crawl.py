@@ -22,8 +22,9 @@ pages arrive (:class:`~docsapi._audit_data.ColumnAccumulator`), not kept as JSON
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -209,9 +210,14 @@ def _server_time(header: str | None) -> pd.Timestamp | None:
 
 
 class _Tables:
-    """The raw tables being filled from the workers' answers (in the calling thread)."""
+    """The raw tables, filled by the workers as their answers arrive.
+
+    Each answer is turned into columns in its worker and appended under one lock, so no
+    JSON object outlives its read and no finished job holds its answer.
+    """
 
     def __init__(self) -> None:
+        self.lock = threading.Lock()
         self.user_permissions = ColumnAccumulator("user_permissions")
         self.team_permissions = ColumnAccumulator("team_permissions")
         self.aggregate = ColumnAccumulator("aggregate")
@@ -224,40 +230,44 @@ class _Tables:
 
     def failed(self, answer: Any) -> bool:
         if isinstance(answer, _Failed):
-            self.errors.append(answer.row)
+            with self.lock:
+                self.errors.append(answer.row)
             return True
         return False
 
     def permissions(self, target_type: str, target_id: str, users: Any, teams: Any) -> None:
         if not self.failed(users):
-            self.user_permissions.append(
-                target_type=target_type,
-                target_id=target_id,
-                **_fields(_USER_FIELDS, ("user_id", "display_name", "email", "role"), users),
-            )
+            columns = _fields(_USER_FIELDS, ("user_id", "display_name", "email", "role"), users)
+            with self.lock:
+                self.user_permissions.append(
+                    target_type=target_type, target_id=target_id, **columns
+                )
         if not self.failed(teams):
-            self.team_permissions.append(
-                target_type=target_type,
-                target_id=target_id,
-                **_fields(_TEAM_FIELDS, ("team_id", "title", "role"), teams),
-            )
+            columns = _fields(_TEAM_FIELDS, ("team_id", "title", "role"), teams)
+            with self.lock:
+                self.team_permissions.append(
+                    target_type=target_type, target_id=target_id, **columns
+                )
 
     def space(self, space_id: str, users: Any, teams: Any, aggregate: Any) -> None:
         self.permissions("space", space_id, users, teams)
         if not self.failed(aggregate):
-            self.aggregate.append(space_id=space_id, **aggregate)
+            with self.lock:
+                self.aggregate.append(space_id=space_id, **aggregate)
 
     def site(self, site_id: str, spaces: Any, links: Any, users: Any, teams: Any) -> None:
         for name, items in (("site_spaces", spaces), ("share_links", links)):
             if not self.failed(items):
-                ids, records = self.site_records[name]
-                ids.extend([site_id] * len(items))
-                records.extend(items)
+                with self.lock:
+                    ids, records = self.site_records[name]
+                    ids.extend([site_id] * len(items))
+                    records.extend(items)
         self.permissions("site", site_id, users, teams)
 
     def team(self, answer: Any) -> None:
         if not self.failed(answer) and len(answer):
-            self.team_members.append(answer)
+            with self.lock:
+                self.team_members.append(answer)
 
 
 def crawl_organization(
@@ -305,30 +315,33 @@ def crawl_organization(
             space_records = read.items(f"{read.org_path}/spaces")
             spaces = frames.spaces(space_records)
             del space_records
-            space_jobs: list[Future] = [pool.submit(read.space, s) for s in spaces["id"]]
+            # Each job reads one target and files its answer; jobs return nothing.
+            space_jobs: list[Future] = [
+                pool.submit(lambda s: tables.space(*read.space(s)), s) for s in spaces["id"]
+            ]
             teams = teams_job.result()
-            team_jobs = [pool.submit(read.team_members, t) for t in teams["id"]]
+            other_jobs = [
+                pool.submit(lambda t: tables.team(read.team_members(t)), t) for t in teams["id"]
+            ]
             collection_records = collections_job.result()
-            collection_jobs = []
             if not tables.failed(collection_records):
-                collection_jobs = [
-                    pool.submit(read.collection, c["id"]) for c in collection_records
+                other_jobs += [
+                    pool.submit(lambda c: tables.permissions("collection", *read.collection(c)), c)
+                    for c in (record["id"] for record in collection_records)
                 ]
             site_records = sites_job.result()
-            site_jobs = []
             if not tables.failed(site_records):
-                site_jobs = [pool.submit(read.site, s["id"]) for s in site_records]
+                other_jobs += [
+                    pool.submit(lambda s: tables.site(*read.site(s)), s)
+                    for s in (record["id"] for record in site_records)
+                ]
             members = frames.org_members(org_id, members_job.result())
             with _progress_bar(len(space_jobs), progress) as bar:
-                for job in space_jobs:
-                    tables.space(*job.result())
+                for job in as_completed(space_jobs):
+                    job.result()  # raises what could not be recovered from (401, ...)
                     bar.update(1)
-            for job in team_jobs:
-                tables.team(job.result())
-            for job in collection_jobs:
-                tables.permissions("collection", *job.result())
-            for job in site_jobs:
-                tables.site(*job.result())
+            for job in other_jobs:
+                job.result()
             (org_name, invite_links_on), me = organization.result(), me_job.result()
             reported, clock_offset = count_job.result()
             invite_links = _invite_links(frames, org_id, invites_job.result(), tables)
