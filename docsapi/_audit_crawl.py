@@ -95,7 +95,7 @@ def _attempt(fetch: Callable[[], Any], target_type: str, target_id: str, stage: 
 
 
 def _progress_bar(total: int, enabled: bool):
-    from tqdm.auto import tqdm
+    from tqdm.auto import tqdm  # type: ignore[import-untyped]
 
     return tqdm(total=total, desc="Auditing spaces", unit="space", disable=not enabled)
 
@@ -361,7 +361,7 @@ def crawl_organization(
         collections=(
             frames.collections(collection_records)
             if not isinstance(collection_records, _Failed)
-            else None
+            else conform("collections")
         ),
         members=members,
         teams=teams,
@@ -373,7 +373,9 @@ def crawl_organization(
         user_permissions=tables.user_permissions.frame(),
         team_permissions=tables.team_permissions.frame(),
         sites=(
-            frames.sites(org_id, site_records) if not isinstance(site_records, _Failed) else None
+            frames.sites(org_id, site_records)
+            if not isinstance(site_records, _Failed)
+            else conform("sites")
         ),
         site_spaces=frames.site_spaces(*tables.site_records["site_spaces"]),
         share_links=frames.share_links(*tables.site_records["share_links"]),
@@ -394,8 +396,8 @@ def _token_role(members: pd.DataFrame, user_id: str | None) -> str | None:
     return "guest" if pd.isna(found.iloc[0]) else str(found.iloc[0])
 
 
-def _invite_links(frames: Any, org_id: str, records: Any, tables: _Tables) -> pd.DataFrame | None:
+def _invite_links(frames: Any, org_id: str, records: Any, tables: _Tables) -> pd.DataFrame:
     if tables.failed(records):
-        return None
+        return conform("invite_links")
     links = frames.invite_links(org_id, records)
     return links.rename(columns={"kind": "target_type"})

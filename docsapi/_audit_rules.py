@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -292,11 +293,11 @@ def _text(*parts: object) -> np.ndarray:
     """
     text = np.dtypes.StringDType()
     lengths = {len(part) for part in parts if not isinstance(part, str)}  # type: ignore[arg-type]
-    result = np.full(lengths.pop() if lengths else 1, "", dtype=text)
+    result: Any = np.full(lengths.pop() if lengths else 1, "", dtype=text)
     for part in parts:
         piece = part if isinstance(part, str) else np.asarray(part, dtype=object).astype(text)
         result = np.strings.add(result, piece)
-    return result.astype(object)
+    return np.asarray(result, dtype=object)
 
 
 # -- high -----------------------------------------------------------------------------------
