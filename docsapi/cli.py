@@ -13,7 +13,10 @@ Examples
 
 Exit status: 0 on success, 1 when the API refuses or fails (or a notebook holds what
 looks like a token or key), 2 for a usage or configuration problem (bad argument, missing
-token). Errors are one line on stderr.
+token), 3 when ``docsapi audit`` could not see everything (a partial audit: the token is
+not an organization admin's, or some reads failed) and ``--allow-partial`` was not given;
+the reports are written all the same. A partial audit always prints a ``PARTIAL AUDIT``
+line naming what could not be seen. Errors are one line on stderr.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ __all__ = ["main"]
 TOKEN_VARIABLE = "GITBOOK_API_TOKEN"
 DEFAULT_REPORT = "audit-report.html"
 SANDBOX_PORT = 8765
-EXIT_OK, EXIT_API, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_API, EXIT_USAGE, EXIT_PARTIAL = 0, 1, 2, 3
 
 
 class _Failure(Exception):
@@ -93,6 +96,11 @@ def build_parser() -> argparse.ArgumentParser:
         "audit", help=f"audit an organization with the token in {TOKEN_VARIABLE}"
     )
     audit.add_argument("--org", required=True, metavar="ID", help="the organization's id")
+    audit.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="exit 0 even when the audit could not see everything (it still says so)",
+    )
     audit.add_argument(
         "--base-url",
         default=DEFAULT_BASE_URL,
@@ -184,10 +192,25 @@ def _write_outputs(audit: PermissionAudit, args: argparse.Namespace) -> list[Pat
     return written
 
 
+def _partial_line(audit: PermissionAudit) -> str | None:
+    """The ``PARTIAL AUDIT`` line naming what could not be seen; None for a complete audit."""
+    if audit.complete:
+        return None
+    missing = "; ".join(
+        f"{item} ({detail.rstrip('.')})"
+        for item, detail in zip(audit.incomplete["item"], audit.incomplete["detail"], strict=True)
+    )
+    return f"PARTIAL AUDIT: access may be under-reported. Could not see: {missing}."
+
+
 def _print_summary(audit: PermissionAudit, written: list[Path]) -> None:
     count = audit.count
+    partial = _partial_line(audit)
+    if partial:
+        print(partial)
+    name = f"{audit.org_name} ({audit.org_id})" if audit.org_name else audit.org_id
     print(
-        f"Audited organization {audit.org_id}: {count('spaces')} spaces, "
+        f"Audited organization {name}: {count('spaces')} spaces, "
         f"{count('users')} users with access, {count('grants')} grants "
         f"({count('user', 'principal_type')} to users, {count('team', 'principal_type')} to teams)."
     )
@@ -196,7 +219,7 @@ def _print_summary(audit: PermissionAudit, written: list[Path]) -> None:
         f"{count('low', 'severity')} low."
     )
     if count("errors"):
-        print(f"Could not read {count('errors')} spaces or teams: see the report's last table.")
+        print(f"{count('errors')} reads failed: see the report's last table.")
     print(f"Report: {written[0].resolve()}")
     for extra in written[1:]:
         print(f"Also written: {extra.resolve()}")
@@ -216,7 +239,7 @@ def _run_demo(args: argparse.Namespace) -> int:
     with Sandbox(seed=args.seed) as sandbox:
         audit = _audit(sandbox.client(), sandbox.org_id, args)
     _print_summary(audit, _write_outputs(audit, args))
-    return EXIT_OK
+    return EXIT_OK  # the demo reports a partial audit but is not an error
 
 
 def _explain(exc: DocsAPIError, org_id: str, base_url: str) -> str:
@@ -259,6 +282,12 @@ def _run_audit(args: argparse.Namespace) -> int:
     except DocsAPIError as exc:
         raise _Failure(_without(_explain(exc, args.org, args.base_url), token)) from None
     _print_summary(audit, _write_outputs(audit, args))
+    if not audit.complete and not args.allow_partial:
+        raise _Failure(
+            "the audit is partial (see the PARTIAL AUDIT line above); fix what it names, or "
+            "pass --allow-partial to accept it.",
+            EXIT_PARTIAL,
+        )
     return EXIT_OK
 
 
@@ -377,7 +406,8 @@ def main(argv: list[str] | None = None) -> int:
     Returns
     -------
     int
-        The exit status: 0 success, 1 API failure, 2 usage or configuration problem.
+        The exit status: 0 success, 1 API failure, 2 usage or configuration problem, 3 a
+        partial audit without ``--allow-partial``.
 
     Examples
     --------

@@ -41,5 +41,5 @@ def test_report_renders_with_charts_and_every_finding(sandbox, browser, tmp_path
     assert all(complete and width > 0 and height > 0 for complete, width, height in sizes)
     assert page.locator("tr[class^=sev-]").count() == len(audit.findings)
     assert page.locator("tr.sev-high").count() == audit.count("high", "severity")
-    assert page.title() == f"Permission audit of organization {sandbox.org_id}"
+    assert page.title() == f"Permission audit of {audit.org_name} ({sandbox.org_id})"
     assert outside == []
