@@ -92,8 +92,7 @@ class BaseClient:
         return self._transport.base_url
 
     def close(self) -> None:
-        """Close the client's pooled connections and its cache's file (a session passed
-        in stays open)."""
+        """Close the client's connections and cache file (a session passed in stays open)."""
         self._transport.close()
 
     def __enter__(self) -> Self:
