@@ -27,7 +27,7 @@ def expected_findings_line(sandbox) -> str:
     return f"Findings: {counts['high']} high, {counts['medium']} medium, {counts['low']} low."
 
 
-def test_demo_writes_the_report_and_prints_a_summary(sandbox_server, tmp_path, capsys):
+def test_demo_writes_the_report_and_prints_a_summary(sandbox, tmp_path, capsys):
     out = tmp_path / "report.html"
     status = main(
         [
@@ -46,9 +46,9 @@ def test_demo_writes_the_report_and_prints_a_summary(sandbox_server, tmp_path, c
     assert out.stat().st_size > 10_000
     assert "<h2>Findings</h2>" in out.read_text(encoding="utf-8")
     assert (tmp_path / "audit.xlsx").exists() and (tmp_path / "csv" / "findings.csv").exists()
-    demo = sandbox_server.demo  # the demo command uses the same seed, 0
+    demo = sandbox.demo  # the demo command uses the same seed, 0 (and `sandbox` is reset)
     assert f"{len(demo['space_ids'])} spaces" in printed.out
-    assert expected_findings_line(sandbox_server) in printed.out
+    assert expected_findings_line(sandbox) in printed.out
     assert f"Report: {out.resolve()}" in printed.out
 
 
