@@ -285,6 +285,23 @@ def test_publishing_a_site_adds_its_exposure_and_findings(sandbox, client):
     assert private, "the demo's unpublished site holds a space private inside"
 
 
+def test_advancing_the_sandbox_clock_ages_share_links_and_members(sandbox, client):
+    stale = sandbox.demo["share_link_ids"]
+    before = audit_permissions(client, sandbox.org_id, progress=False)
+    assert stale["recent"] not in set(places(before.findings, "stale_share_link")) | {
+        link for _, link in places(before.findings, "stale_share_link")
+    }
+    sandbox.advance_clock(days=120)
+    after = audit_permissions(client, sandbox.org_id, progress=False)
+    flagged = {link for _, link in places(after.findings, "stale_share_link")}
+    assert stale["recent"] in flagged
+    ages = after.exposure.set_index("share_link_id")["share_link_age_days"].dropna()
+    assert ages.min() >= 120
+    assert len(places(after.findings, "inactive_writer")) > len(
+        places(before.findings, "inactive_writer")
+    )
+
+
 def test_a_members_token_makes_a_partial_audit_that_says_so(sandbox):
     client = sandbox.client(token=sandbox.tokens["other-user"])
     audit = audit_permissions(client, sandbox.org_id, progress=False)

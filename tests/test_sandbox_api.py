@@ -7,6 +7,7 @@ import socket
 import subprocess
 import sys
 from datetime import timedelta
+from email.utils import parsedate_to_datetime
 
 import pytest
 import requests
@@ -48,6 +49,14 @@ def test_reset_restores_the_seeded_state(sandbox):
     assert api.get(f"/spaces/{sandbox.demo['space_ids'][1]}").status_code == 200
     assert "X-RateLimit-Limit" not in api.get("/").headers
     assert sandbox.request_count == 3
+
+
+def test_answers_are_dated_by_the_sandbox_clock(sandbox):
+    api = ApiSession(sandbox.url, sandbox.token)
+    before = parsedate_to_datetime(api.get("/").headers["Date"])
+    sandbox.advance_clock(days=30)
+    after = parsedate_to_datetime(api.get("/").headers["Date"])
+    assert timedelta(days=30) <= after - before < timedelta(days=30, minutes=5)
 
 
 def test_demo_is_a_copy(sandbox):

@@ -8,6 +8,7 @@ import json
 import logging
 import threading
 from collections.abc import Callable, Iterable
+from email.utils import format_datetime
 from typing import Any
 
 from werkzeug.exceptions import MethodNotAllowed, NotFound
@@ -153,6 +154,8 @@ class DocsApp:
         if response is None:
             response = self._answer(request)
         response.headers["X-Request-Id"] = f"sbx-req-{next(self._ids)}"
+        # The answer's Date is the sandbox clock's, so advancing it ages what clients compute.
+        response.headers["Date"] = format_datetime(self.store.clock.now(), usegmt=True)
         self.log.add(request.method, raw_path, response.status_code)
         if fault is Fault.TRUNCATE:
             return _truncated(response)(environ, start_response)
