@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -93,7 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(handler=_run_demo)
 
     audit = commands.add_parser(
-        "audit", help=f"audit an organization with the token in {TOKEN_VARIABLE}"
+        "audit",
+        help=f"audit an organization (token: {TOKEN_VARIABLE} or docsapi login)",
     )
     audit.add_argument("--org", required=True, metavar="ID", help="the organization's id")
     audit.add_argument(
@@ -265,22 +265,22 @@ def _explain(exc: DocsAPIError, org_id: str, base_url: str) -> str:
 
 
 def _run_audit(args: argparse.Namespace) -> int:
-    token = os.environ.get(TOKEN_VARIABLE, "").strip()
-    if not token:
-        raise _Failure(
-            f"{TOKEN_VARIABLE} is not set: create an API token in your account settings and "
-            f"export {TOKEN_VARIABLE}=<token>.",
-            EXIT_USAGE,
-        )
     from docsapi.client import DocsClient
+    from docsapi.errors import MissingCredentialError
 
     try:
-        client = DocsClient(token=token, base_url=args.base_url)
+        client = DocsClient(base_url=args.base_url)  # token: GITBOOK_API_TOKEN, then the keyring
         audit = _audit(client, args.org, args)
+    except MissingCredentialError as exc:
+        raise _Failure(
+            f"{exc} Create an API token in your account settings, then run `docsapi login` "
+            f"or export {TOKEN_VARIABLE}=<token>.",
+            EXIT_USAGE,
+        ) from None
     except ValidationError as exc:
-        raise _Failure(_without(str(exc), token), EXIT_USAGE) from None
+        raise _Failure(str(exc), EXIT_USAGE) from None
     except DocsAPIError as exc:
-        raise _Failure(_without(_explain(exc, args.org, args.base_url), token)) from None
+        raise _Failure(_explain(exc, args.org, args.base_url)) from None
     _print_summary(audit, _write_outputs(audit, args))
     if not audit.complete and not args.allow_partial:
         raise _Failure(

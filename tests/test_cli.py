@@ -85,8 +85,23 @@ def test_audit_without_a_token_says_how_to_set_one(sandbox, capsys, monkeypatch)
     monkeypatch.delenv("GITBOOK_API_TOKEN", raising=False)
     status, output = run_audit(capsys, "--org", sandbox.org_id, "--base-url", sandbox.url)
     assert status == 2
-    assert "GITBOOK_API_TOKEN is not set" in output
+    assert "GITBOOK_API_TOKEN" in output and "docsapi login" in output
     assert sandbox.request_count == 0
+
+
+def test_audit_uses_the_token_stored_by_login(sandbox, capsys, monkeypatch, tmp_path):
+    from docsapi.credentials import login
+
+    monkeypatch.delenv("GITBOOK_API_TOKEN", raising=False)
+    login(sandbox.token, base_url=sandbox.url)
+    sandbox.reset()
+    out = tmp_path / "report.html"
+    status, output = run_audit(
+        capsys, "--org", sandbox.org_id, "--base-url", sandbox.url, "--out", str(out)
+    )
+    assert status == 0, output
+    assert out.exists() and sandbox.request_count > 0
+    assert sandbox.token not in output
 
 
 def test_audit_with_an_unknown_token_reports_401_without_the_token(
