@@ -33,7 +33,17 @@ from docsapi._validate import (
     check_text,
 )
 from docsapi.models import ApiInformation
-from docsapi.resources import ChangeRequests, Content, Git, Orgs, Permissions, Spaces, Users
+from docsapi.resources import (
+    ChangeRequests,
+    Collections,
+    Content,
+    Git,
+    Orgs,
+    Permissions,
+    Sites,
+    Spaces,
+    Users,
+)
 from docsapi.resources._base import ResourceGroup, object_of
 
 __all__ = ["TOKEN_ENV_VAR", "TOKEN_SOURCES", "DocsClient", "find_token", "token_service"]
@@ -258,8 +268,18 @@ class DocsClient(BaseClient):
 
     @cached_property
     def orgs(self) -> Orgs:
-        """Organizations, their members and teams."""
+        """Organizations, their members, teams, invite links and audit log."""
         return Orgs(self._transport)
+
+    @cached_property
+    def collections(self) -> Collections:
+        """Collections of spaces and who can access them."""
+        return Collections(self._transport)
+
+    @cached_property
+    def sites(self) -> Sites:
+        """Published sites, their audience, share links and permissions."""
+        return Sites(self._transport)
 
     # -- general ----------------------------------------------------------------------------
 

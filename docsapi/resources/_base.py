@@ -8,7 +8,8 @@ from typing import Any, Final, Literal
 
 from docsapi._http import Response, Transport, quote_segment
 from docsapi._repr import method_listing, methods_html, methods_markdown
-from docsapi.errors import ResponseFormatError
+from docsapi._validate import check_entity_id, require_any
+from docsapi.errors import ResponseFormatError, ValidationError
 
 __all__ = [
     "NOT_GIVEN",
@@ -16,6 +17,7 @@ __all__ = [
     "NotGiven",
     "ResourceGroup",
     "api_path",
+    "move_body",
     "object_of",
     "query_flag",
     "was_removed",
@@ -66,6 +68,73 @@ def query_flag(value: bool | str | None) -> str | None:
 def was_removed(response: Response) -> bool:
     """True when a delete or remove answered 205 (removed now), False for 204 (was absent)."""
     return response.status == 205
+
+
+_POINTER_KINDS = ("space", "collection")
+
+
+def _pointer(value: Any, argument: str) -> dict[str, str]:
+    """A ``SpacePointer``/``CollectionPointer`` from an id (a space) or a pointer dict."""
+    if isinstance(value, str):
+        return {"type": "space", "space": check_entity_id(value, argument)}
+    if isinstance(value, Mapping):
+        for kind in _POINTER_KINDS:
+            if kind in value:
+                return {"type": kind, kind: check_entity_id(value[kind], f"{argument}.{kind}")}
+    raise ValidationError(
+        argument,
+        "must be a space id, {'space': id} or {'collection': id}; got " + type(value).__name__,
+    )
+
+
+def _position(position: Any) -> dict[str, Any]:
+    """Build a ``ContentPosition`` from ``{"before": ...}`` or ``{"after": ...}``."""
+    if not isinstance(position, Mapping):
+        raise ValidationError(
+            "position",
+            f"must be a dict like {{'before': space_id}}, got {type(position).__name__}",
+        )
+    keys = set(position)
+    if len(keys) != 1 or not keys <= {"before", "after"}:
+        raise ValidationError(
+            "position", "must have exactly one key, 'before' or 'after', e.g. {'after': space_id}"
+        )
+    (side,) = keys
+    return {side: _pointer(position[side], f"position.{side}")}
+
+
+def move_body(parent: Any = NOT_GIVEN, position: Any = NOT_GIVEN) -> dict[str, Any]:
+    """The body of a move (of a space or a collection): a new parent and/or a position.
+
+    Parameters
+    ----------
+    parent : str or None, optional
+        The collection to move into; ``None``: the top level.
+    position : dict, optional
+        ``{"before": pointer}`` or ``{"after": pointer}``, a pointer being a space id,
+        ``{"space": id}`` or ``{"collection": id}``.
+
+    Raises
+    ------
+    ValidationError
+        Neither given, a malformed parent id or position.
+
+    Examples
+    --------
+    >>> move_body(parent=None)
+    {'parent': None}
+    >>> move_body(position={"after": {"collection": "c1"}})
+    {'position': {'after': {'type': 'collection', 'collection': 'c1'}}}
+    """
+    require_any(
+        {"parent": parent, "position": position}, "give parent, position or both", missing=NOT_GIVEN
+    )
+    body: dict[str, Any] = {}
+    if parent is not NOT_GIVEN:
+        body["parent"] = None if parent is None else check_entity_id(parent, "parent")
+    if position is not NOT_GIVEN:
+        body["position"] = _position(position)
+    return body
 
 
 class ResourceGroup:

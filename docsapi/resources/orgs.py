@@ -1,12 +1,15 @@
-"""Organizations: the ones the token can see, their members and teams."""
+"""Organizations: the ones the token can see, their members, teams, invite links and log."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
 
-from docsapi._validate import check_entity_id
-from docsapi.models import Organization, Team
-from docsapi.resources._base import ResourceGroup, api_path
+from docsapi._validate import check_entity_id, check_id, check_role, check_text
+from docsapi.errors import ValidationError
+from docsapi.models import InviteLink, Organization, OrganizationMember
+from docsapi.resources._base import api_path, was_removed
+from docsapi.resources._org_teams import TeamMethods
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -14,8 +17,55 @@ if TYPE_CHECKING:
 __all__ = ["Orgs"]
 
 
-class Orgs(ResourceGroup):
-    """Organizations, members and teams: ``client.orgs``."""
+def _member_path(org_id: Any, user_id: Any, *rest: str) -> str:
+    check_entity_id(org_id, "org_id")
+    check_id(user_id, "user_id")
+    return api_path("orgs", org_id, "members", user_id, *rest)
+
+
+def _invite_path(org_id: Any, invite_id: Any) -> str:
+    check_entity_id(org_id, "org_id")
+    check_entity_id(invite_id, "invite_id")
+    return api_path("orgs", org_id, "link-invites", invite_id)
+
+
+def _instant(value: Any, argument: str) -> str:
+    """A moment for a query: an aware datetime or an ISO 8601 string with its offset, in UTC.
+
+    Examples
+    --------
+    >>> _instant("2025-01-31T13:00:00+01:00", "since")
+    '2025-01-31T12:00:00Z'
+    """
+    if isinstance(value, str):
+        check_text(value, argument, min_length=1)
+        try:
+            moment = datetime.fromisoformat(value)
+        except ValueError:
+            raise ValidationError(
+                argument,
+                f"must be an ISO 8601 date-time such as '2025-01-31T12:00:00Z', got {value!r}",
+            ) from None
+    elif isinstance(value, datetime):
+        moment = value
+    else:
+        raise ValidationError(
+            argument,
+            "must be a datetime with a time zone or an ISO 8601 string, got "
+            + type(value).__name__,
+        )
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValidationError(
+            argument,
+            "has no time zone, so the moment it means depends on where the code runs: pass "
+            "an aware datetime such as datetime(2025, 1, 31, tzinfo=UTC) or a string with an "
+            "offset such as '2025-01-31T12:00:00Z'",
+        )
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ").replace(".000000Z", "Z")
+
+
+class Orgs(TeamMethods):
+    """Organizations, members, teams, invite links and the audit log: ``client.orgs``."""
 
     _name = "orgs"
 
@@ -92,8 +142,126 @@ class Orgs(ResourceGroup):
         check_entity_id(org_id, "org_id")
         return frames.org_members(org_id, self._items(api_path("orgs", org_id, "members")))
 
-    def teams(self, org_id: str) -> pd.DataFrame:
-        """List the teams of an organization (all pages are fetched).
+    def member(self, org_id: str, user_id: str) -> OrganizationMember:
+        """Return one member of an organization: their role, state and last visit.
+
+        Parameters
+        ----------
+        org_id, user_id : str
+            The organization and the user.
+
+        Returns
+        -------
+        OrganizationMember
+
+        Raises
+        ------
+        NotFoundError
+            No such organization, or the user is not (or no longer) a member.
+
+        Examples
+        --------
+        >>> client.orgs.member("org_1", "u_1").last_seen_at  # doctest: +SKIP
+        """
+        return OrganizationMember.from_api(self._get(_member_path(org_id, user_id)))
+
+    def update_member(self, org_id: str, user_id: str, *, role: str | None) -> OrganizationMember:
+        """Change a member's organization role.
+
+        Parameters
+        ----------
+        org_id, user_id : str
+            The organization and the member.
+        role : str or None
+            A member role, or ``None`` to make them a guest (no access by default levels).
+
+        Returns
+        -------
+        OrganizationMember
+            The member with their new role.
+
+        Raises
+        ------
+        ValidationError
+            An unknown role.
+        NotFoundError
+            The user is not a member.
+        PermissionDeniedError
+            The token is not an organization admin.
+
+        Examples
+        --------
+        >>> client.orgs.update_member("org_1", "u_1", role="read").role  # doctest: +SKIP
+        'read'
+        """
+        path = _member_path(org_id, user_id)
+        body = {"role": check_role(role)}
+        return OrganizationMember.from_api(self._object("PATCH", path, json=body))
+
+    def remove_member(self, org_id: str, user_id: str) -> bool:
+        """Remove a member from an organization (and from its teams).
+
+        Their permissions on spaces and collections stay on record, and still reach
+        content: remove those too (an audit lists them as former members).
+
+        Parameters
+        ----------
+        org_id, user_id : str
+            The organization and the member.
+
+        Returns
+        -------
+        bool
+            True if they were removed now (205) or the removal was accepted (202), False
+            if they were not a member (204).
+
+        Raises
+        ------
+        PermissionDeniedError
+            The token is not an organization admin.
+
+        Examples
+        --------
+        >>> client.orgs.remove_member("org_1", "u_1")  # doctest: +SKIP
+        True
+        """
+        response = self._transport.request("DELETE", _member_path(org_id, user_id))
+        return response.status == 202 or was_removed(response)
+
+    def member_spaces(self, org_id: str, user_id: str) -> pd.DataFrame:
+        """List the spaces a member can reach, with their effective role (all pages fetched).
+
+        Parameters
+        ----------
+        org_id, user_id : str
+            The organization and the member.
+
+        Returns
+        -------
+        pandas.DataFrame
+            org_id, user_id, space_id, space_title, visibility, parent, role.
+
+        Raises
+        ------
+        NotFoundError
+            The user is not a member.
+
+        Examples
+        --------
+        >>> client.orgs.member_spaces("org_1", "u_1").role.value_counts()  # doctest: +SKIP
+        """
+        from docsapi import frames
+
+        items = self._items(_member_path(org_id, user_id, "spaces"), key=("space", "id"))
+        return frames.member_spaces(org_id, user_id, items)
+
+    # -- invite links ---------------------------------------------------------------------------
+
+    def invite_links(self, org_id: str) -> pd.DataFrame:
+        """List the organization's invite links (all pages are fetched).
+
+        The API lists the links to the organization only; a link to a space or a
+        collection is read by id with :meth:`invite_link`.
 
         Parameters
         ----------
@@ -103,73 +271,219 @@ class Orgs(ResourceGroup):
         Returns
         -------
         pandas.DataFrame
-            org_id, id, title, members, spaces, created_at.
+            org_id, id, kind, role, target_id, target_title, redundant.
 
         Raises
         ------
-        NotFoundError
-            No such organization.
+        PermissionDeniedError
+            The token is not an organization admin.
 
         Examples
         --------
-        >>> client.orgs.teams("org_1").sort_values("members")  # doctest: +SKIP
+        >>> links = client.orgs.invite_links("org_1")  # doctest: +SKIP
+        >>> links[links.role.isin(["admin", "create"])]  # risky offers  # doctest: +SKIP
         """
         from docsapi import frames
 
         check_entity_id(org_id, "org_id")
-        return frames.teams(org_id, self._items(api_path("orgs", org_id, "teams")))
+        return frames.invite_links(org_id, self._items(api_path("orgs", org_id, "link-invites")))
 
-    def team(self, org_id: str, team_id: str) -> Team:
-        """Return one team of an organization.
+    def invite_link(self, org_id: str, invite_id: str) -> InviteLink:
+        """Return one invite link: to the organization, a space or a collection.
 
         Parameters
         ----------
-        org_id, team_id : str
-            The organization and the team.
+        org_id, invite_id : str
+            The organization and the link.
 
         Returns
         -------
-        Team
+        InviteLink
+            ``kind`` says what it invites to, ``role`` what it grants there.
 
         Raises
         ------
         NotFoundError
-            No such organization or team.
+            No such link.
 
         Examples
         --------
-        >>> client.orgs.team("org_1", "tm_1").members  # doctest: +SKIP
+        >>> client.orgs.invite_link("org_1", "inv_1").kind  # doctest: +SKIP
+        'space'
         """
-        check_entity_id(org_id, "org_id")
-        check_entity_id(team_id, "team_id")
-        return Team.from_api(self._get(api_path("orgs", org_id, "teams", team_id)))
+        return InviteLink.from_api(self._get(_invite_path(org_id, invite_id)))
 
-    def team_members(self, org_id: str, team_id: str) -> pd.DataFrame:
-        """List the members of a team (all pages are fetched).
+    def create_invite_link(
+        self,
+        org_id: str,
+        *,
+        role: str | None,
+        space_id: str | None = None,
+        collection_id: str | None = None,
+    ) -> InviteLink:
+        """Create an invite link: whoever holds it joins with ``role``.
 
         Parameters
         ----------
-        org_id, team_id : str
-            The organization and the team.
+        org_id : str
+            The organization's id.
+        role : str or None
+            The organization role it grants, or with ``space_id`` / ``collection_id`` the
+            level on that content; ``None`` for guest.
+        space_id, collection_id : str, optional
+            Invite to this space or collection instead of the organization (not both).
+
+        Returns
+        -------
+        InviteLink
+            The new link.
+
+        Raises
+        ------
+        ValidationError
+            Both a space and a collection, or an unknown role.
+        NotFoundError
+            No such space or collection in the organization.
+
+        Examples
+        --------
+        >>> client.orgs.create_invite_link("org_1", role="read").id  # doctest: +SKIP
+        """
+        check_entity_id(org_id, "org_id")
+        level = check_role(role)
+        if space_id is not None and collection_id is not None:
+            raise ValidationError(
+                "space_id, collection_id", "give one of them (or neither, for the organization)"
+            )
+        body: dict[str, Any] = {"role": level}
+        if space_id is not None:
+            body = {"level": level, "space": check_entity_id(space_id, "space_id")}
+        elif collection_id is not None:
+            body = {"level": level, "collection": check_entity_id(collection_id, "collection_id")}
+        path = api_path("orgs", org_id, "link-invites")
+        return InviteLink.from_api(self._object("POST", path, json=body))
+
+    def update_invite_link(self, org_id: str, invite_id: str, *, role: str | None) -> InviteLink:
+        """Change what an invite link grants (its organization role, or its level).
+
+        The link is read first, to send ``role`` or ``level`` as its kind needs.
+
+        Parameters
+        ----------
+        org_id, invite_id : str
+            The organization and the link.
+        role : str or None
+            The role or level it grants from now on; ``None`` for guest.
+
+        Returns
+        -------
+        InviteLink
+            The updated link.
+
+        Raises
+        ------
+        ValidationError
+            An unknown role.
+        NotFoundError
+            No such link.
+
+        Examples
+        --------
+        >>> client.orgs.update_invite_link("org_1", "inv_1", role="read").role  # doctest: +SKIP
+        'read'
+        """
+        path = _invite_path(org_id, invite_id)
+        level = check_role(role)
+        key = "role" if self.invite_link(org_id, invite_id).kind == "organization" else "level"
+        return InviteLink.from_api(self._object("PATCH", path, json={key: level}))
+
+    def delete_invite_link(self, org_id: str, invite_id: str) -> bool:
+        """Delete an invite link: it no longer lets anyone join.
+
+        Parameters
+        ----------
+        org_id, invite_id : str
+            The organization and the link.
+
+        Returns
+        -------
+        bool
+            True if it was deleted now (205), False if it did not exist (204).
+
+        Raises
+        ------
+        PermissionDeniedError
+            The token is not an organization admin.
+
+        Examples
+        --------
+        >>> client.orgs.delete_invite_link("org_1", "inv_1")  # doctest: +SKIP
+        True
+        """
+        return was_removed(self._transport.request("DELETE", _invite_path(org_id, invite_id)))
+
+    # -- the audit log --------------------------------------------------------------------------
+
+    def audit_events(
+        self,
+        org_id: str,
+        *,
+        since: datetime | str | None = None,
+        until: datetime | str | None = None,
+        action: str | None = None,
+        actor_id: str | None = None,
+        target_id: str | None = None,
+    ) -> pd.DataFrame:
+        """List the organization's audit log, newest first (all pages are fetched).
+
+        Parameters
+        ----------
+        org_id : str
+            The organization's id.
+        since, until : datetime or str, optional
+            Keep the events from / up to this moment (both included): a datetime with a
+            time zone, or an ISO 8601 string with its offset (``"2025-01-31T12:00:00Z"``).
+            A moment without a time zone is refused: it would mean another moment on
+            another machine.
+        action : str, optional
+            Keep one action, e.g. ``"member.role.update"``.
+        actor_id, target_id : str, optional
+            Keep the events of one actor (a user id) or about one target (any id).
 
         Returns
         -------
         pandas.DataFrame
-            org_id, team_id, user_id, display_name, email, role (``owner`` or ``member``).
+            org_id, id, occurred_at, action, source, actor_type, actor_id, actor_label,
+            target_type, target_id, target_label, url_location.
 
         Raises
         ------
-        NotFoundError
-            No such organization or team.
+        ValidationError
+            A moment without a time zone or not a date-time, ``since`` after ``until``.
+        PermissionDeniedError
+            The token is not an organization admin.
 
         Examples
         --------
-        >>> client.orgs.team_members("org_1", "tm_1")  # doctest: +SKIP
+        >>> from datetime import UTC, datetime, timedelta
+        >>> week = datetime.now(UTC) - timedelta(days=7)
+        >>> client.orgs.audit_events("org_1", since=week).action.value_counts()  # doctest: +SKIP
         """
         from docsapi import frames
 
         check_entity_id(org_id, "org_id")
-        check_entity_id(team_id, "team_id")
-        path = api_path("orgs", org_id, "teams", team_id, "members")
-        items = self._items(path, key=("organization", "id"))
-        return frames.team_members(org_id, team_id, items)
+        params: dict[str, Any] = {}
+        if since is not None:
+            params["from"] = _instant(since, "since")
+        if until is not None:
+            params["to"] = _instant(until, "until")
+        if since is not None and until is not None and params["from"] > params["to"]:
+            raise ValidationError("since, until", "since must not be after until")
+        if action is not None:
+            params["action"] = check_text(action, "action", min_length=1)
+        if actor_id is not None:
+            params["actor"] = check_id(actor_id, "actor_id")
+        if target_id is not None:
+            params["target"] = check_id(target_id, "target_id")
+        items = self._items(api_path("orgs", org_id, "audit-events"), params)
+        return frames.audit_events(org_id, items)

@@ -2,28 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from docsapi._validate import check_entity_id, check_id, check_id_list, check_role
-from docsapi.errors import ValidationError
-from docsapi.resources._base import ResourceGroup, api_path, was_removed
+from docsapi.resources._grants import SPACE, GrantMethods
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["Permissions"]
 
-Principal = Literal["users", "teams"]
 
-#: Per kind of principal: the argument naming it, its id check, and the item key of its id.
-_PRINCIPALS: dict[str, tuple[str, Callable[[Any, str], str], str]] = {
-    "users": ("user_id", check_id, "user"),
-    "teams": ("team_id", check_entity_id, "team"),
-}
-
-
-class Permissions(ResourceGroup):
+class Permissions(GrantMethods):
     """Access to spaces for users and teams: ``client.permissions``.
 
     Roles are ``"admin"``, ``"create"``, ``"edit"``, ``"review"``, ``"comment"``,
@@ -31,6 +21,7 @@ class Permissions(ResourceGroup):
     """
 
     _name = "permissions"
+    _target = SPACE
 
     def users(self, space_id: str) -> pd.DataFrame:
         """List the users with direct access to a space (all pages are fetched).
@@ -56,9 +47,7 @@ class Permissions(ResourceGroup):
         --------
         >>> client.permissions.users("sp_abc").role.value_counts()  # doctest: +SKIP
         """
-        from docsapi import frames
-
-        return frames.permission_users(space_id, self.user_records(space_id))
+        return self._grant_frame("users", (space_id,))
 
     def teams(self, space_id: str) -> pd.DataFrame:
         """List the teams with access to a space (all pages are fetched).
@@ -82,9 +71,44 @@ class Permissions(ResourceGroup):
         --------
         >>> client.permissions.teams("sp_abc")  # doctest: +SKIP
         """
-        from docsapi import frames
+        return self._grant_frame("teams", (space_id,))
 
-        return frames.permission_teams(space_id, self.team_records(space_id))
+    def aggregate(self, space_id: str, *, role: str | None = None) -> pd.DataFrame:
+        """List everyone who can access a space, with their effective role, as the platform
+        computes it (all pages are fetched).
+
+        Unlike :meth:`users`, this counts every path: the organization role and default
+        levels, team grants, grants on the collections above the space. Disabled members
+        are never listed; users who left but still hold a grant are. See the access model
+        (``docs/access-model.md``).
+
+        Parameters
+        ----------
+        space_id : str
+            The space's id.
+        role : str, optional
+            Keep only the users whose effective role is exactly this member role.
+
+        Returns
+        -------
+        pandas.DataFrame
+            space_id, user_id, display_name, email, role.
+
+        Raises
+        ------
+        ValidationError
+            ``role`` is not a member role.
+        NotFoundError
+            No such space (a space in the trash is not content anyone reaches).
+        PermissionDeniedError
+            The token may not read permissions.
+
+        Examples
+        --------
+        >>> client.permissions.aggregate("sp_abc").role.value_counts()  # doctest: +SKIP
+        >>> client.permissions.aggregate("sp_abc", role="admin").display_name  # doctest: +SKIP
+        """
+        return self._aggregate_frame((space_id,), role)
 
     def user_records(self, space_id: str) -> list[dict]:
         """The raw ``UserContentPermission`` items of a space, every page fetched.
@@ -113,7 +137,7 @@ class Permissions(ResourceGroup):
         >>> client.permissions.user_records("sp_abc")[0]["permission"]  # doctest: +SKIP
         'edit'
         """
-        return self._records("users", space_id)
+        return self._grant_records("users", (space_id,))
 
     def team_records(self, space_id: str) -> list[dict]:
         """The raw ``{permission, team}`` items of a space, every page fetched.
@@ -138,7 +162,7 @@ class Permissions(ResourceGroup):
         >>> client.permissions.team_records("sp_abc")[0]["team"]["title"]  # doctest: +SKIP
         'Design'
         """
-        return self._records("teams", space_id)
+        return self._grant_records("teams", (space_id,))
 
     def invite(
         self,
@@ -172,17 +196,7 @@ class Permissions(ResourceGroup):
         --------
         >>> client.permissions.invite("sp_abc", role="read", users=["u_1", "u_2"])  # doctest: +SKIP
         """
-        check_entity_id(space_id, "space_id")
-        body: dict[str, object] = {"role": check_role(role)}
-        user_ids = check_id_list(users, "users")
-        team_ids = check_id_list(teams, "teams")
-        if not user_ids and not team_ids:
-            raise ValidationError("users, teams", "give at least one user id or team id")
-        if user_ids:
-            body["users"] = user_ids
-        if team_ids:
-            body["teams"] = team_ids
-        self._transport.request("POST", api_path("spaces", space_id, "permissions"), json=body)
+        self._invite((space_id,), role, users, teams)
 
     def set_user_role(self, space_id: str, user_id: str, role: str | None) -> None:
         """Change a user's role on a space.
@@ -205,7 +219,7 @@ class Permissions(ResourceGroup):
         --------
         >>> client.permissions.set_user_role("sp_abc", "u_1", "edit")  # doctest: +SKIP
         """
-        self._set_role("users", space_id, user_id, role)
+        self._set_grant_role("users", (space_id,), user_id, role)
 
     def set_team_role(self, space_id: str, team_id: str, role: str | None) -> None:
         """Change a team's role on a space.
@@ -228,7 +242,7 @@ class Permissions(ResourceGroup):
         --------
         >>> client.permissions.set_team_role("sp_abc", "tm_1", "read")  # doctest: +SKIP
         """
-        self._set_role("teams", space_id, team_id, role)
+        self._set_grant_role("teams", (space_id,), team_id, role)
 
     def remove_user(self, space_id: str, user_id: str) -> bool:
         """Take a user's direct access to a space away.
@@ -253,7 +267,7 @@ class Permissions(ResourceGroup):
         >>> client.permissions.remove_user("sp_abc", "u_1")  # doctest: +SKIP
         True
         """
-        return self._remove("users", space_id, user_id)
+        return self._remove_grant("users", (space_id,), user_id)
 
     def remove_team(self, space_id: str, team_id: str) -> bool:
         """Take a team's access to a space away.
@@ -278,26 +292,4 @@ class Permissions(ResourceGroup):
         >>> client.permissions.remove_team("sp_abc", "tm_1")  # doctest: +SKIP
         True
         """
-        return self._remove("teams", space_id, team_id)
-
-    # -- one implementation for users and teams -------------------------------------------
-
-    def _records(self, kind: Principal, space_id: str) -> list[dict]:
-        check_entity_id(space_id, "space_id")
-        item_key = _PRINCIPALS[kind][2]
-        path = api_path("spaces", space_id, "permissions", kind)
-        return self._items(path, key=(item_key, "id"))
-
-    def _principal_path(self, kind: Principal, space_id: str, principal_id: str) -> str:
-        argument, check, _ = _PRINCIPALS[kind]
-        check_entity_id(space_id, "space_id")
-        check(principal_id, argument)
-        return api_path("spaces", space_id, "permissions", kind, principal_id)
-
-    def _set_role(self, kind: Principal, space_id: str, principal_id: str, role: Any) -> None:
-        path = self._principal_path(kind, space_id, principal_id)
-        self._transport.request("PATCH", path, json={"role": check_role(role)})
-
-    def _remove(self, kind: Principal, space_id: str, principal_id: str) -> bool:
-        path = self._principal_path(kind, space_id, principal_id)
-        return was_removed(self._transport.request("DELETE", path))
+        return self._remove_grant("teams", (space_id,), team_id)

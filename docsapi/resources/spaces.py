@@ -20,7 +20,6 @@ from docsapi._validate import (
     check_search_query,
     check_space_title,
     check_url,
-    require_any,
 )
 from docsapi.errors import ResponseFormatError, ValidationError
 from docsapi.models import Embed, Space
@@ -30,6 +29,7 @@ from docsapi.resources._base import (
     NotGiven,
     ResourceGroup,
     api_path,
+    move_body,
     object_of,
     was_removed,
 )
@@ -38,38 +38,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["Spaces", "emoji_or_icon_update"]
-
-_POINTER_KINDS = ("space", "collection")
-
-
-def _pointer(value: Any, argument: str) -> dict[str, str]:
-    """A ``SpacePointer``/``CollectionPointer`` from an id (a space) or a pointer dict."""
-    if isinstance(value, str):
-        return {"type": "space", "space": check_entity_id(value, argument)}
-    if isinstance(value, Mapping):
-        for kind in _POINTER_KINDS:
-            if kind in value:
-                return {"type": kind, kind: check_entity_id(value[kind], f"{argument}.{kind}")}
-    raise ValidationError(
-        argument,
-        "must be a space id, {'space': id} or {'collection': id}; got " + type(value).__name__,
-    )
-
-
-def _position(position: Any) -> dict[str, Any]:
-    """Build a ``ContentPosition`` from ``{"before": ...}`` or ``{"after": ...}``."""
-    if not isinstance(position, Mapping):
-        raise ValidationError(
-            "position",
-            f"must be a dict like {{'before': space_id}}, got {type(position).__name__}",
-        )
-    keys = set(position)
-    if len(keys) != 1 or not keys <= {"before", "after"}:
-        raise ValidationError(
-            "position", "must have exactly one key, 'before' or 'after', e.g. {'after': space_id}"
-        )
-    (side,) = keys
-    return {side: _pointer(position[side], f"position.{side}")}
 
 
 def _merge_rules(value: Any) -> dict[str, Any]:
@@ -398,16 +366,7 @@ class Spaces(ResourceGroup):
         >>> client.spaces.move("sp_abc", position={"after": "sp_x"})  # doctest: +SKIP
         """
         check_entity_id(space_id, "space_id")
-        require_any(
-            {"parent": parent, "position": position},
-            "give parent, position or both",
-            missing=NOT_GIVEN,
-        )
-        body: dict[str, Any] = {}
-        if parent is not NOT_GIVEN:
-            body["parent"] = None if parent is None else check_entity_id(parent, "parent")
-        if position is not NOT_GIVEN:
-            body["position"] = _position(position)
+        body = move_body(parent, position)
         return Space.from_api(self._object("POST", api_path("spaces", space_id, "move"), json=body))
 
     def embed(self, space_id: str, url: str) -> Embed:
