@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import re
+from datetime import date, datetime
 
 import pytest
 
@@ -96,6 +97,31 @@ QUERY_BAD = [None, 1, b"q", "", "   ", "\x00\x01\x02", "a\nb", "\r\n", "\t", "q"
 ROLE_BAD = [1, "", "owner", "guest", "READ", b"read", ["read"], "read\n"]
 LIMIT_BAD = [0, -1, 1001, "5", True, 1.5, None.__class__]
 TEXT_LINE_BAD = [None, 1, b"t", "a\x00b", "a\nb"]
+#: Not a moment with a time zone.
+INSTANT_BAD = [
+    datetime(2025, 1, 31, 12),
+    "2025-01-31T12:00:00",
+    "2025-01-31",
+    "yesterday",
+    "",
+    "2025-01-31T12:00:00Z\n",
+    1,
+    1.5,
+    b"2025-01-31T12:00:00Z",
+    date(2025, 1, 31),
+]
+POSITION_BAD = [
+    "after:sp2",
+    {},
+    {"beside": "sp2"},
+    {"after": 3},
+    {"after": ".."},
+    {"after": "a/b"},
+    {"before": "a", "after": "b"},
+    {"after": {"collection": "%2e%2e"}},
+    7,
+]
+FLAG_BAD = [None, 1, 0, "true", "yes", b"1"]
 
 #: Values of an otherwise valid call, by parameter name.
 VALID = {
@@ -115,6 +141,12 @@ VALID = {
     "source": {"type": "builtin:openapi"},
     "seed": "s1",
     "path": "guides/install",
+    "collection_id": "col1",
+    "site_id": "site1",
+    "share_link_id": "sl1",
+    "invite_id": "inv1",
+    "title": "Handbook",
+    "name": "Auditors",
 }
 #: Optional arguments a method needs at least one of, so the baseline call is valid.
 EXTRA = {
@@ -123,6 +155,11 @@ EXTRA = {
     "spaces.move": {"parent": None},
     "spaces.list": {"org_id": "org1"},
     "permissions.invite": {"users": ["u1"]},
+    "collections.invite": {"users": ["u1"]},
+    "collections.update": {"title": "Handbook"},
+    "collections.move": {"parent": None},
+    "sites.update": {"visibility": "share-link"},
+    "sites.update_share_link": {"active": False},
 }
 
 #: Bad values by parameter name (``group.method.parameter`` wins over ``parameter``).
@@ -140,17 +177,36 @@ BAD = {
     "spaces.list.org_id": OPTIONAL_ENTITY_ID_BAD,
     "spaces.list.user_id": [v for v in OPTIONAL_ID_BAD],
     "spaces.move.parent": OPTIONAL_ENTITY_ID_BAD,
-    "spaces.move.position": [
-        "after:sp2",
-        {},
-        {"beside": "sp2"},
-        {"after": 3},
-        {"after": ".."},
-        {"after": "a/b"},
-        {"before": "a", "after": "b"},
-        {"after": {"collection": "%2e%2e"}},
-        7,
-    ],
+    "spaces.move.position": POSITION_BAD,
+    "collection_id": ENTITY_ID_BAD,
+    "invite_id": ENTITY_ID_BAD,
+    "site_id": ID_BAD,
+    "share_link_id": ID_BAD,
+    "collections.create.parent": OPTIONAL_ENTITY_ID_BAD,
+    "collections.move.parent": OPTIONAL_ENTITY_ID_BAD,
+    "collections.move.position": POSITION_BAD,
+    "collections.list.nested": FLAG_BAD,
+    "collections.aggregate.role": [*ROLE_BAD, "inherit"],
+    "permissions.aggregate.role": [*ROLE_BAD, "inherit"],
+    "description": [None, 1, "x" * 101, "a\x00b", b"d"],
+    "sites.update.title": [None, 1, "", "x", "x" * 129, "a\x00b"],
+    "visibility": [None, 1, "", "private", "Public", b"public"],
+    "basename": [None, 1, "", "x" * 101, "a\nb"],
+    "name": [None, 1, "x" * 51, "a\x00b", "a\nb", b"n"],
+    "active": FLAG_BAD,
+    "sites.set_user_role.role": [None, *ROLE_BAD],
+    "sites.set_team_role.role": [None, *ROLE_BAD],
+    "orgs.create_team.title": [None, 1, "", "x" * 65, "a\x00b", "a\nb"],
+    "orgs.update_team.title": [None, 1, "", "x" * 65, "a\x00b", "a\nb"],
+    "members": ["u1", [None], [""], [".."], ["a/b"], 1, {"u1": 1}, ["u1\n"]],
+    "orgs.add_team_member.role": ["admin", "", "Owner", 1, b"owner", ["member"]],
+    "orgs.create_invite_link.space_id": OPTIONAL_ENTITY_ID_BAD,
+    "orgs.create_invite_link.collection_id": OPTIONAL_ENTITY_ID_BAD,
+    "since": INSTANT_BAD,
+    "until": INSTANT_BAD,
+    "action": [1, "", "a\nb", b"x"],
+    "actor_id": OPTIONAL_ID_BAD,
+    "target_id": OPTIONAL_ID_BAD,
     "display_name": ["", " ", "x" * 65, 5, "a\nb", b"Ada"],
     "photo_url": URL_BAD[1:],
     "url": URL_BAD,

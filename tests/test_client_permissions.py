@@ -117,3 +117,63 @@ def test_raw_records_match_the_frames(client, sandbox):
     assert all(
         u["permission"] in {"admin", "create", "edit", "review", "comment", "read"} for u in users
     )
+
+
+# -- the platform's aggregate ---------------------------------------------------------------------
+
+ROLES = ["read", "comment", "review", "edit", "create", "admin"]
+
+
+def test_aggregate_counts_every_path(client, sandbox):
+    demo = sandbox.demo
+    multi = demo["multi_team_user"]
+    frame = client.permissions.aggregate(multi["space_id"])
+    assert {c: str(t) for c, t in frame.dtypes.items()} == {
+        c: str(t) for c, t in frames.SCHEMAS["permission_aggregate"].items()
+    }
+    assert frame["user_id"].is_unique and (frame["space_id"] == multi["space_id"]).all()
+    by_user = frame.set_index("user_id")["role"]
+    assert by_user[multi["user_id"]] == multi["effective"]  # two teams beat a direct comment
+    direct = client.permissions.users(multi["space_id"]).set_index("user_id")
+    assert direct.loc[multi["user_id"], "role"] == "comment"
+
+
+def test_aggregate_lists_former_members_and_never_disabled_ones(client, sandbox):
+    demo = sandbox.demo
+    for space_id, user_id in demo["former_member"]:
+        assert user_id in set(client.permissions.aggregate(space_id)["user_id"])
+    disabled = demo["disabled_member_ids"][0]
+    for space_id in {space for space, user in demo["inactive_writer"] if user == disabled}:
+        assert disabled in set(client.permissions.users(space_id)["user_id"])  # on record
+        assert disabled not in set(client.permissions.aggregate(space_id)["user_id"])
+
+
+def test_aggregate_follows_a_new_grant(client, sandbox, space_id):
+    user = outsider(client, sandbox, space_id)
+    before = client.permissions.aggregate(space_id).set_index("user_id")["role"]
+    client.permissions.invite(space_id, role="admin", users=[user])
+    after = client.permissions.aggregate(space_id).set_index("user_id")["role"]
+    assert after[user] == "admin" and before.get(user) != "admin"
+
+
+def test_aggregate_role_filter(client, space_id):
+    every = client.permissions.aggregate(space_id)
+    for role in ROLES:
+        only = client.permissions.aggregate(space_id, role=role)
+        assert list(only.columns) == list(frames.SCHEMAS["permission_aggregate"])
+        assert set(only["user_id"]) == set(every.loc[every["role"] == role, "user_id"])
+
+
+def test_aggregate_of_a_missing_or_trashed_space_is_404(client, sandbox):
+    with pytest.raises(NotFoundError):
+        client.permissions.aggregate("no_such_space")
+    trashed = sandbox.demo["space_ids"][1]
+    assert client.spaces.delete(trashed) is True
+    with pytest.raises(NotFoundError):
+        client.permissions.aggregate(trashed)
+
+
+def test_aggregate_needs_the_permissions_scope(sandbox, space_id):
+    read_only = DocsClient(token=sandbox.tokens["oauth:space:read"], base_url=sandbox.url)
+    with pytest.raises(PermissionDeniedError):
+        read_only.permissions.aggregate(space_id)
