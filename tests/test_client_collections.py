@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from client_checks import assert_schema, member_client
 
-from docsapi import DocsClient, frames
+from docsapi import DocsClient
 from docsapi.errors import (
     BadRequestError,
     ConflictError,
@@ -18,13 +19,6 @@ from docsapi.models import Collection
 ROLES = ["read", "comment", "review", "edit", "create", "admin"]
 
 
-def assert_schema(frame: pd.DataFrame, name: str) -> None:
-    """The frame has exactly the declared columns and dtypes (also when empty)."""
-    assert {c: str(t) for c, t in frame.dtypes.items()} == {
-        c: str(t) for c, t in frames.SCHEMAS[name].items()
-    }
-
-
 @pytest.fixture
 def collections(sandbox):
     return sandbox.demo["collections"]
@@ -32,8 +26,7 @@ def collections(sandbox):
 
 @pytest.fixture
 def other(sandbox):
-    """A client acting as an ordinary ``read`` member."""
-    return DocsClient(token=sandbox.tokens["other-user"], base_url=sandbox.url)
+    return member_client(sandbox)
 
 
 # -- the collections ------------------------------------------------------------------------------

@@ -11,7 +11,17 @@ import docsapi
 from docsapi import DocsClient
 from docsapi.errors import AuthenticationError, NotFoundError
 from docsapi.models import ApiInformation
-from docsapi.resources import ChangeRequests, Content, Git, Orgs, Permissions, Spaces, Users
+from docsapi.resources import (
+    ChangeRequests,
+    Collections,
+    Content,
+    Git,
+    Orgs,
+    Permissions,
+    Sites,
+    Spaces,
+    Users,
+)
 from docsapi.resources._base import ResourceGroup
 
 GROUPS = {
@@ -22,6 +32,8 @@ GROUPS = {
     "git": Git,
     "change_requests": ChangeRequests,
     "orgs": Orgs,
+    "collections": Collections,
+    "sites": Sites,
 }
 
 

@@ -6,23 +6,16 @@ from datetime import UTC, datetime, timedelta
 
 import pandas as pd
 import pytest
+from client_checks import assert_schema, member_client
 
-from docsapi import DocsClient, frames
+from docsapi import frames
 from docsapi.errors import NotFoundError, PermissionDeniedError, ValidationError
 from docsapi.models import InviteLink, Organization, OrganizationMember, Team
 
 
-def assert_schema(frame: pd.DataFrame, name: str) -> None:
-    """The frame has exactly the declared columns and dtypes (also when empty)."""
-    assert {c: str(t) for c, t in frame.dtypes.items()} == {
-        c: str(t) for c, t in frames.SCHEMAS[name].items()
-    }
-
-
 @pytest.fixture
 def other(sandbox):
-    """A client acting as an ordinary ``read`` member."""
-    return DocsClient(token=sandbox.tokens["other-user"], base_url=sandbox.url)
+    return member_client(sandbox)
 
 
 def test_list_organizations(client, sandbox):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from client_checks import assert_schema
 
 from docsapi import DocsClient, frames
 from docsapi.errors import BadRequestError, NotFoundError, PermissionDeniedError
@@ -128,9 +129,7 @@ def test_aggregate_counts_every_path(client, sandbox):
     demo = sandbox.demo
     multi = demo["multi_team_user"]
     frame = client.permissions.aggregate(multi["space_id"])
-    assert {c: str(t) for c, t in frame.dtypes.items()} == {
-        c: str(t) for c, t in frames.SCHEMAS["permission_aggregate"].items()
-    }
+    assert_schema(frame, "permission_aggregate")
     assert frame["user_id"].is_unique and (frame["space_id"] == multi["space_id"]).all()
     by_user = frame.set_index("user_id")["role"]
     assert by_user[multi["user_id"]] == multi["effective"]  # two teams beat a direct comment
@@ -160,7 +159,7 @@ def test_aggregate_role_filter(client, space_id):
     every = client.permissions.aggregate(space_id)
     for role in ROLES:
         only = client.permissions.aggregate(space_id, role=role)
-        assert list(only.columns) == list(frames.SCHEMAS["permission_aggregate"])
+        assert_schema(only, "permission_aggregate")
         assert set(only["user_id"]) == set(every.loc[every["role"] == role, "user_id"])
 
 

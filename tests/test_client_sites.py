@@ -7,8 +7,8 @@ import logging
 
 import pandas as pd
 import pytest
+from client_checks import assert_schema, member_client
 
-from docsapi import DocsClient, frames
 from docsapi.errors import (
     BadRequestError,
     DocsAPIError,
@@ -20,13 +20,6 @@ from docsapi.models import ShareLink, Site
 from docsapi.resources.sites import SitePublishingAuth
 
 
-def assert_schema(frame: pd.DataFrame, name: str) -> None:
-    """The frame has exactly the declared columns and dtypes (also when empty)."""
-    assert {c: str(t) for c, t in frame.dtypes.items()} == {
-        c: str(t) for c, t in frames.SCHEMAS[name].items()
-    }
-
-
 @pytest.fixture
 def sites(sandbox):
     return sandbox.demo["sites"]
@@ -34,8 +27,7 @@ def sites(sandbox):
 
 @pytest.fixture
 def other(sandbox):
-    """A client acting as an ordinary ``read`` member."""
-    return DocsClient(token=sandbox.tokens["other-user"], base_url=sandbox.url)
+    return member_client(sandbox)
 
 
 # -- the sites ------------------------------------------------------------------------------------

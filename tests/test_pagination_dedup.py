@@ -58,6 +58,56 @@ LISTS = {
         lambda i: {"permission": "read", "team": {"id": i}},
         "team_id",
     ),
+    "permissions.aggregate": (
+        lambda c: c.permissions.aggregate("sp1"),
+        lambda i: {"permission": "read", "user": {"id": i}},
+        "user_id",
+    ),
+    "collections.list": (lambda c: c.collections.list("org1"), lambda i: {"id": i}, "id"),
+    "collections.spaces": (lambda c: c.collections.spaces("col1"), lambda i: {"id": i}, "id"),
+    "collections.users": (
+        lambda c: c.collections.users("col1"),
+        lambda i: {"permission": "read", "user": {"id": i}},
+        "user_id",
+    ),
+    "collections.teams": (
+        lambda c: c.collections.teams("col1"),
+        lambda i: {"permission": "read", "team": {"id": i}},
+        "team_id",
+    ),
+    "collections.aggregate": (
+        lambda c: c.collections.aggregate("col1"),
+        lambda i: {"permission": "read", "user": {"id": i}},
+        "user_id",
+    ),
+    "sites.list": (lambda c: c.sites.list("org1"), lambda i: {"id": i}, "id"),
+    "sites.spaces": (lambda c: c.sites.spaces("org1", "site1"), lambda i: {"id": i}, "id"),
+    "sites.share_links": (
+        lambda c: c.sites.share_links("org1", "site1"),
+        lambda i: {"id": i},
+        "id",
+    ),
+    "sites.users": (
+        lambda c: c.sites.users("org1", "site1"),
+        lambda i: {"permission": "read", "user": {"id": i}},
+        "user_id",
+    ),
+    "sites.teams": (
+        lambda c: c.sites.teams("org1", "site1"),
+        lambda i: {"permission": "read", "team": {"id": i}},
+        "team_id",
+    ),
+    "orgs.member_spaces": (
+        lambda c: c.orgs.member_spaces("org1", "u1"),
+        lambda i: {"permission": "read", "space": {"id": i}},
+        "space_id",
+    ),
+    "orgs.invite_links": (
+        lambda c: c.orgs.invite_links("org1"),
+        lambda i: {"id": i, "role": "read"},
+        "id",
+    ),
+    "orgs.audit_events": (lambda c: c.orgs.audit_events("org1"), lambda i: {"id": i}, "id"),
     "change_requests.list": (lambda c: c.change_requests.list("sp1"), lambda i: {"id": i}, "id"),
     "spaces.search": (lambda c: c.spaces.search("sp1", "q"), lambda i: {"id": i}, "id"),
 }
