@@ -48,6 +48,27 @@ OBJECT_CALLS = {
     "change_requests.create": lambda c: c.change_requests.create("sp1"),
     "orgs.get": lambda c: c.orgs.get("org1"),
     "orgs.team": lambda c: c.orgs.team("org1", "tm1"),
+    "orgs.member": lambda c: c.orgs.member("org1", "u1"),
+    "orgs.update_member": lambda c: c.orgs.update_member("org1", "u1", role="read"),
+    "orgs.create_team": lambda c: c.orgs.create_team("org1", title="T"),
+    "orgs.update_team": lambda c: c.orgs.update_team("org1", "tm1", title="T"),
+    "orgs.invite_link": lambda c: c.orgs.invite_link("org1", "inv1"),
+    "orgs.create_invite_link": lambda c: c.orgs.create_invite_link("org1", role="read"),
+    "orgs.update_invite_link": lambda c: c.orgs.update_invite_link("org1", "inv1", role="read"),
+    "collections.get": lambda c: c.collections.get("col1"),
+    "collections.create": lambda c: c.collections.create("org1", title="T"),
+    "collections.update": lambda c: c.collections.update("col1", title="T"),
+    "collections.move": lambda c: c.collections.move("col1", parent=None),
+    "sites.get": lambda c: c.sites.get("org1", "site1"),
+    "sites.update": lambda c: c.sites.update("org1", "site1", visibility="unlisted"),
+    "sites.publish": lambda c: c.sites.publish("org1", "site1"),
+    "sites.unpublish": lambda c: c.sites.unpublish("org1", "site1"),
+    "sites.publishing_auth": lambda c: c.sites.publishing_auth("org1", "site1"),
+    "sites.create_share_link": lambda c: c.sites.create_share_link("org1", "site1", name="N"),
+    "sites.update_share_link": lambda c: c.sites.update_share_link(
+        "org1", "site1", "sl1", active=False
+    ),
+    "sites.deactivate_share_link": lambda c: c.sites.deactivate_share_link("org1", "site1", "sl1"),
 }
 LIST_CALLS = {
     "spaces.list": lambda c: c.spaces.list(org_id="org1"),
@@ -62,6 +83,20 @@ LIST_CALLS = {
     "orgs.members": lambda c: c.orgs.members("org1"),
     "orgs.teams": lambda c: c.orgs.teams("org1"),
     "orgs.team_members": lambda c: c.orgs.team_members("org1", "tm1"),
+    "orgs.member_spaces": lambda c: c.orgs.member_spaces("org1", "u1"),
+    "orgs.invite_links": lambda c: c.orgs.invite_links("org1"),
+    "orgs.audit_events": lambda c: c.orgs.audit_events("org1"),
+    "permissions.aggregate": lambda c: c.permissions.aggregate("sp1"),
+    "collections.list": lambda c: c.collections.list("org1"),
+    "collections.spaces": lambda c: c.collections.spaces("col1"),
+    "collections.users": lambda c: c.collections.users("col1"),
+    "collections.teams": lambda c: c.collections.teams("col1"),
+    "collections.aggregate": lambda c: c.collections.aggregate("col1"),
+    "sites.list": lambda c: c.sites.list("org1"),
+    "sites.spaces": lambda c: c.sites.spaces("org1", "site1"),
+    "sites.share_links": lambda c: c.sites.share_links("org1", "site1"),
+    "sites.users": lambda c: c.sites.users("org1", "site1"),
+    "sites.teams": lambda c: c.sites.teams("org1", "site1"),
 }
 
 NOT_AN_OBJECT = {
