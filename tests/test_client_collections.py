@@ -203,8 +203,18 @@ def test_aggregate_filters_by_role_and_is_typed_when_empty(client, collections):
 
 def test_unknown_principals_and_collections(client, collections):
     collection_id = collections["product"]
+    for read in (
+        client.collections.spaces,
+        client.collections.users,
+        client.collections.teams,
+        client.collections.aggregate,
+    ):
+        with pytest.raises(NotFoundError):
+            read("no_such_collection")
     with pytest.raises(NotFoundError):
-        client.collections.users("no_such_collection")
+        client.collections.update("no_such_collection", title="T")
+    with pytest.raises(NotFoundError):
+        client.collections.move("no_such_collection", parent=None)
     with pytest.raises(NotFoundError):
         client.collections.invite(collection_id, role="read", users=["no_such_user"])
     with pytest.raises(NotFoundError):

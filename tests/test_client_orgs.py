@@ -7,8 +7,9 @@ from datetime import UTC, datetime, timedelta
 import pandas as pd
 import pytest
 from client_checks import assert_schema, member_client
+from scripted_server import Reply, ScriptedServer
 
-from docsapi import frames
+from docsapi import DocsClient, frames
 from docsapi.errors import NotFoundError, PermissionDeniedError, ValidationError
 from docsapi.models import InviteLink, Organization, OrganizationMember, Team
 
@@ -174,6 +175,13 @@ def test_create_update_delete_invite_links(client, sandbox):
         assert client.orgs.delete_invite_link(org_id, link.id) is False
 
 
+def test_an_invite_link_to_unknown_content_is_404(client, sandbox):
+    with pytest.raises(NotFoundError):
+        client.orgs.create_invite_link(sandbox.org_id, role="read", space_id="no_such_space")
+    with pytest.raises(NotFoundError):
+        client.orgs.update_invite_link(sandbox.org_id, "no_such_invite", role="read")
+
+
 def test_an_invite_link_goes_to_one_place(client, sandbox):
     before = sandbox.request_count
     with pytest.raises(ValidationError, match="space_id, collection_id"):
@@ -222,6 +230,24 @@ def test_deleting_a_team_takes_its_grants_away(client, sandbox):
         assert team in set(client.permissions.teams(space_id)["team_id"])
         assert client.orgs.delete_team(sandbox.org_id, team) is True
         assert team not in set(client.permissions.teams(space_id)["team_id"])
+
+
+def test_unknown_teams_are_404(client, sandbox):
+    with pytest.raises(NotFoundError):
+        client.orgs.update_team(sandbox.org_id, "no_such_team", title="T")
+    with pytest.raises(NotFoundError):
+        client.orgs.remove_team_member(sandbox.org_id, "no_such_team", sandbox.demo["owner_id"])
+    with pytest.raises(NotFoundError):
+        client.orgs.add_team_member(sandbox.org_id, "no_such_team", sandbox.demo["owner_id"])
+
+
+@pytest.mark.parametrize(("status", "removed"), [(202, True), (205, True), (204, False)])
+def test_remove_member_reads_each_status_the_api_describes(status, removed):
+    # The sandbox removes at once (205/204); the API may also accept a removal for later (202).
+    with ScriptedServer([Reply(status, b"")]) as srv:
+        client = DocsClient(token="gb_api_scripted", base_url=srv.url + "/v1")
+        assert client.orgs.remove_member("org1", "u1") is removed
+    assert (srv.seen[0].method, srv.seen[0].path) == ("DELETE", "/v1/orgs/org1/members/u1")
 
 
 def test_team_members_must_be_organization_members(client, sandbox):

@@ -230,8 +230,18 @@ def test_a_site_has_no_guest_role(client, sandbox, sites):
 
 def test_unknown_principals_and_sites(client, sandbox, sites):
     org_id, site_id = sandbox.org_id, sites["public"]
+    for read in (
+        client.sites.spaces,
+        client.sites.share_links,
+        client.sites.users,
+        client.sites.teams,
+        client.sites.publishing_auth,
+        client.sites.publish,
+    ):
+        with pytest.raises(NotFoundError):
+            read(org_id, "no_such_site")
     with pytest.raises(NotFoundError):
-        client.sites.users(org_id, "no_such_site")
+        client.sites.create_share_link(org_id, "no_such_site", name="x")
     with pytest.raises(NotFoundError):
         client.sites.set_user_role(org_id, site_id, "no_such_user", "read")
     with pytest.raises(NotFoundError):
