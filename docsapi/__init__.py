@@ -32,6 +32,7 @@ from docsapi.errors import (
     RateLimitError,
     ResponseFormatError,
     ServerError,
+    SnapshotError,
     ValidationError,
 )
 
@@ -53,10 +54,12 @@ __all__ = [
     "ResponseFormatError",
     "RetryPolicy",
     "ServerError",
+    "SnapshotError",
     "Timeout",
     "ValidationError",
     "__version__",
     "audit_permissions",
+    "load_audit",
 ]
 
 # Heavy pieces load on first use so that `import docsapi` stays cheap.
@@ -64,11 +67,13 @@ _LAZY = {
     "DocsClient": "docsapi.client",
     "audit_permissions": "docsapi.audit",
     "PermissionAudit": "docsapi.audit",
+    "load_audit": "docsapi.snapshot",
 }
 
 if _typing.TYPE_CHECKING:
     from docsapi.audit import PermissionAudit, audit_permissions
     from docsapi.client import DocsClient
+    from docsapi.snapshot import load_audit
 
     __version__: str
 
