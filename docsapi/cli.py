@@ -380,7 +380,7 @@ def _run_history(args: argparse.Namespace) -> int:
     columns += ["high", "path"]
     if kept["problem"].notna().any():
         columns.append("problem")
-    print(shown[columns].fillna("").to_string(index=False))
+    print(shown[columns].astype(object).fillna("").to_string(index=False))
     return EXIT_OK
 
 
