@@ -216,19 +216,36 @@ def _levels(index: pd.Index) -> list[pd.Index]:
 
 
 # -- reading -----------------------------------------------------------------------------------
+def _categorical_dtype(
+    spec: dict[str, Any], categories: list[Any], known: dict[str, pd.CategoricalDtype]
+) -> pd.CategoricalDtype:
+    """The dtype of a categorical, built once per distinct description (a matrix has
+    thousands of columns of one role dtype)."""
+    key = json.dumps([spec, categories])
+    if key not in known:
+        index = pd.Index(categories, dtype=restore_dtype(spec["categories"]))
+        known[key] = pd.CategoricalDtype(index, ordered=bool(spec["ordered"]))
+    return known[key]
+
+
 def _restore_values(
-    values: pd.Series | pd.Index, entry: dict[str, Any], categories: list[Any] | None
+    values: pd.Series | pd.Index,
+    entry: dict[str, Any],
+    categories: list[Any] | None,
+    known: dict[str, pd.CategoricalDtype],
 ) -> Any:
     """``values`` (as pyarrow gave them) as an array with the dtype of a layout entry."""
     spec = entry["dtype"]
     if spec.get("kind") == "category":
         if categories is None:
             raise FrameFormatError(f"the categories of {entry['name']!r} are missing")
-        index = pd.Index(categories, dtype=restore_dtype(spec["categories"]))
-        dtype = pd.CategoricalDtype(index, ordered=bool(spec["ordered"]))
-        if isinstance(values.dtype, pd.CategoricalDtype):  # recode the few categories only
-            return pd.Categorical(values).set_categories(index).set_ordered(dtype.ordered)
-        return pd.Categorical(values, dtype=dtype)
+        dtype = _categorical_dtype(spec, categories, known)
+        if not isinstance(values.dtype, pd.CategoricalDtype):
+            return pd.Categorical(values, dtype=dtype)
+        read = pd.Categorical(values)
+        if read.categories.equals(dtype.categories):  # the usual case: the codes hold
+            return pd.Categorical.from_codes(read.codes, dtype=dtype, validate=False)
+        return read.set_categories(dtype.categories).set_ordered(dtype.ordered)
     if entry.get("json"):
         return np.array(
             [v if v is None or not isinstance(v, str) else json.loads(v) for v in _objects(values)],
@@ -256,13 +273,14 @@ def _restore_index(
     specs: list[dict[str, Any]] | None,
     categories: dict[str, list[Any]],
     rows: int,
+    known: dict[str, pd.CategoricalDtype],
 ) -> pd.Index:
     if specs is None:
         return pd.RangeIndex(rows)
     if frame.index.nlevels != len(specs):
         raise FrameFormatError(f"index has {frame.index.nlevels} levels, expected {len(specs)}")
     levels = [
-        _as_index(_restore_values(level, spec, categories.get(f"index:{i}")))
+        _as_index(_restore_values(level, spec, categories.get(f"index:{i}"), known))
         for i, (level, spec) in enumerate(zip(_levels(frame.index), specs, strict=True))
     ]
     names = [spec["name"] for spec in specs]
@@ -299,11 +317,14 @@ def read_frame(path: Path, layout: Layout) -> pd.DataFrame:
     stored_anything = bool(specs) or layout["index"] is not None  # else Parquet keeps no rows
     if stored_anything and len(raw) != layout["rows"]:
         raise FrameFormatError(f"holds {len(raw)} rows, expected {layout['rows']}")
+    known: dict[str, pd.CategoricalDtype] = {}
     arrays = {
-        position: _restore_values(raw.iloc[:, position], spec, categories.get(f"column:{position}"))
+        position: _restore_values(
+            raw.iloc[:, position], spec, categories.get(f"column:{position}"), known
+        )
         for position, spec in enumerate(specs)
     }
-    index = _restore_index(raw, layout["index"], categories, layout["rows"])
+    index = _restore_index(raw, layout["index"], categories, layout["rows"], known)
     frame = pd.DataFrame(arrays, index=index, copy=False)
     frame.columns = pd.Index(
         names, dtype=restore_dtype(layout["columns_dtype"]), name=layout["columns_name"]

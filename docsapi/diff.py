@@ -183,11 +183,18 @@ def _described(paths: pd.DataFrame) -> pd.Series:
 
 
 def _joined(pair_keys: np.ndarray, texts: pd.Series) -> dict[int, str]:
-    """Texts joined with ``"; "`` per pair key."""
+    """Texts joined with ``"; "`` per pair key (in their order within each pair)."""
     if not len(pair_keys):
         return {}
-    grouped = pd.Series(texts.to_numpy(), index=pair_keys).groupby(level=0, sort=False)
-    return grouped.agg("; ".join).to_dict()
+    order = np.argsort(pair_keys, kind="stable")
+    keys = pair_keys[order]
+    values = texts.to_numpy(dtype=object)[order].tolist()
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    ends = [*starts[1:].tolist(), len(keys)]
+    return {
+        int(keys[start]): "; ".join(values[start:end])
+        for start, end in zip(starts.tolist(), ends, strict=True)
+    }
 
 
 def _change_frame(
@@ -329,14 +336,19 @@ def _one_side(
     return pd.array(own & other, dtype=BOOLEAN)
 
 
+def _names(table: pd.DataFrame, ids: str, names: str) -> dict[object, object]:
+    """Id -> name, from the first row of each id."""
+    first = table[[ids, names]].drop_duplicates(ids)
+    return dict(zip(_texts(first[ids]), _texts(first[names]), strict=True))
+
+
 def _path_changes(
     previous: PermissionAudit, current: PermissionAudit, gone: pd.DataFrame, came: pd.DataFrame
 ) -> pd.DataFrame:
     parts = []
     for change, rows, audit in (("removed", gone, previous), ("added", came, current)):
-        names = audit.effective[["space_id", "space_title", "user_id", "display_name"]]
-        spaces = dict(zip(_texts(names["space_id"]), _texts(names["space_title"]), strict=True))
-        people = dict(zip(_texts(names["user_id"]), _texts(names["display_name"]), strict=True))
+        spaces = _names(audit.effective, "space_id", "space_title")
+        people = _names(audit.effective, "user_id", "display_name")
         frame = pd.DataFrame(
             {
                 "change": [change] * len(rows),

@@ -61,7 +61,7 @@ from docsapi._audit_tables import (
     PATH_COLUMNS,
 )
 from docsapi._fields import mask_query, mask_share_url
-from docsapi._redact import scrub
+from docsapi._redact import scrub, scrub_data
 from docsapi.errors import SnapshotError, ValidationError
 
 if TYPE_CHECKING:
@@ -379,14 +379,22 @@ def _scrub_texts(frame: pd.DataFrame) -> pd.DataFrame:
                 replaced[position] = pd.Categorical(
                     texts, categories=distinct, ordered=dtype.ordered
                 )
-        elif isinstance(dtype, pd.StringDtype) or dtype == np.dtype(object):
-            values = series.to_numpy(dtype=object)
-            cleaned = [scrub(v) if isinstance(v, str) else v for v in values]
-            if any(a is not b for a, b in zip(cleaned, values, strict=True)):
-                array = np.array(cleaned, dtype=object)
-                replaced[position] = (
-                    pd.array(array, dtype=dtype) if isinstance(dtype, pd.StringDtype) else array
-                )
+        elif isinstance(dtype, pd.StringDtype):
+            codes, uniques = pd.factorize(series.to_numpy(dtype=object))  # each text once
+            cleaned = [scrub(v) for v in uniques]
+            if cleaned != list(uniques):
+                array = np.asarray([*cleaned, None], dtype=object)[codes]  # code -1: missing
+                replaced[position] = pd.array(array, dtype=dtype)
+        elif dtype == np.dtype(object):  # text, or the lists and dicts of a request body
+            values = series.to_numpy()
+            cleaned = np.empty(len(values), dtype=object)
+            for row, value in enumerate(values):
+                cleaned[row] = scrub_data(value) if isinstance(value, str | list | dict) else value
+            if any(
+                isinstance(b, str | list | dict) and a != b
+                for a, b in zip(cleaned, values, strict=True)
+            ):
+                replaced[position] = cleaned
     if not replaced:
         return frame
     frame = frame.copy()

@@ -364,7 +364,14 @@ def test_no_token_share_link_key_or_private_key_is_saved(sandbox, canary_token, 
     audit = audit_permissions(client, sandbox.org_id, progress=False)
     assert len(audit.errors)  # a failed read's message is saved too
     folder = audit.save(tmp_path / "snapshot")
-    save_table(folder, "notes", pd.DataFrame({"note": [f"token {canary_token} was pasted"]}))
+    pasted = pd.DataFrame(
+        {
+            "note": [f"token {canary_token} was pasted"],
+            "body": np.array([{"headers": {"token": canary_token}}], dtype=object),
+        }
+    )
+    save_table(folder, "notes", pasted)
+    assert load_table(folder, "notes")["body"][0] == {"headers": {"token": "********"}}
     state = sandbox._store.state
     secrets = [canary_token, sandbox.token]
     secrets += [link["key"] for links in state.share_links.values() for link in links.values()]
