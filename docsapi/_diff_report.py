@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -153,21 +153,44 @@ _SEVERITY_RANK = {"high": 0, "medium": 1, "low": 2}
 _ROLE_RANK = {role: len(ROLES) - i for i, role in enumerate(ROLES)}  # admin first
 
 
-def _access_rows(frame: pd.DataFrame, change: str, rank: int) -> list[dict[str, object]]:
+def _text_or_none(value: object) -> str | None:
+    return (
+        None if value is None or (pd.api.types.is_scalar(value) and pd.isna(value)) else str(value)
+    )
+
+
+def _access_rows(frame: pd.DataFrame, change: str, rank: int) -> list[dict[str, Any]]:
+    widened = change in {"granted", "raised"}
     rows = []
-    for record in frame.itertuples(index=False):
-        before = "no access" if pd.isna(record.role_before) else record.role_before
-        after = "no access" if pd.isna(record.role_after) else record.role_after
-        through = record.paths_added if change in {"granted", "raised"} else record.paths_removed
-        via = "" if pd.isna(through) else f" (via {through})"
-        role = record.role_after if change in {"granted", "raised"} else record.role_before
+    for record in frame.to_dict("records"):
+        before = _text_or_none(record["role_before"]) or "no access"
+        after = _text_or_none(record["role_after"]) or "no access"
+        through = _text_or_none(record["paths_added" if widened else "paths_removed"])
+        via = f" (via {through})" if through else ""
+        role = after if widened else before
         rows.append(
             {
-                "order": (rank, _ROLE_RANK.get(str(role), 9)),
+                "order": (rank, _ROLE_RANK.get(role, 9)),
                 "change": change,
-                "space": record.space_title,
-                "who": record.display_name,
+                "space": _text_or_none(record["space_title"]),
+                "who": _text_or_none(record["display_name"]),
                 "what": f"{before} -> {after}{via}",
+            }
+        )
+    return rows
+
+
+def _finding_rows(frame: pd.DataFrame, verb: str, rank: int) -> list[dict[str, Any]]:
+    rows = []
+    for record in frame.to_dict("records"):
+        severity = str(record["severity"])
+        rows.append(
+            {
+                "order": (rank, _SEVERITY_RANK.get(severity, 3)),
+                "change": f"{verb} {severity} finding",
+                "space": _text_or_none(record["space_title"]),
+                "who": _text_or_none(record["principal_name"]),
+                "what": _text_or_none(record["detail"]),
             }
         )
     return rows
@@ -175,42 +198,24 @@ def _access_rows(frame: pd.DataFrame, change: str, rank: int) -> list[dict[str, 
 
 def top_changes(diff: AccessDiff, limit: int = 10) -> pd.DataFrame:
     """The changes to look at first (see :meth:`AccessDiff.top_changes`)."""
-    rows: list[dict[str, object]] = []
-    for record in diff.new_findings.itertuples(index=False):
-        rows.append(
-            {
-                "order": (0, _SEVERITY_RANK.get(str(record.severity), 3)),
-                "change": f"new {record.severity} finding",
-                "space": record.space_title if not pd.isna(record.space_title) else None,
-                "who": record.principal_name if not pd.isna(record.principal_name) else None,
-                "what": record.detail,
-            }
-        )
+    rows = _finding_rows(diff.new_findings, "new", 0)
     rows += _access_rows(diff.granted.head(limit * 4), "granted", 1)
     rows += _access_rows(diff.raised.head(limit * 4), "raised", 1)
-    for record in diff.exposure_added.itertuples(index=False):
+    for record in diff.exposure_added.to_dict("records"):
+        audience, visibility = record["audience"], record["visibility"]
         rows.append(
             {
                 "order": (2, 0),
                 "change": "exposure added",
-                "space": record.space_title,
-                "who": record.audience,
-                "what": f"readable by {record.audience} ({record.visibility})",
+                "space": _text_or_none(record["space_title"]),
+                "who": _text_or_none(audience),
+                "what": f"readable by {audience} ({visibility})",
             }
         )
     rows += _access_rows(diff.revoked.head(limit), "revoked", 3)
     rows += _access_rows(diff.lowered.head(limit), "lowered", 3)
-    for record in diff.resolved_findings.itertuples(index=False):
-        rows.append(
-            {
-                "order": (4, _SEVERITY_RANK.get(str(record.severity), 3)),
-                "change": f"resolved {record.severity} finding",
-                "space": record.space_title if not pd.isna(record.space_title) else None,
-                "who": record.principal_name if not pd.isna(record.principal_name) else None,
-                "what": record.detail,
-            }
-        )
-    rows.sort(key=lambda row: row["order"])  # type: ignore[arg-type,return-value]
+    rows += _finding_rows(diff.resolved_findings, "resolved", 4)
+    rows.sort(key=lambda row: row["order"])
     columns = ["change", "space", "who", "what"]
     frame = pd.DataFrame(rows[:limit], columns=["order", *columns])[columns]
     return frame.astype("string[python]")

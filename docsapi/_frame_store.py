@@ -103,7 +103,7 @@ def _json_cell(value: Any, column: str) -> Any:
 def _encode_objects(frame: pd.DataFrame) -> tuple[pd.DataFrame, set[int]]:
     """Object columns that hold more than text, as JSON text; the positions encoded."""
     encoded: set[int] = set()
-    columns = {}
+    columns: dict[int, list[Any]] = {}
     for position, (label, series) in enumerate(frame.items()):
         if series.dtype != object:
             continue
@@ -116,8 +116,8 @@ def _encode_objects(frame: pd.DataFrame) -> tuple[pd.DataFrame, set[int]]:
     if not encoded:
         return frame, encoded
     frame = frame.copy()
-    for position, values in columns.items():
-        frame.isetitem(position, pd.Series(values, index=frame.index, dtype=object))
+    for position, texts in columns.items():
+        frame.isetitem(position, np.array(texts, dtype=object))
     return frame, encoded
 
 
@@ -151,8 +151,8 @@ def write_frame(frame: pd.DataFrame, path: Path) -> Layout:
     ValidationError
         For labels Parquet cannot hold, or values that cannot be saved.
     """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
     if not isinstance(frame, pd.DataFrame):
         raise ValidationError("frame", f"must be a pandas DataFrame, got {type(frame).__name__}")
@@ -245,7 +245,7 @@ def _restore_values(
         read = pd.Categorical(values)
         if read.categories.equals(dtype.categories):  # the usual case: the codes hold
             return pd.Categorical.from_codes(read.codes, dtype=dtype, validate=False)
-        return read.set_categories(dtype.categories).set_ordered(dtype.ordered)
+        return read.set_categories(dtype.categories).set_ordered(bool(dtype.ordered))
     if entry.get("json"):
         return np.array(
             [v if v is None or not isinstance(v, str) else json.loads(v) for v in _objects(values)],
@@ -301,8 +301,8 @@ def read_frame(path: Path, layout: Layout) -> pd.DataFrame:
     FrameFormatError
         When the file is not Parquet or does not hold what the layout describes.
     """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
     try:
         table = pq.read_table(path)

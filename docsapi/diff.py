@@ -27,7 +27,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -114,8 +114,7 @@ def _codes(columns: list[pd.Series]) -> list[np.ndarray]:
             mapping = np.append(categories.get_indexer(column.cat.categories), missing)
             result.append(mapping[column.cat.codes.to_numpy()])  # code -1 picks `missing`
         return result
-    values = np.concatenate([np.asarray(c.astype(object), dtype=object) for c in columns])
-    values = np.where(pd.isna(values), None, values)
+    values = np.concatenate([_texts(c) for c in columns])
     codes, _ = pd.factorize(values, use_na_sentinel=False)
     bounds = np.cumsum([0, *(len(c) for c in columns)])
     return [codes[start:end] for start, end in itertools.pairwise(bounds)]
@@ -200,13 +199,13 @@ def _joined(pair_keys: np.ndarray, texts: pd.Series) -> dict[int, str]:
 def _change_frame(
     rows: pd.DataFrame,
     *,
-    role_before: object,
-    role_after: object,
-    sources_before: object,
-    sources_after: object,
-    added: object,
-    removed: object,
-    complete: object,
+    role_before: Any,
+    role_after: Any,
+    sources_before: Any,
+    sources_after: Any,
+    added: Any,
+    removed: Any,
+    complete: Any,
 ) -> pd.DataFrame:
     frame = pd.DataFrame(
         {
@@ -235,9 +234,11 @@ def _casefold(column: pd.Series) -> pd.Series:
     return column.str.casefold() if column.dtype == STRING else column
 
 
-def _texts(values: pd.Series) -> np.ndarray:
-    array = values.astype(object).to_numpy()
-    return np.where(pd.isna(array), None, array)
+def _texts(values: pd.Series | pd.Index) -> np.ndarray:
+    """The values as Python objects, missing ones as None."""
+    array = np.array(values.astype(object), dtype=object)
+    array[pd.isna(array)] = None
+    return array
 
 
 @dataclass

@@ -381,9 +381,9 @@ def _scrub_texts(frame: pd.DataFrame) -> pd.DataFrame:
                 )
         elif isinstance(dtype, pd.StringDtype):
             codes, uniques = pd.factorize(series.to_numpy(dtype=object))  # each text once
-            cleaned = [scrub(v) for v in uniques]
-            if cleaned != list(uniques):
-                array = np.asarray([*cleaned, None], dtype=object)[codes]  # code -1: missing
+            scrubbed = [scrub(v) for v in uniques]
+            if scrubbed != list(uniques):
+                array = np.asarray([*scrubbed, None], dtype=object)[codes]  # code -1: missing
                 replaced[position] = pd.array(array, dtype=dtype)
         elif dtype == np.dtype(object):  # text, or the lists and dicts of a request body
             values = series.to_numpy()
@@ -421,7 +421,7 @@ def _mask_addresses(name: str, frame: pd.DataFrame) -> pd.DataFrame:
     if all(a is b or a == b for a, b in zip(masked, values, strict=True) if isinstance(a, str)):
         return frame
     frame = frame.copy()
-    frame[column] = pd.array(np.array(masked, dtype=object), dtype=frame[column].dtype)
+    frame[column] = pd.Series(masked, index=frame.index, dtype=object).astype(frame[column].dtype)
     return frame
 
 
@@ -718,7 +718,7 @@ def load_audit(path: str | os.PathLike[str]) -> PermissionAudit:
     info = _info(target, manifest)
     crawl = _crawl_facts(target, manifest)
     try:
-        thresholds = AuditThresholds(**info.thresholds)
+        thresholds = AuditThresholds(**info.thresholds)  # type: ignore[arg-type]
     except (TypeError, ValidationError) as exc:
         raise _refuse(target, f"its thresholds are not valid: {exc}") from None
     tables = _read_group(target, manifest, "audit", AUDIT_TABLES)
@@ -732,7 +732,7 @@ def load_audit(path: str | os.PathLike[str]) -> PermissionAudit:
             org_name=info.org_name,
             generated_at=info.generated_at,
             **crawl,
-            **raw,
+            **raw,  # type: ignore[arg-type]
         )
     except ValidationError as exc:
         raise _refuse(target, f"its raw tables are not valid: {exc}") from None
@@ -908,7 +908,7 @@ _HISTORY_COLUMNS = {
 
 def _manifests_under(root: Path) -> list[Path]:
     """Snapshot folders at most two levels below ``root`` (``root/<org>/<time>``)."""
-    found = []
+    found: list[Path] = []
     for depth in ("*", "*/*"):
         found.extend(p.parent for p in root.glob(f"{depth}/{MANIFEST}"))
     if (root / MANIFEST).is_file():
@@ -946,7 +946,7 @@ def history(root: str | os.PathLike[str], *, org_id: str | None = None) -> pd.Da
     base = _snapshot_path(root, "root")
     if not base.is_dir():
         raise ValidationError("root", f"{base} is not a folder")
-    rows = []
+    rows: list[dict[str, object]] = []
     for folder in _manifests_under(base):
         try:
             info = read_info(folder)
