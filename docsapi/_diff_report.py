@@ -153,10 +153,9 @@ _SEVERITY_RANK = {"high": 0, "medium": 1, "low": 2}
 _ROLE_RANK = {role: len(ROLES) - i for i, role in enumerate(ROLES)}  # admin first
 
 
-def _text_or_none(value: object) -> str | None:
-    return (
-        None if value is None or (pd.api.types.is_scalar(value) and pd.isna(value)) else str(value)
-    )
+def _text_or_none(value: Any) -> str | None:
+    missing = value is None or value is pd.NA or (isinstance(value, float) and value != value)
+    return None if missing else str(value)
 
 
 def _access_rows(frame: pd.DataFrame, change: str, rank: int) -> list[dict[str, Any]]:
