@@ -34,14 +34,11 @@ Examples
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -49,7 +46,6 @@ from urllib.parse import quote
 import numpy as np
 import pandas as pd
 
-from docsapi import _frame_store
 from docsapi._audit_coverage import COVERAGE_COLUMNS
 from docsapi._audit_data import PARTS, RAW_SCHEMAS, AuditData
 from docsapi._audit_rules import FINDING_COLUMNS, AuditThresholds
@@ -60,8 +56,23 @@ from docsapi._audit_tables import (
     MISMATCH_COLUMNS,
     PATH_COLUMNS,
 )
-from docsapi._fields import mask_query, mask_share_url
-from docsapi._redact import scrub, scrub_data
+from docsapi._snapshot_files import (
+    FORMAT,
+    FORMAT_VERSION,
+    MANIFEST,
+    OLDEST_FORMAT_VERSION,
+    SnapshotInfo,
+    clean,
+    docsapi_version,
+    entries,
+    read_entry,
+    read_manifest,
+    refuse,
+    scrub_texts,
+    snapshot_info,
+    write_manifest,
+    write_table,
+)
 from docsapi.errors import SnapshotError, ValidationError
 
 if TYPE_CHECKING:
@@ -82,15 +93,6 @@ __all__ = [
     "save_dated",
     "save_table",
 ]
-
-#: The file that makes a folder a snapshot, and says what it holds.
-MANIFEST = "snapshot.json"
-_FORMAT = "docsapi.audit-snapshot"
-#: The snapshot format this docsapi writes. Any change to what a snapshot holds (a table, a
-#: column, a dtype, a key of ``snapshot.json``) raises it.
-FORMAT_VERSION = 1
-#: The oldest format this docsapi still reads.
-OLDEST_FORMAT_VERSION = 1
 
 #: The audit's public tables, in report order (``docs/audit-tables.md``).
 AUDIT_TABLES: tuple[str, ...] = (
@@ -118,8 +120,6 @@ _REQUIRED_COLUMNS: dict[str, list[str]] = {
     "matrix": [],
     "errors": list(RAW_SCHEMAS["errors"]),
 }
-_GROUPS = ("audit", "data", "extra")
-_FILE_PATTERN = re.compile(r"^(audit|data|extra)/([a-z][a-z0-9_]{0,63})(-[0-9a-f]{12})?\.parquet$")
 _NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 _STAMP = "%Y%m%dT%H%M%SZ"
 _COUNTS = (
@@ -137,172 +137,10 @@ _COUNTS = (
 )
 
 
-# -- what a snapshot says about itself -----------------------------------------------------------
-@dataclass(frozen=True)
-class SnapshotInfo:
-    """What ``snapshot.json`` says about a snapshot (read by :func:`read_info`).
-
-    Attributes
-    ----------
-    path : Path
-        The snapshot's folder.
-    format_version : int
-        The snapshot format it was written in (:data:`FORMAT_VERSION` today).
-    docsapi_version : str
-        The docsapi that wrote it.
-    saved_at, generated_at : Timestamp
-        When it was written, and when the audit's crawl finished (UTC).
-    org_id, org_name : str, str or None
-        The organization audited.
-    complete : bool
-        Whether the audit could see everything (see ``coverage``).
-    expand_teams : bool
-        Whether ``effective`` counts access through teams.
-    thresholds : dict
-        The rule limits used (``AuditThresholds`` as a dict).
-    counts : dict
-        Numbers of the summary: spaces, users, members, teams, grants, exposed spaces,
-        findings, errors, high, medium, low.
-    coverage : DataFrame
-        The audit's coverage table (what the token could and could not see).
-    extras : tuple of str
-        Names of the tables saved with it (:func:`save_table`).
-    """
-
-    path: Path
-    format_version: int
-    docsapi_version: str
-    saved_at: pd.Timestamp
-    org_id: str
-    org_name: str | None
-    generated_at: pd.Timestamp
-    complete: bool
-    expand_teams: bool
-    thresholds: dict[str, float]
-    counts: dict[str, int]
-    coverage: pd.DataFrame = field(repr=False, compare=False)
-    extras: tuple[str, ...] = ()
-    _manifest: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-
-    def __repr__(self) -> str:
-        state = "complete" if self.complete else "PARTIAL"
-        return (
-            f"SnapshotInfo({str(self.path)!r}, org_id={self.org_id!r}, "
-            f"generated_at={self.generated_at.isoformat()!r}, {state}, "
-            f"spaces={self.counts.get('spaces', 0)}, findings={self.counts.get('findings', 0)})"
-        )
-
-
-def _version() -> str:
-    import docsapi
-
-    return str(docsapi.__version__)
-
-
 def _snapshot_path(path: object, argument: str = "path") -> Path:
     if not isinstance(path, str | os.PathLike) or not str(path).strip():
         raise ValidationError(argument, f"pass a snapshot folder's path, got {path!r}")
     return Path(path)
-
-
-def _refuse(path: Path, problem: str) -> SnapshotError:
-    return SnapshotError(f"cannot load the snapshot {path}: {problem}")
-
-
-def _timestamp(text: object, path: Path, key: str) -> pd.Timestamp:
-    try:
-        stamp = pd.Timestamp(str(text))
-    except (TypeError, ValueError):
-        raise _refuse(path, f"{MANIFEST} has no valid {key}") from None
-    if stamp.tzinfo is None:
-        raise _refuse(path, f"{MANIFEST} has a {key} without a time zone")
-    return stamp.tz_convert("UTC")
-
-
-def _manifest(path: Path) -> dict[str, Any]:
-    """``snapshot.json``, with its format checked (not yet the files)."""
-    if not path.exists():
-        raise _refuse(path, "it does not exist")
-    if not path.is_dir():
-        raise _refuse(path, "a snapshot is a folder; this is a file")
-    try:
-        text = (path / MANIFEST).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise _refuse(
-            path, f"it has no {MANIFEST}, so it is not a docsapi snapshot (or was not finished)"
-        ) from None
-    try:
-        manifest = json.loads(text)
-    except ValueError as exc:
-        raise _refuse(path, f"{MANIFEST} is not valid JSON ({exc}): the file is damaged") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != _FORMAT:
-        raise _refuse(path, f"{MANIFEST} does not describe a docsapi audit snapshot")
-    version = manifest.get("format_version")
-    written_by = manifest.get("docsapi_version", "an unknown version")
-    if not isinstance(version, int) or isinstance(version, bool):
-        raise _refuse(path, f"{MANIFEST} states no format version")
-    if version > FORMAT_VERSION:
-        raise _refuse(
-            path,
-            f"it was written by docsapi {written_by} in snapshot format {version}; this docsapi "
-            f"{_version()} reads formats {OLDEST_FORMAT_VERSION} to {FORMAT_VERSION}: upgrade "
-            "docsapi to load it",
-        )
-    if version < OLDEST_FORMAT_VERSION:
-        raise _refuse(
-            path,
-            f"it was written by docsapi {written_by} in snapshot format {version}, which this "
-            f"docsapi {_version()} no longer reads (formats {OLDEST_FORMAT_VERSION} to "
-            f"{FORMAT_VERSION}): load it with docsapi {written_by} and export its tables",
-        )
-    files = manifest.get("files")
-    if not isinstance(files, list) or not all(_valid_entry(entry) for entry in files):
-        raise _refuse(path, f"{MANIFEST} lists its files wrongly: the file is damaged")
-    return manifest
-
-
-def _valid_entry(entry: object) -> bool:
-    return (
-        isinstance(entry, dict)
-        and isinstance(entry.get("path"), str)
-        and _FILE_PATTERN.match(entry["path"]) is not None
-        and isinstance(entry.get("sha256"), str)
-        and isinstance(entry.get("layout"), dict)
-    )
-
-
-def _entries(manifest: dict[str, Any], group: str) -> dict[str, dict[str, Any]]:
-    """The files of one group by table name."""
-    found = {}
-    for entry in manifest["files"]:
-        match = _FILE_PATTERN.match(entry["path"])
-        if match and match.group(1) == group:
-            found[match.group(2)] = entry
-    return found
-
-
-def _info(path: Path, manifest: dict[str, Any]) -> SnapshotInfo:
-    try:
-        organization = manifest["organization"]
-        coverage = pd.DataFrame(manifest["coverage"], columns=COVERAGE_COLUMNS)
-        return SnapshotInfo(
-            path=path,
-            format_version=manifest["format_version"],
-            docsapi_version=str(manifest["docsapi_version"]),
-            saved_at=_timestamp(manifest["saved_at"], path, "saved_at"),
-            org_id=str(organization["id"]),
-            org_name=organization["name"],
-            generated_at=_timestamp(manifest["generated_at"], path, "generated_at"),
-            complete=bool(manifest["complete"]),
-            expand_teams=bool(manifest["expand_teams"]),
-            thresholds=dict(manifest["thresholds"]),
-            counts={str(k): int(v) for k, v in manifest["counts"].items()},
-            coverage=coverage,
-            extras=tuple(sorted(_entries(manifest, "extra"))),
-            _manifest=manifest,
-        )
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise _refuse(path, f"{MANIFEST} lacks or garbles {exc}: the file is damaged") from None
 
 
 def read_info(path: str | os.PathLike[str]) -> SnapshotInfo:
@@ -329,112 +167,16 @@ def read_info(path: str | os.PathLike[str]) -> SnapshotInfo:
     24
     """
     target = _snapshot_path(path)
-    return _info(target, _manifest(target))
+    return snapshot_info(target, read_manifest(target))
 
 
 # -- writing -------------------------------------------------------------------------------------
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _fsync(path: Path) -> None:
-    descriptor = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-
-
-def _write_table(folder: Path, relative: str, frame: pd.DataFrame) -> dict[str, Any]:
-    """Write one table under ``folder``; its manifest entry."""
-    target = folder / relative
-    target.parent.mkdir(parents=True, exist_ok=True)
-    layout = _frame_store.write_frame(frame, target)
-    _fsync(target)
-    return {
-        "path": relative,
-        "sha256": _sha256(target),
-        "bytes": target.stat().st_size,
-        "rows": len(frame),
-        "layout": layout,
-    }
-
-
-def _scrub_texts(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with registered credentials masked in every text (a copy when changed)."""
-    replaced: dict[int, Any] = {}
-    for position, (_, series) in enumerate(frame.items()):
-        dtype = series.dtype
-        if isinstance(dtype, pd.CategoricalDtype):
-            categories = [scrub(c) if isinstance(c, str) else c for c in dtype.categories]
-            if categories != list(dtype.categories):
-                codes = series.cat.codes.to_numpy()
-                texts = np.asarray(categories, dtype=object)[codes]
-                texts[codes < 0] = None
-                distinct = pd.Index(list(dict.fromkeys(categories)), dtype=dtype.categories.dtype)
-                replaced[position] = pd.Categorical(
-                    texts, categories=distinct, ordered=dtype.ordered
-                )
-        elif isinstance(dtype, pd.StringDtype):
-            codes, uniques = pd.factorize(series.to_numpy(dtype=object))  # each text once
-            scrubbed = [scrub(v) for v in uniques]
-            if scrubbed != list(uniques):
-                array = np.asarray([*scrubbed, None], dtype=object)[codes]  # code -1: missing
-                replaced[position] = pd.array(array, dtype=dtype)
-        elif dtype == np.dtype(object):  # text, or the lists and dicts of a request body
-            values = series.to_numpy()
-            cleaned = np.empty(len(values), dtype=object)
-            for row, value in enumerate(values):
-                cleaned[row] = scrub_data(value) if isinstance(value, str | list | dict) else value
-            if any(
-                isinstance(b, str | list | dict) and a != b
-                for a, b in zip(cleaned, values, strict=True)
-            ):
-                replaced[position] = cleaned
-    if not replaced:
-        return frame
-    frame = frame.copy()
-    for position, values in replaced.items():
-        frame.isetitem(position, values)
-    return frame
-
-
-def _mask_addresses(name: str, frame: pd.DataFrame) -> pd.DataFrame:
-    """Published addresses with the key of a share link, and query values, masked."""
-    column = "published_url" if name == "exposure" else "url_published"
-    if column not in frame.columns:
-        return frame
-    values = frame[column].to_numpy(dtype=object)
-    if name == "share_links":
-        links = np.ones(len(frame), dtype=bool)
-    elif name == "exposure":
-        links = frame["share_link_id"].notna().to_numpy(dtype=bool)
-    else:
-        links = np.zeros(len(frame), dtype=bool)
-    masked = [
-        mask_share_url(v) if link else mask_query(v) for v, link in zip(values, links, strict=True)
-    ]
-    if all(a is b or a == b for a, b in zip(masked, values, strict=True) if isinstance(a, str)):
-        return frame
-    frame = frame.copy()
-    frame[column] = pd.Series(masked, index=frame.index, dtype=object).astype(frame[column].dtype)
-    return frame
-
-
-def _clean(name: str, frame: pd.DataFrame) -> pd.DataFrame:
-    return _scrub_texts(_mask_addresses(name, frame))
-
-
 def _manifest_for(audit: PermissionAudit, expand_teams: bool) -> dict[str, Any]:
     coverage = audit.coverage.astype(object).where(audit.coverage.notna(), None)
     return {
-        "format": _FORMAT,
+        "format": FORMAT,
         "format_version": FORMAT_VERSION,
-        "docsapi_version": _version(),
+        "docsapi_version": docsapi_version(),
         "saved_at": pd.Timestamp.now(tz="UTC").isoformat(),
         "organization": {"id": audit.org_id, "name": audit.org_name},
         "generated_at": pd.Timestamp(audit.generated_at).tz_convert("UTC").isoformat(),
@@ -462,30 +204,16 @@ def _plain_value(value: object) -> object:
     return value
 
 
-def _write_manifest(folder: Path, manifest: dict[str, Any]) -> None:
-    """Write ``snapshot.json`` atomically (a temporary file renamed over it)."""
-    descriptor, temporary = tempfile.mkstemp(prefix=".snapshot.", suffix=".json", dir=folder)
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as stream:
-            json.dump(manifest, stream, indent=1, ensure_ascii=False)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, folder / MANIFEST)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 def _write_snapshot(audit: PermissionAudit, folder: Path, expand_teams: bool) -> None:
     manifest = _manifest_for(audit, expand_teams)
     tables = audit.tables()
     for name in AUDIT_TABLES:
         manifest["files"].append(
-            _write_table(folder, f"audit/{name}.parquet", _clean(name, tables[name]))
+            write_table(folder, f"audit/{name}.parquet", clean(name, tables[name]))
         )
     for name, table in audit.data.tables().items():
-        manifest["files"].append(_write_table(folder, f"data/{name}.parquet", _clean(name, table)))
-    _write_manifest(folder, manifest)  # last: a folder without it is no snapshot
+        manifest["files"].append(write_table(folder, f"data/{name}.parquet", clean(name, table)))
+    write_manifest(folder, manifest)  # last: a folder without it is no snapshot
 
 
 def _check_target(target: Path, overwrite: bool) -> None:
@@ -625,40 +353,24 @@ def save_dated(
 
 
 # -- reading -------------------------------------------------------------------------------------
-def _read_entry(path: Path, entry: dict[str, Any]) -> pd.DataFrame:
-    file = path / entry["path"]
-    if not file.is_file():
-        raise _refuse(path, f"{entry['path']} is missing (it is listed in {MANIFEST})")
-    if _sha256(file) != entry["sha256"]:
-        raise _refuse(
-            path,
-            f"{entry['path']} is corrupt: its SHA-256 differs from the one recorded when it "
-            "was saved (the file was changed or cut short since)",
-        )
-    try:
-        return _frame_store.read_frame(file, entry["layout"])
-    except (_frame_store.FrameFormatError, KeyError, TypeError, ValueError) as exc:
-        raise _refuse(path, f"{entry['path']} does not hold the table described: {exc}") from None
-
-
 def _read_group(
-    path: Path, manifest: dict[str, Any], group: str, names: Iterator[str] | tuple[str, ...]
+    path: Path, manifest: dict[str, Any], group: str, names: tuple[str, ...]
 ) -> dict[str, pd.DataFrame]:
-    entries = _entries(manifest, group)
-    missing = [name for name in names if name not in entries]
+    listed = entries(manifest, group)
+    missing = [name for name in names if name not in listed]
     if missing:
-        raise _refuse(path, f"{MANIFEST} lists no {group} table {', '.join(missing)}")
-    return {name: _read_entry(path, entries[name]) for name in names}
+        raise refuse(path, f"{MANIFEST} lists no {group} table {', '.join(missing)}")
+    return {name: read_entry(path, listed[name]) for name in names}
 
 
 def _check_columns(path: Path, tables: dict[str, pd.DataFrame], data: dict[str, pd.DataFrame]):
     for name, frame in tables.items():
         lacking = [c for c in _REQUIRED_COLUMNS[name] if c not in frame.columns]
         if lacking:
-            raise _refuse(path, f"the {name} table lacks columns {lacking}")
+            raise refuse(path, f"the {name} table lacks columns {lacking}")
     for name, frame in data.items():
         if list(frame.columns) != list(RAW_SCHEMAS[name]):
-            raise _refuse(
+            raise refuse(
                 path,
                 f"the raw {name} table has columns {list(frame.columns)}, "
                 f"expected {list(RAW_SCHEMAS[name])}",
@@ -676,9 +388,9 @@ def _crawl_facts(path: Path, manifest: dict[str, Any]) -> dict[str, Any]:
             "not_read": not_read,
         }
     except (KeyError, TypeError) as exc:
-        raise _refuse(path, f"{MANIFEST} lacks {exc}: the file is damaged") from None
+        raise refuse(path, f"{MANIFEST} lacks {exc}: the file is damaged") from None
     if not not_read <= set(PARTS):
-        raise _refuse(path, f"{MANIFEST} names unknown parts {sorted(not_read - set(PARTS))}")
+        raise refuse(path, f"{MANIFEST} names unknown parts {sorted(not_read - set(PARTS))}")
     return facts
 
 
@@ -714,17 +426,17 @@ def load_audit(path: str | os.PathLike[str]) -> PermissionAudit:
     >>> audit.findings.head()                                # doctest: +SKIP
     """
     target = _snapshot_path(path)
-    manifest = _manifest(target)
-    info = _info(target, manifest)
+    manifest = read_manifest(target)
+    info = snapshot_info(target, manifest)
     crawl = _crawl_facts(target, manifest)
     try:
         thresholds = AuditThresholds(**info.thresholds)  # type: ignore[arg-type]
     except (TypeError, ValidationError) as exc:
-        raise _refuse(target, f"its thresholds are not valid: {exc}") from None
+        raise refuse(target, f"its thresholds are not valid: {exc}") from None
     tables = _read_group(target, manifest, "audit", AUDIT_TABLES)
     raw = _read_group(target, manifest, "data", tuple(RAW_SCHEMAS))
-    for entry in _entries(manifest, "extra").values():  # the snapshot is checked whole
-        _read_entry(target, entry)
+    for entry in entries(manifest, "extra").values():  # the snapshot is checked whole
+        read_entry(target, entry)
     _check_columns(target, tables, raw)
     try:
         data = AuditData(
@@ -735,7 +447,7 @@ def load_audit(path: str | os.PathLike[str]) -> PermissionAudit:
             **raw,  # type: ignore[arg-type]
         )
     except ValidationError as exc:
-        raise _refuse(target, f"its raw tables are not valid: {exc}") from None
+        raise refuse(target, f"its raw tables are not valid: {exc}") from None
     return _assemble(data, tables, thresholds, info)
 
 
@@ -766,7 +478,7 @@ def _assemble(
     audit.__dict__["paths"] = tables["paths"]  # the values of the cached properties
     audit.__dict__["matrix"] = tables["matrix"]
     if audit.complete != info.complete:
-        raise _refuse(info.path, "its coverage table and snapshot.json disagree on completeness")
+        raise refuse(info.path, "its coverage table and snapshot.json disagree on completeness")
     audit.snapshot = info
     return audit
 
@@ -818,25 +530,25 @@ def save_table(snapshot: str | os.PathLike[str], name: str, frame: pd.DataFrame)
     """
     target = _snapshot_path(snapshot, "snapshot")
     table = _table_name(name)
-    manifest = _manifest(target)
+    manifest = read_manifest(target)
     if manifest["format_version"] != FORMAT_VERSION:
-        raise _refuse(
+        raise refuse(
             target,
             f"it is in snapshot format {manifest['format_version']}; this docsapi writes only "
             f"into format {FORMAT_VERSION}",
         )
     staging = Path(tempfile.mkdtemp(prefix=".extra.", dir=target))
     try:
-        entry = _write_table(staging, "table.parquet", _scrub_texts(frame))
+        entry = write_table(staging, "table.parquet", scrub_texts(frame))
         relative = f"extra/{table}-{entry['sha256'][:12]}.parquet"
         (target / "extra").mkdir(exist_ok=True)
         os.replace(staging / "table.parquet", target / relative)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     entry["path"] = relative
-    previous = _entries(manifest, "extra").get(table)
+    previous = entries(manifest, "extra").get(table)
     manifest["files"] = [e for e in manifest["files"] if e is not previous] + [entry]
-    _write_manifest(target, manifest)
+    write_manifest(target, manifest)
     if previous is not None and previous["path"] != relative:
         (target / previous["path"]).unlink(missing_ok=True)
     return target / relative
@@ -868,14 +580,14 @@ def load_table(snapshot: str | os.PathLike[str], name: str) -> pd.DataFrame:
     """
     target = _snapshot_path(snapshot, "snapshot")
     table = _table_name(name)
-    manifest = _manifest(target)
-    entries = _entries(manifest, "extra")
-    if table not in entries:
-        saved = ", ".join(sorted(entries)) or "none"
+    manifest = read_manifest(target)
+    saved_tables = entries(manifest, "extra")
+    if table not in saved_tables:
+        saved = ", ".join(sorted(saved_tables)) or "none"
         raise SnapshotError(
             f"the snapshot {target} has no table {table!r} saved with it (saved: {saved})"
         )
-    return _read_entry(target, entries[table])
+    return read_entry(target, saved_tables[table])
 
 
 def list_tables(snapshot: str | os.PathLike[str]) -> list[str]:
@@ -887,7 +599,7 @@ def list_tables(snapshot: str | os.PathLike[str]) -> list[str]:
         When ``snapshot`` is not a snapshot this docsapi reads.
     """
     target = _snapshot_path(snapshot, "snapshot")
-    return sorted(_entries(_manifest(target), "extra"))
+    return sorted(entries(read_manifest(target), "extra"))
 
 
 # -- dated snapshots -----------------------------------------------------------------------------
