@@ -42,6 +42,7 @@ __all__ = [
     "APITimeoutError",
     "AuthenticationError",
     "BadRequestError",
+    "CacheSettings",
     "ConflictError",
     "DocsAPIError",
     "DocsClient",
@@ -60,20 +61,25 @@ __all__ = [
     "__version__",
     "audit_permissions",
     "load_audit",
+    "login",
 ]
 
 # Heavy pieces load on first use so that `import docsapi` stays cheap.
 _LAZY = {
+    "CacheSettings": "docsapi._cache",
     "DocsClient": "docsapi.client",
+    "login": "docsapi.widgets.login",
     "audit_permissions": "docsapi.audit",
     "PermissionAudit": "docsapi.audit",
     "load_audit": "docsapi.snapshot",
 }
 
 if _typing.TYPE_CHECKING:
+    from docsapi._cache import CacheSettings
     from docsapi.audit import PermissionAudit, audit_permissions
     from docsapi.client import DocsClient
     from docsapi.snapshot import load_audit
+    from docsapi.widgets.login import login
 
     __version__: str
 
