@@ -165,7 +165,7 @@ def _access_rows(frame: pd.DataFrame, change: str, rank: int) -> list[dict[str, 
         before = _text_or_none(record["role_before"]) or "no access"
         after = _text_or_none(record["role_after"]) or "no access"
         through = _text_or_none(record["paths_added" if widened else "paths_removed"])
-        via = f" (via {through})" if through else ""
+        via = f", via {through}" if through else ""
         role = after if widened else before
         rows.append(
             {
@@ -207,7 +207,7 @@ def top_changes(diff: AccessDiff, limit: int = 10) -> pd.DataFrame:
                 "order": (2, 0),
                 "change": "exposure added",
                 "space": _text_or_none(record["space_title"]),
-                "who": _text_or_none(audience),
+                "who": None,
                 "what": f"readable by {audience} ({visibility})",
             }
         )

@@ -472,6 +472,8 @@ def _load(path: str) -> PermissionAudit:
 
 
 def _run_diff(args: argparse.Namespace) -> int:
+    import pandas as pd
+
     previous, current = _load(args.old), _load(args.new)
     try:
         changes = current.diff(previous)
@@ -497,7 +499,9 @@ def _run_diff(args: argparse.Namespace) -> int:
     top = changes.top_changes(max(0, args.top))
     if not top.empty:
         print("Look at these first:")
-        print(top.fillna("").to_string(index=False))
+        for change, space, who, what in top.itertuples(index=False):
+            where = ", ".join(str(v) for v in (change, space, who) if not pd.isna(v))
+            print(f"  - {where}: {what}")
     elif changes.empty:
         print("Nothing changed.")
     if args.html:

@@ -107,7 +107,10 @@ def test_diff_prints_the_summary_and_the_changes_to_look_at_first(two_snapshots,
     assert lines[1] == "Access: 1 granted, 0 revoked, 0 raised, 0 lowered, 0 through other paths."
     assert lines[2].startswith("Findings: 1 new, ") and "Exposure: 0 added, 0 removed." in lines[2]
     assert lines[3] == "Look at these first:"
-    assert "new high finding" in lines[5] and "granted" in out
+    assert lines[4].startswith("  - new high finding, ") and "guest" in lines[4]
+    assert lines[5].startswith("  - granted, ") and lines[5].endswith(
+        ": no access -> edit, via direct (edit)"
+    )
     assert f"HTML: {html.resolve()}" in out and html.stat().st_size > 10_000
 
 
