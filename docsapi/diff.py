@@ -397,7 +397,7 @@ def _unmatched(
 
 
 # -- the result -----------------------------------------------------------------------------------
-@dataclass
+@dataclass(eq=False)
 class AccessDiff:
     """What changed between two audits of one organization (see :func:`diff_audits`).
 
