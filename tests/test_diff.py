@@ -365,3 +365,89 @@ def test_notebook_view_and_repr_give_the_counts(changed):
     top = diff.top_changes(5)
     assert top.columns.tolist() == ["change", "space", "who", "what"] and len(top) == 5
     assert top["change"].iloc[0].startswith("new high finding")
+
+
+# -- against a plain reading of the tables --------------------------------------------------------
+def random_org(seed: int, *, changed: bool) -> Org:
+    """Twelve members, three teams, two collections, eight spaces with random grants; the
+    changed organization redraws a third of the grants and a default level."""
+    import random
+
+    draw = random.Random(seed)
+    roles = ["read", "comment", "edit", "review", "create", "admin"]
+    org = Org().member("boss", "admin")
+    users = [f"u{i}" for i in range(12)]
+    for user in users:
+        org.member(user, draw.choice([None, "read", "edit"]))
+    for team in ("t1", "t2", "t3"):
+        org.team(team, *draw.sample(users, 3))
+    org.collection("c1", default="read").collection("c2", parent="c1")
+    grants = [
+        (target, holder, draw.choice(roles))
+        for target in [*(f"s{i}" for i in range(8)), "c1", "c2"]
+        for holder in draw.sample([*users, "t1", "t2", "t3"], 4)
+    ]
+    levels = {f"s{i}": draw.choice([None, "inherit", "read"]) for i in range(8)}
+    if changed:
+        again = random.Random(seed + 1000)
+        grants = [
+            (t, h, again.choice(roles)) if again.random() < 0.33 else (t, h, r)
+            for t, h, r in grants
+            if again.random() > 0.1
+        ]
+        levels["s0"] = "edit"
+    for i in range(8):
+        org.space(f"s{i}", parent="c2" if i % 3 == 0 else None, default=levels[f"s{i}"])
+    for target, holder, role in grants:
+        org.grant(target, holder, role)
+    return org
+
+
+def plain_reading(before, after) -> dict[str, set]:
+    """The changes by set operations on rows, without the diff's integer keys."""
+
+    def roles(audit):
+        table = audit.effective.astype(object)
+        rows = zip(table.space_id, table.user_id, table.role, strict=True)
+        return {(s, u): r for s, u, r in rows}
+
+    def paths(audit):
+        found: dict[tuple, set] = {}
+        for s, u, source, role in (
+            audit.paths[["space_id", "user_id", "source", "role"]]
+            .astype(object)
+            .itertuples(index=False)
+        ):
+            found.setdefault((s, u), set()).add((source, role))
+        return found
+
+    old, new = roles(before), roles(after)
+    old_paths, new_paths = paths(before), paths(after)
+    both = old.keys() & new.keys()
+    rank = {role: i for i, role in enumerate(ROLES)}
+    return {
+        "granted": new.keys() - old.keys(),
+        "revoked": old.keys() - new.keys(),
+        "raised": {k for k in both if rank[new[k]] > rank[old[k]]},
+        "lowered": {k for k in both if rank[new[k]] < rank[old[k]]},
+        "rerouted": {k for k in both if new[k] == old[k] and old_paths.get(k) != new_paths.get(k)},
+    }
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_diff_agrees_with_a_plain_reading_of_the_tables(seed):
+    before = random_org(seed, changed=False).audit()
+    after = random_org(seed, changed=True).audit()
+    diff = after.diff(before)
+    expected = plain_reading(before, after)
+    assert sum(len(v) for v in expected.values()) > 5  # the organizations do differ
+    for kind, pairs_expected in expected.items():
+        assert pairs(diff.tables()[kind]) == pairs_expected, kind
+    changed_paths = diff.changed_paths
+    for row in diff.raised.itertuples():
+        added = changed_paths[
+            (changed_paths.space_id == row.space_id)
+            & (changed_paths.user_id == row.user_id)
+            & (changed_paths.change == "added")
+        ]
+        assert (added["role"] == row.role_after).any()  # a path that gives the new role
