@@ -95,6 +95,8 @@ def test_a_sandbox_audit_loads_back_equal(demo_audit, saved):
     assert loaded.snapshot.path == saved
     assert loaded.snapshot.org_id == demo_audit.org_id
     assert repr(loaded) == repr(demo_audit)
+    report = loaded.to_html(saved.parent / "report.html").read_text(encoding="utf-8")
+    assert "<h2>Findings</h2>" in report and set(loaded.plot()) == set(demo_audit.plot())
 
 
 def test_a_hand_made_audit_with_edge_cases_loads_back_equal(tmp_path):
