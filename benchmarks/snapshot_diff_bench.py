@@ -126,8 +126,7 @@ def main() -> None:
         values = [run[key] for run in runs]
         if key.endswith(" s"):
             print(
-                f"{key:>18}: {statistics.median(values):.2f} "
-                f"[{min(values):.2f}-{max(values):.2f}]"
+                f"{key:>18}: {statistics.median(values):.2f} [{min(values):.2f}-{max(values):.2f}]"
             )
         else:
             print(f"{key:>18}: {statistics.median(values):,.1f}")
