@@ -32,6 +32,7 @@ from docsapi.errors import (
     RateLimitError,
     ResponseFormatError,
     ServerError,
+    SnapshotError,
     ValidationError,
 )
 
@@ -54,10 +55,12 @@ __all__ = [
     "ResponseFormatError",
     "RetryPolicy",
     "ServerError",
+    "SnapshotError",
     "Timeout",
     "ValidationError",
     "__version__",
     "audit_permissions",
+    "load_audit",
     "login",
 ]
 
@@ -68,12 +71,14 @@ _LAZY = {
     "login": "docsapi.widgets.login",
     "audit_permissions": "docsapi.audit",
     "PermissionAudit": "docsapi.audit",
+    "load_audit": "docsapi.snapshot",
 }
 
 if _typing.TYPE_CHECKING:
     from docsapi._cache import CacheSettings
     from docsapi.audit import PermissionAudit, audit_permissions
     from docsapi.client import DocsClient
+    from docsapi.snapshot import load_audit
     from docsapi.widgets.login import login
 
     __version__: str

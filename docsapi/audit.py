@@ -46,6 +46,8 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from docsapi.client import DocsClient
+    from docsapi.diff import AccessDiff
+    from docsapi.snapshot import SnapshotInfo
 
 __all__ = [
     "ROLE_DTYPE",
@@ -76,7 +78,11 @@ class PermissionAudit:
     grants, paths, effective, exposure, findings, coverage, errors, aggregate_mismatches,
     summary, matrix : DataFrame
         The audit's tables. ``paths`` and ``matrix`` are computed on first access.
+    snapshot : SnapshotInfo or None
+        The snapshot the audit was loaded from or last saved to (see :meth:`save`).
     """
+
+    snapshot: SnapshotInfo | None = None
 
     def __init__(
         self,
@@ -165,6 +171,27 @@ class PermissionAudit:
         from docsapi.report import write_csv
 
         return write_csv(self, folder)
+
+    def save(self, path: str | Path, *, overwrite: bool = False) -> Path:
+        """Write a snapshot folder that ``docsapi.load_audit`` reads back into an equal audit.
+
+        See :func:`docsapi.snapshot.save_audit`; afterwards ``.snapshot`` describes it.
+        """
+        from docsapi.snapshot import read_info, save_audit
+
+        teams = self._shown is self._full if self.snapshot is None else self.snapshot.expand_teams
+        folder = save_audit(self, path, overwrite=overwrite, expand_teams=teams)
+        self.snapshot = read_info(folder)
+        return folder
+
+    def diff(self, previous: PermissionAudit) -> AccessDiff:
+        """What changed since ``previous``, an earlier audit of the same organization.
+
+        See :func:`docsapi.diff.diff_audits`.
+        """
+        from docsapi.diff import diff_audits
+
+        return diff_audits(previous, self)
 
     def count(self, item: str, category: str = "totals") -> int:
         """One number of the summary, 0 when absent: ``audit.count("high", "severity")``."""

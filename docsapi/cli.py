@@ -10,13 +10,18 @@ Examples
     docsapi check-notebook notebooks/    # look for tokens and keys saved in notebooks
     docsapi login                        # check a token, keep it in the keyring
     docsapi logout                       # forget it
+    docsapi audit --org <id> --save snapshots   # also keep a dated snapshot of the audit
+    docsapi history snapshots            # list the snapshots kept
+    docsapi diff OLD NEW --html changes.html    # what changed between two snapshots
 
 Exit status: 0 on success, 1 when the API refuses or fails (or a notebook holds what
 looks like a token or key), 2 for a usage or configuration problem (bad argument, missing
 token), 3 when ``docsapi audit`` could not see everything (a partial audit: the token is
 not an organization admin's, or some reads failed) and ``--allow-partial`` was not given;
 the reports are written all the same. A partial audit always prints a ``PARTIAL AUDIT``
-line naming what could not be seen. Errors are one line on stderr.
+line naming what could not be seen. ``docsapi diff`` exits 3 likewise when either snapshot
+is partial (unless ``--allow-partial``), and 2 when a snapshot cannot be loaded. Errors are
+one line on stderr.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from docsapi.errors import (
     DocsAPIError,
     NotFoundError,
     PermissionDeniedError,
+    SnapshotError,
     ValidationError,
 )
 
@@ -69,6 +75,11 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
         "--workers", type=int, default=8, metavar="N", help="concurrent requests (default: 8)"
     )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument(
+        "--save",
+        metavar="DIR",
+        help="also keep a snapshot of the audit in DIR/<org id>/<UTC time>/ (see history, diff)",
+    )
 
 
 def _version() -> str:
@@ -177,6 +188,25 @@ def build_parser() -> argparse.ArgumentParser:
             help="how the ad network is reached (default: https)",
         )
         command.set_defaults(handler=handler)
+
+    history = commands.add_parser("history", help="list the audit snapshots kept in a folder")
+    history.add_argument("folder", metavar="DIR", help="the folder given to audit --save")
+    history.add_argument("--org", metavar="ID", help="only this organization's snapshots")
+    history.set_defaults(handler=_run_history)
+
+    diff = commands.add_parser("diff", help="what changed between two audit snapshots")
+    diff.add_argument("old", metavar="OLD", help="the earlier snapshot's folder")
+    diff.add_argument("new", metavar="NEW", help="the later snapshot's folder")
+    diff.add_argument("--html", metavar="FILE", help="also write the changes as an HTML page")
+    diff.add_argument(
+        "--top", type=int, default=10, metavar="N", help="changes to print (default: 10)"
+    )
+    diff.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="exit 0 even when a snapshot could not see everything (it still says so)",
+    )
+    diff.set_defaults(handler=_run_diff)
     return parser
 
 
@@ -225,6 +255,19 @@ def _print_summary(audit: PermissionAudit, written: list[Path]) -> None:
         print(f"Also written: {extra.resolve()}")
 
 
+def _keep_snapshot(audit: PermissionAudit, args: argparse.Namespace) -> None:
+    """With ``--save DIR``: keep a dated snapshot of the audit, and say where."""
+    if not args.save:
+        return
+    from docsapi.snapshot import save_dated
+
+    try:
+        folder = save_dated(audit, args.save)
+    except ValidationError as exc:
+        raise _Failure(f"cannot keep the snapshot: {exc}", EXIT_USAGE) from None
+    print(f"Snapshot: {folder.resolve()}")
+
+
 def _audit(client, org_id: str, args: argparse.Namespace) -> PermissionAudit:
     from docsapi.audit import audit_permissions
 
@@ -239,6 +282,7 @@ def _run_demo(args: argparse.Namespace) -> int:
     with Sandbox(seed=args.seed) as sandbox:
         audit = _audit(sandbox.client(), sandbox.org_id, args)
     _print_summary(audit, _write_outputs(audit, args))
+    _keep_snapshot(audit, args)
     return EXIT_OK  # the demo reports a partial audit but is not an error
 
 
@@ -282,6 +326,7 @@ def _run_audit(args: argparse.Namespace) -> int:
     except DocsAPIError as exc:
         raise _Failure(_explain(exc, args.org, args.base_url)) from None
     _print_summary(audit, _write_outputs(audit, args))
+    _keep_snapshot(audit, args)
     if not audit.complete and not args.allow_partial:
         raise _Failure(
             "the audit is partial (see the PARTIAL AUDIT line above); fix what it names, or "
@@ -392,6 +437,81 @@ def _run_logout(args: argparse.Namespace) -> int:
         problem = credentials.keyring_problem()
         reason = " (no keyring is available on this system)" if problem else ""
         print(f"No credential was stored for {target}{reason}; nothing to remove.")
+    return EXIT_OK
+
+
+def _run_history(args: argparse.Namespace) -> int:
+    from docsapi.snapshot import history
+
+    try:
+        kept = history(args.folder, org_id=args.org)
+    except ValidationError as exc:
+        raise _Failure(str(exc), EXIT_USAGE) from None
+    if kept.empty:
+        print(f"No snapshots under {Path(args.folder).resolve()}.")
+        return EXIT_OK
+    shown = kept.assign(
+        generated_at=kept["generated_at"].dt.strftime("%Y-%m-%d %H:%M:%S UTC"),
+        complete=kept["complete"].map({True: "yes", False: "PARTIAL"}),
+    )
+    columns = ["org_id", "org_name", "generated_at", "complete", "spaces", "users", "findings"]
+    columns += ["high", "path"]
+    if kept["problem"].notna().any():
+        columns.append("problem")
+    print(shown[columns].astype(object).fillna("").to_string(index=False))
+    return EXIT_OK
+
+
+def _load(path: str) -> PermissionAudit:
+    from docsapi.snapshot import load_audit
+
+    try:
+        return load_audit(path)
+    except (SnapshotError, ValidationError) as exc:
+        raise _Failure(str(exc), EXIT_USAGE) from None
+
+
+def _run_diff(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    previous, current = _load(args.old), _load(args.new)
+    try:
+        changes = current.diff(previous)
+    except ValidationError as exc:
+        raise _Failure(f"cannot compare these snapshots: {exc}", EXIT_USAGE) from None
+    for note in changes.notes:
+        print(f"{'PARTIAL AUDIT: ' if 'partial' in note else 'NOTE: '}{note}")
+    name = f"{changes.org_name} ({changes.org_id})" if changes.org_name else changes.org_id
+    print(
+        f"Changes in {name} from {changes.before:%Y-%m-%d %H:%M} UTC "
+        f"to {changes.after:%Y-%m-%d %H:%M} UTC:"
+    )
+    count = changes.count
+    print(
+        f"Access: {count('granted')} granted, {count('revoked')} revoked, "
+        f"{count('raised')} raised, {count('lowered')} lowered, "
+        f"{count('rerouted')} through other paths."
+    )
+    print(
+        f"Findings: {count('new findings')} new, {count('resolved findings')} resolved. "
+        f"Exposure: {count('exposure added')} added, {count('exposure removed')} removed."
+    )
+    top = changes.top_changes(max(0, args.top))
+    if not top.empty:
+        print("Look at these first:")
+        for change, space, who, what in top.itertuples(index=False):
+            where = ", ".join(str(v) for v in (change, space, who) if not pd.isna(v))
+            print(f"  - {where}: {what}")
+    elif changes.empty:
+        print("Nothing changed.")
+    if args.html:
+        print(f"HTML: {changes.to_html(args.html).resolve()}")
+    if not changes.complete and not args.allow_partial:
+        raise _Failure(
+            "a snapshot is partial (see the PARTIAL AUDIT line above): its changes may be "
+            "artefacts of missing data; pass --allow-partial to accept it.",
+            EXIT_PARTIAL,
+        )
     return EXIT_OK
 
 

@@ -8,6 +8,7 @@ Every exception derives from :class:`DocsAPIError`, so one ``except`` catches th
     │   └── APITimeoutError
     ├── PaginationError                      a server repeated a cursor (loop guard)
     ├── ResponseFormatError                  a body that is not the JSON the API promises
+    ├── SnapshotError                        a saved audit that cannot be loaded as it was saved
     └── APIStatusError(status, message, method, path, request_id, body, headers)
         ├── BadRequestError 400       ├── AuthenticationError 401
         │                             │   └── MissingCredentialError (no status: nothing sent)
@@ -44,6 +45,7 @@ __all__ = [
     "RateLimitError",
     "ResponseFormatError",
     "ServerError",
+    "SnapshotError",
     "ValidationError",
     "retry_flags",
     "status_error_class",
@@ -147,6 +149,15 @@ class ResponseFormatError(DocsAPIError):
         self.status = status
         self.truncated = truncated
         super().__init__(message)
+
+
+class SnapshotError(DocsAPIError):
+    """A saved audit (a snapshot folder) cannot be loaded as it was saved.
+
+    The folder is not a snapshot, was written in a snapshot format this docsapi does not
+    read (the message names both versions), or a file in it is missing, changed or cut
+    short. Nothing is loaded: the message says which file and what to do.
+    """
 
 
 class APIStatusError(DocsAPIError):

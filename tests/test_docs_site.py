@@ -157,7 +157,7 @@ def test_every_area_has_a_page(site):
         "audit-tables.html",
         "benchmarks/RESULTS.html",
         *(f"api/{area}.html" for area in ("client", "models", "frames", "errors", "audit")),
-        *(f"api/{area}.html" for area in ("widgets", "sandbox", "adnetwork", "cli")),
+        *(f"api/{area}.html" for area in ("widgets", "sandbox", "adnetwork", "cli", "snapshots")),
     ):
         assert (site / page).is_file(), page
     for notebook in sorted(NOTEBOOKS.glob("*.ipynb")):

@@ -1,0 +1,346 @@
+"""The files of an audit snapshot: ``snapshot.json``, checksummed Parquet tables, no secrets.
+
+:mod:`docsapi.snapshot` builds on these: reading and checking ``snapshot.json`` (its format
+and version), writing one table with its checksum and layout, replacing ``snapshot.json``
+atomically, reading a table back after checking its SHA-256, and cleaning a table of
+secrets on its way out (share-link keys and query values of published addresses masked,
+registered credentials masked in every text).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from docsapi import _frame_store
+from docsapi._audit_coverage import COVERAGE_COLUMNS
+from docsapi._fields import mask_query, mask_share_url
+from docsapi._redact import scrub, scrub_data
+from docsapi.errors import SnapshotError
+
+__all__ = [
+    "FORMAT",
+    "FORMAT_VERSION",
+    "MANIFEST",
+    "OLDEST_FORMAT_VERSION",
+    "SnapshotInfo",
+    "clean",
+    "docsapi_version",
+    "entries",
+    "read_entry",
+    "read_manifest",
+    "refuse",
+    "scrub_texts",
+    "snapshot_info",
+    "write_manifest",
+    "write_table",
+]
+
+#: The file that makes a folder a snapshot, and says what it holds.
+MANIFEST = "snapshot.json"
+#: What ``snapshot.json`` says it describes.
+FORMAT = "docsapi.audit-snapshot"
+#: The snapshot format this docsapi writes. Any change to what a snapshot holds (a table, a
+#: column, a dtype, a key of ``snapshot.json``) raises it.
+FORMAT_VERSION = 1
+#: The oldest format this docsapi still reads.
+OLDEST_FORMAT_VERSION = 1
+#: Where a table may be: ``audit/<table>``, ``data/<table>``, ``extra/<name>-<hash>``.
+_FILE_PATTERN = re.compile(r"^(audit|data|extra)/([a-z][a-z0-9_]{0,63})(-[0-9a-f]{12})?\.parquet$")
+
+
+# -- what a snapshot says about itself -----------------------------------------------------------
+@dataclass(frozen=True)
+class SnapshotInfo:
+    """What ``snapshot.json`` says about a snapshot (read by :func:`read_info`).
+
+    Attributes
+    ----------
+    path : Path
+        The snapshot's folder.
+    format_version : int
+        The snapshot format it was written in (:data:`FORMAT_VERSION` today).
+    docsapi_version : str
+        The docsapi that wrote it.
+    saved_at, generated_at : Timestamp
+        When it was written, and when the audit's crawl finished (UTC).
+    org_id, org_name : str, str or None
+        The organization audited.
+    complete : bool
+        Whether the audit could see everything (see ``coverage``).
+    expand_teams : bool
+        Whether ``effective`` counts access through teams.
+    thresholds : dict
+        The rule limits used (``AuditThresholds`` as a dict).
+    counts : dict
+        Numbers of the summary: spaces, users, members, teams, grants, exposed spaces,
+        findings, errors, high, medium, low.
+    coverage : DataFrame
+        The audit's coverage table (what the token could and could not see).
+    extras : tuple of str
+        Names of the tables saved with it (:func:`save_table`).
+    """
+
+    path: Path
+    format_version: int
+    docsapi_version: str
+    saved_at: pd.Timestamp
+    org_id: str
+    org_name: str | None
+    generated_at: pd.Timestamp
+    complete: bool
+    expand_teams: bool
+    thresholds: dict[str, float]
+    counts: dict[str, int]
+    coverage: pd.DataFrame = field(repr=False, compare=False)
+    extras: tuple[str, ...] = ()
+    _manifest: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def __repr__(self) -> str:
+        state = "complete" if self.complete else "PARTIAL"
+        return (
+            f"SnapshotInfo({str(self.path)!r}, org_id={self.org_id!r}, "
+            f"generated_at={self.generated_at.isoformat()!r}, {state}, "
+            f"spaces={self.counts.get('spaces', 0)}, findings={self.counts.get('findings', 0)})"
+        )
+
+
+def docsapi_version() -> str:
+    import docsapi
+
+    return str(docsapi.__version__)
+
+
+def refuse(path: Path, problem: str) -> SnapshotError:
+    return SnapshotError(f"cannot load the snapshot {path}: {problem}")
+
+
+def _timestamp(text: object, path: Path, key: str) -> pd.Timestamp:
+    try:
+        stamp = pd.Timestamp(str(text))
+    except (TypeError, ValueError):
+        raise refuse(path, f"{MANIFEST} has no valid {key}") from None
+    if stamp.tzinfo is None:
+        raise refuse(path, f"{MANIFEST} has a {key} without a time zone")
+    return stamp.tz_convert("UTC")
+
+
+def read_manifest(path: Path) -> dict[str, Any]:
+    """``snapshot.json``, with its format checked (not yet the files)."""
+    if not path.exists():
+        raise refuse(path, "it does not exist")
+    if not path.is_dir():
+        raise refuse(path, "a snapshot is a folder; this is a file")
+    try:
+        text = (path / MANIFEST).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise refuse(
+            path, f"it has no {MANIFEST}, so it is not a docsapi snapshot (or was not finished)"
+        ) from None
+    try:
+        manifest = json.loads(text)
+    except ValueError as exc:
+        raise refuse(path, f"{MANIFEST} is not valid JSON ({exc}): the file is damaged") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise refuse(path, f"{MANIFEST} does not describe a docsapi audit snapshot")
+    version = manifest.get("format_version")
+    written_by = manifest.get("docsapi_version", "an unknown version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise refuse(path, f"{MANIFEST} states no format version")
+    if version > FORMAT_VERSION:
+        raise refuse(
+            path,
+            f"it was written by docsapi {written_by} in snapshot format {version}; this "
+            f"docsapi {docsapi_version()} reads formats {OLDEST_FORMAT_VERSION} to "
+            f"{FORMAT_VERSION}: upgrade docsapi to load it",
+        )
+    if version < OLDEST_FORMAT_VERSION:
+        raise refuse(
+            path,
+            f"it was written by docsapi {written_by} in snapshot format {version}, which this "
+            f"docsapi {docsapi_version()} no longer reads (formats {OLDEST_FORMAT_VERSION} to "
+            f"{FORMAT_VERSION}): load it with docsapi {written_by} and export its tables",
+        )
+    files = manifest.get("files")
+    if not isinstance(files, list) or not all(_valid_entry(entry) for entry in files):
+        raise refuse(path, f"{MANIFEST} lists its files wrongly: the file is damaged")
+    return manifest
+
+
+def _valid_entry(entry: object) -> bool:
+    return (
+        isinstance(entry, dict)
+        and isinstance(entry.get("path"), str)
+        and _FILE_PATTERN.match(entry["path"]) is not None
+        and isinstance(entry.get("sha256"), str)
+        and isinstance(entry.get("layout"), dict)
+    )
+
+
+def entries(manifest: dict[str, Any], group: str) -> dict[str, dict[str, Any]]:
+    """The files of one group by table name."""
+    found = {}
+    for entry in manifest["files"]:
+        match = _FILE_PATTERN.match(entry["path"])
+        if match and match.group(1) == group:
+            found[match.group(2)] = entry
+    return found
+
+
+def snapshot_info(path: Path, manifest: dict[str, Any]) -> SnapshotInfo:
+    try:
+        organization = manifest["organization"]
+        coverage = pd.DataFrame(manifest["coverage"], columns=COVERAGE_COLUMNS)
+        return SnapshotInfo(
+            path=path,
+            format_version=manifest["format_version"],
+            docsapi_version=str(manifest["docsapi_version"]),
+            saved_at=_timestamp(manifest["saved_at"], path, "saved_at"),
+            org_id=str(organization["id"]),
+            org_name=organization["name"],
+            generated_at=_timestamp(manifest["generated_at"], path, "generated_at"),
+            complete=bool(manifest["complete"]),
+            expand_teams=bool(manifest["expand_teams"]),
+            thresholds=dict(manifest["thresholds"]),
+            counts={str(k): int(v) for k, v in manifest["counts"].items()},
+            coverage=coverage,
+            extras=tuple(sorted(entries(manifest, "extra"))),
+            _manifest=manifest,
+        )
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise refuse(path, f"{MANIFEST} lacks or garbles {exc}: the file is damaged") from None
+
+
+def sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _fsync(path: Path) -> None:
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def write_table(folder: Path, relative: str, frame: pd.DataFrame) -> dict[str, Any]:
+    """Write one table under ``folder``; its manifest entry."""
+    target = folder / relative
+    target.parent.mkdir(parents=True, exist_ok=True)
+    layout = _frame_store.write_frame(frame, target)
+    _fsync(target)
+    return {
+        "path": relative,
+        "sha256": sha256(target),
+        "bytes": target.stat().st_size,
+        "rows": len(frame),
+        "layout": layout,
+    }
+
+
+def scrub_texts(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with registered credentials masked in every text (a copy when changed)."""
+    replaced: dict[int, Any] = {}
+    for position, (_, series) in enumerate(frame.items()):
+        dtype = series.dtype
+        if isinstance(dtype, pd.CategoricalDtype):
+            categories = [scrub(c) if isinstance(c, str) else c for c in dtype.categories]
+            if categories != list(dtype.categories):
+                codes = series.cat.codes.to_numpy()
+                texts = np.asarray(categories, dtype=object)[codes]
+                texts[codes < 0] = None
+                distinct = pd.Index(list(dict.fromkeys(categories)), dtype=dtype.categories.dtype)
+                replaced[position] = pd.Categorical(
+                    texts, categories=distinct, ordered=dtype.ordered
+                )
+        elif isinstance(dtype, pd.StringDtype):
+            codes, uniques = pd.factorize(series.to_numpy(dtype=object))  # each text once
+            scrubbed = [scrub(v) for v in uniques]
+            if scrubbed != list(uniques):
+                array = np.asarray([*scrubbed, None], dtype=object)[codes]  # code -1: missing
+                replaced[position] = pd.array(array, dtype=dtype)
+        elif dtype == np.dtype(object):  # text, or the lists and dicts of a request body
+            values = series.to_numpy()
+            cleaned = np.empty(len(values), dtype=object)
+            for row, value in enumerate(values):
+                cleaned[row] = scrub_data(value) if isinstance(value, str | list | dict) else value
+            if any(
+                isinstance(b, str | list | dict) and a != b
+                for a, b in zip(cleaned, values, strict=True)
+            ):
+                replaced[position] = cleaned
+    if not replaced:
+        return frame
+    frame = frame.copy()
+    for position, values in replaced.items():
+        frame.isetitem(position, values)
+    return frame
+
+
+def _mask_addresses(name: str, frame: pd.DataFrame) -> pd.DataFrame:
+    """Published addresses with the key of a share link, and query values, masked."""
+    column = "published_url" if name == "exposure" else "url_published"
+    if column not in frame.columns:
+        return frame
+    values = frame[column].to_numpy(dtype=object)
+    if name == "share_links":
+        links = np.ones(len(frame), dtype=bool)
+    elif name == "exposure":
+        links = frame["share_link_id"].notna().to_numpy(dtype=bool)
+    else:
+        links = np.zeros(len(frame), dtype=bool)
+    masked = [
+        mask_share_url(v) if link else mask_query(v) for v, link in zip(values, links, strict=True)
+    ]
+    if all(a is b or a == b for a, b in zip(masked, values, strict=True) if isinstance(a, str)):
+        return frame
+    frame = frame.copy()
+    frame[column] = pd.Series(masked, index=frame.index, dtype=object).astype(frame[column].dtype)
+    return frame
+
+
+def clean(name: str, frame: pd.DataFrame) -> pd.DataFrame:
+    return scrub_texts(_mask_addresses(name, frame))
+
+
+def write_manifest(folder: Path, manifest: dict[str, Any]) -> None:
+    """Write ``snapshot.json`` atomically (a temporary file renamed over it)."""
+    descriptor, temporary = tempfile.mkstemp(prefix=".snapshot.", suffix=".json", dir=folder)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as stream:
+            json.dump(manifest, stream, indent=1, ensure_ascii=False)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, folder / MANIFEST)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def read_entry(path: Path, entry: dict[str, Any]) -> pd.DataFrame:
+    file = path / entry["path"]
+    if not file.is_file():
+        raise refuse(path, f"{entry['path']} is missing (it is listed in {MANIFEST})")
+    if sha256(file) != entry["sha256"]:
+        raise refuse(
+            path,
+            f"{entry['path']} is corrupt: its SHA-256 differs from the one recorded when it "
+            "was saved (the file was changed or cut short since)",
+        )
+    try:
+        return _frame_store.read_frame(file, entry["layout"])
+    except (_frame_store.FrameFormatError, KeyError, TypeError, ValueError) as exc:
+        raise refuse(path, f"{entry['path']} does not hold the table described: {exc}") from None

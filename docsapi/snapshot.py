@@ -1,0 +1,688 @@
+"""Snapshots of a permission audit: one folder of Parquet files that loads back exactly.
+
+A snapshot is a folder::
+
+    snapshot.json               what it is: format, versions, organization, time, thresholds,
+                                coverage, counts, and every file with its SHA-256 and layout
+    audit/<table>.parquet       the audit's public tables (grants, paths, effective, ...)
+    data/<table>.parquet        the raw crawled tables, so a loaded audit can be analysed,
+                                compared or planned again without a request
+    extra/<name>-<hash>.parquet tables saved with it later (a review's decisions, say)
+
+:func:`save_audit` (``audit.save(path)``) writes it into a hidden folder beside the target
+and renames it into place, so a snapshot is never seen half-written. :func:`load_audit`
+(``docsapi.load_audit(path)``) checks everything first (the description, the format version,
+each file's checksum and columns) and only then builds the audit: what it returns equals what
+was saved, dtypes included; what it refuses raises :class:`~docsapi.errors.SnapshotError`.
+
+Secrets stay out: share-link keys and query values of published addresses are masked (the
+crawl already masks them; a hand-made audit is masked on the way out) and every text has the
+registered credentials masked.
+
+Tables saved with a snapshot (:func:`save_table`, :func:`load_table`, :func:`list_tables`)
+get the same care: exact dtypes, a checksum, and an atomic update of ``snapshot.json``.
+:func:`save_dated` and :func:`history` keep and list dated snapshots per organization
+(``DIR/<org id>/<UTC time>/``), as ``docsapi audit --save DIR`` and ``docsapi history DIR`` do.
+
+Examples
+--------
+>>> audit.save("reviews/2026-Q3")                            # doctest: +SKIP
+>>> same = docsapi.load_audit("reviews/2026-Q3")             # doctest: +SKIP
+>>> save_table("reviews/2026-Q3", "decisions", decisions)   # doctest: +SKIP
+>>> load_table("reviews/2026-Q3", "decisions")              # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+import numpy as np
+import pandas as pd
+
+from docsapi._audit_coverage import COVERAGE_COLUMNS
+from docsapi._audit_data import PARTS, RAW_SCHEMAS, AuditData
+from docsapi._audit_rules import FINDING_COLUMNS, AuditThresholds
+from docsapi._audit_tables import (
+    EFFECTIVE_COLUMNS,
+    EXPOSURE_COLUMNS,
+    GRANT_COLUMNS,
+    MISMATCH_COLUMNS,
+    PATH_COLUMNS,
+)
+from docsapi._snapshot_files import (
+    FORMAT,
+    FORMAT_VERSION,
+    MANIFEST,
+    OLDEST_FORMAT_VERSION,
+    SnapshotInfo,
+    clean,
+    docsapi_version,
+    entries,
+    read_entry,
+    read_manifest,
+    refuse,
+    scrub_texts,
+    snapshot_info,
+    write_manifest,
+    write_table,
+)
+from docsapi.errors import SnapshotError, ValidationError
+
+if TYPE_CHECKING:
+    from docsapi.audit import PermissionAudit
+
+__all__ = [
+    "AUDIT_TABLES",
+    "FORMAT_VERSION",
+    "MANIFEST",
+    "OLDEST_FORMAT_VERSION",
+    "SnapshotInfo",
+    "history",
+    "list_tables",
+    "load_audit",
+    "load_table",
+    "read_info",
+    "save_audit",
+    "save_dated",
+    "save_table",
+]
+
+#: The audit's public tables, in report order (``docs/audit-tables.md``).
+AUDIT_TABLES: tuple[str, ...] = (
+    "summary",
+    "coverage",
+    "findings",
+    "effective",
+    "paths",
+    "exposure",
+    "grants",
+    "aggregate_mismatches",
+    "matrix",
+    "errors",
+)
+#: The columns each public table must have (the contract); the matrix's are the spaces.
+_REQUIRED_COLUMNS: dict[str, list[str]] = {
+    "summary": ["count"],
+    "coverage": COVERAGE_COLUMNS,
+    "findings": FINDING_COLUMNS,
+    "effective": EFFECTIVE_COLUMNS,
+    "paths": PATH_COLUMNS,
+    "exposure": EXPOSURE_COLUMNS,
+    "grants": GRANT_COLUMNS,
+    "aggregate_mismatches": MISMATCH_COLUMNS,
+    "matrix": [],
+    "errors": list(RAW_SCHEMAS["errors"]),
+}
+_NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+_STAMP = "%Y%m%dT%H%M%SZ"
+_COUNTS = (
+    ("spaces", "totals"),
+    ("users", "totals"),
+    ("members", "totals"),
+    ("teams", "totals"),
+    ("grants", "totals"),
+    ("exposed spaces", "totals"),
+    ("findings", "totals"),
+    ("errors", "totals"),
+    ("high", "severity"),
+    ("medium", "severity"),
+    ("low", "severity"),
+)
+
+
+def _snapshot_path(path: object, argument: str = "path") -> Path:
+    if not isinstance(path, str | os.PathLike) or not str(path).strip():
+        raise ValidationError(argument, f"pass a snapshot folder's path, got {path!r}")
+    return Path(path)
+
+
+def read_info(path: str | os.PathLike[str]) -> SnapshotInfo:
+    """What a snapshot says about itself, without reading its tables.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The snapshot's folder.
+
+    Returns
+    -------
+    SnapshotInfo
+
+    Raises
+    ------
+    SnapshotError
+        When the folder is not a snapshot, its ``snapshot.json`` is damaged, or its format
+        is one this docsapi does not read (the message names both versions).
+
+    Examples
+    --------
+    >>> read_info("reviews/2026-Q3").counts["findings"]       # doctest: +SKIP
+    24
+    """
+    target = _snapshot_path(path)
+    return snapshot_info(target, read_manifest(target))
+
+
+# -- writing -------------------------------------------------------------------------------------
+def _manifest_for(audit: PermissionAudit, expand_teams: bool) -> dict[str, Any]:
+    coverage = audit.coverage.astype(object).where(audit.coverage.notna(), None)
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "docsapi_version": docsapi_version(),
+        "saved_at": pd.Timestamp.now(tz="UTC").isoformat(),
+        "organization": {"id": audit.org_id, "name": audit.org_name},
+        "generated_at": pd.Timestamp(audit.generated_at).tz_convert("UTC").isoformat(),
+        "complete": bool(audit.complete),
+        "expand_teams": bool(expand_teams),
+        "thresholds": asdict(audit.thresholds),
+        "counts": {item: audit.count(item, category) for item, category in _COUNTS},
+        "coverage": [
+            {k: _plain_value(v) for k, v in row.items()}
+            for row in coverage.to_dict(orient="records")
+        ],
+        "crawl": {
+            "token_role": audit.data.token_role,
+            "spaces_reported": audit.data.spaces_reported,
+            "invite_links_enabled": audit.data.invite_links_enabled,
+            "not_read": sorted(audit.data.not_read),
+        },
+        "files": [],
+    }
+
+
+def _plain_value(value: object) -> object:
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _write_snapshot(audit: PermissionAudit, folder: Path, expand_teams: bool) -> None:
+    manifest = _manifest_for(audit, expand_teams)
+    tables = audit.tables()
+    for name in AUDIT_TABLES:
+        manifest["files"].append(
+            write_table(folder, f"audit/{name}.parquet", clean(name, tables[name]))
+        )
+    for name, table in audit.data.tables().items():
+        manifest["files"].append(write_table(folder, f"data/{name}.parquet", clean(name, table)))
+    write_manifest(folder, manifest)  # last: a folder without it is no snapshot
+
+
+def _check_target(target: Path, overwrite: bool) -> None:
+    if not target.exists():
+        return
+    if not target.is_dir():
+        raise ValidationError("path", f"{target} is a file; a snapshot is a folder")
+    if not any(target.iterdir()):
+        return
+    if not (target / MANIFEST).is_file():
+        raise ValidationError(
+            "path", f"{target} exists and is not a snapshot: choose a new or empty folder"
+        )
+    if not overwrite:
+        raise ValidationError(
+            "path", f"{target} already holds a snapshot: choose a new folder or pass overwrite=True"
+        )
+
+
+def _install(staging: Path, target: Path) -> None:
+    """Move the finished snapshot into place (replacing an empty folder or an old snapshot)."""
+    if target.exists() and not any(target.iterdir()):
+        target.rmdir()
+    if not target.exists():
+        os.rename(staging, target)
+        return
+    retired = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent))
+    retired.rmdir()
+    os.rename(target, retired)
+    try:
+        os.rename(staging, target)
+    except BaseException:
+        os.rename(retired, target)
+        raise
+    shutil.rmtree(retired, ignore_errors=True)
+
+
+def save_audit(
+    audit: PermissionAudit,
+    path: str | os.PathLike[str],
+    *,
+    overwrite: bool = False,
+    expand_teams: bool = True,
+) -> Path:
+    """Write a snapshot of ``audit`` into the folder ``path`` (``audit.save(path)``).
+
+    Parameters
+    ----------
+    audit : PermissionAudit
+        The audit to keep.
+    path : str or path-like
+        The snapshot's folder: new, empty, or (with ``overwrite``) an older snapshot.
+        Missing parent folders are created.
+    overwrite : bool
+        Replace a snapshot already there (never a folder that is not a snapshot).
+    expand_teams : bool
+        Whether the audit's ``effective`` counts access through teams (recorded with it).
+
+    Returns
+    -------
+    Path
+        The snapshot's folder.
+
+    Raises
+    ------
+    ValidationError
+        For a bad path, a folder that is not a snapshot, a snapshot already there without
+        ``overwrite``. Nothing is left behind when writing fails.
+
+    Examples
+    --------
+    >>> audit.save("reviews/2026-Q3")                        # doctest: +SKIP
+    PosixPath('reviews/2026-Q3')
+    """
+    from docsapi.audit import PermissionAudit
+
+    if not isinstance(audit, PermissionAudit):
+        raise ValidationError("audit", f"must be a PermissionAudit, got {type(audit).__name__}")
+    target = _snapshot_path(path)
+    _check_target(target, overwrite)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(
+        tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent)
+    )
+    try:
+        _write_snapshot(audit, staging, expand_teams)
+        _install(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return target
+
+
+def _dated_folder(root: Path, org_id: str, generated_at: pd.Timestamp) -> Path:
+    organization = quote(org_id, safe="")
+    if organization in {"", ".", ".."}:
+        raise ValidationError("audit.org_id", f"cannot name a folder after {org_id!r}")
+    stamp = pd.Timestamp(generated_at).tz_convert("UTC").strftime(_STAMP)
+    folder = root / organization / stamp
+    number = 1
+    while folder.exists():
+        number += 1
+        folder = root / organization / f"{stamp}-{number}"
+    return folder
+
+
+def save_dated(
+    audit: PermissionAudit, root: str | os.PathLike[str], *, expand_teams: bool = True
+) -> Path:
+    """Keep a snapshot of ``audit`` at ``root/<org id>/<UTC time of the crawl>/``.
+
+    Snapshots of one organization sort by time; a second audit in the same second gets
+    ``-2`` added. :func:`history` lists them.
+
+    Parameters
+    ----------
+    audit : PermissionAudit
+        The audit to keep.
+    root : str or path-like
+        The folder of every organization's snapshots (created if missing).
+    expand_teams : bool
+        Whether the audit's ``effective`` counts access through teams.
+
+    Returns
+    -------
+    Path
+        The new snapshot's folder, e.g. ``root/<org id>/20260701T080000Z``.
+
+    Examples
+    --------
+    >>> save_dated(audit, "snapshots")                       # doctest: +SKIP
+    PosixPath('snapshots/W4Acq9GFz6Y1t9EwL56n/20261123T083729Z')
+    """
+    base = _snapshot_path(root, "root")
+    folder = _dated_folder(base, str(audit.org_id), audit.generated_at)
+    return save_audit(audit, folder, expand_teams=expand_teams)
+
+
+# -- reading -------------------------------------------------------------------------------------
+def _read_group(
+    path: Path, manifest: dict[str, Any], group: str, names: tuple[str, ...]
+) -> dict[str, pd.DataFrame]:
+    listed = entries(manifest, group)
+    missing = [name for name in names if name not in listed]
+    if missing:
+        raise refuse(path, f"{MANIFEST} lists no {group} table {', '.join(missing)}")
+    return {name: read_entry(path, listed[name]) for name in names}
+
+
+def _check_columns(path: Path, tables: dict[str, pd.DataFrame], data: dict[str, pd.DataFrame]):
+    for name, frame in tables.items():
+        lacking = [c for c in _REQUIRED_COLUMNS[name] if c not in frame.columns]
+        if lacking:
+            raise refuse(path, f"the {name} table lacks columns {lacking}")
+    for name, frame in data.items():
+        if list(frame.columns) != list(RAW_SCHEMAS[name]):
+            raise refuse(
+                path,
+                f"the raw {name} table has columns {list(frame.columns)}, "
+                f"expected {list(RAW_SCHEMAS[name])}",
+            )
+
+
+def _crawl_facts(path: Path, manifest: dict[str, Any]) -> dict[str, Any]:
+    try:
+        crawl = manifest["crawl"]
+        not_read = frozenset(crawl["not_read"])
+        facts = {
+            "token_role": crawl["token_role"],
+            "spaces_reported": crawl["spaces_reported"],
+            "invite_links_enabled": crawl["invite_links_enabled"],
+            "not_read": not_read,
+        }
+    except (KeyError, TypeError) as exc:
+        raise refuse(path, f"{MANIFEST} lacks {exc}: the file is damaged") from None
+    if not not_read <= set(PARTS):
+        raise refuse(path, f"{MANIFEST} names unknown parts {sorted(not_read - set(PARTS))}")
+    return facts
+
+
+def load_audit(path: str | os.PathLike[str]) -> PermissionAudit:
+    """Load a snapshot written by ``audit.save(path)`` back into a :class:`PermissionAudit`.
+
+    Everything is checked before the audit is built (the format version, each file's
+    SHA-256, each table's columns), so a damaged snapshot is refused whole, never half
+    loaded. The audit returned equals the one saved: every table with its dtypes, the
+    organization, time, thresholds, completeness and the raw tables (``.data``), from which
+    it can be analysed, compared or planned again without a request. Its ``.snapshot`` says
+    where it came from.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The snapshot's folder.
+
+    Returns
+    -------
+    PermissionAudit
+
+    Raises
+    ------
+    SnapshotError
+        For a folder that is not a snapshot, a snapshot written in a format this docsapi
+        does not read (the message names both versions), a missing, changed or truncated
+        file, or a table without its columns.
+
+    Examples
+    --------
+    >>> audit = docsapi.load_audit("snapshots/W4Acq9/20261123T083729Z")  # doctest: +SKIP
+    >>> audit.findings.head()                                # doctest: +SKIP
+    """
+    target = _snapshot_path(path)
+    manifest = read_manifest(target)
+    info = snapshot_info(target, manifest)
+    crawl = _crawl_facts(target, manifest)
+    try:
+        thresholds = AuditThresholds(**info.thresholds)  # type: ignore[arg-type]
+    except (TypeError, ValidationError) as exc:
+        raise refuse(target, f"its thresholds are not valid: {exc}") from None
+    tables = _read_group(target, manifest, "audit", AUDIT_TABLES)
+    raw = _read_group(target, manifest, "data", tuple(RAW_SCHEMAS))
+    for entry in entries(manifest, "extra").values():  # the snapshot is checked whole
+        read_entry(target, entry)
+    _check_columns(target, tables, raw)
+    try:
+        data = AuditData(
+            org_id=info.org_id,
+            org_name=info.org_name,
+            generated_at=info.generated_at,
+            **crawl,
+            **raw,  # type: ignore[arg-type]
+        )
+    except ValidationError as exc:
+        raise refuse(target, f"its raw tables are not valid: {exc}") from None
+    return _assemble(data, tables, thresholds, info)
+
+
+def _assemble(
+    data: AuditData,
+    tables: dict[str, pd.DataFrame],
+    thresholds: AuditThresholds,
+    info: SnapshotInfo,
+) -> PermissionAudit:
+    """The audit made of stored tables (``paths`` and ``matrix`` included, not recomputed)."""
+    from docsapi.audit import PermissionAudit
+
+    audit = PermissionAudit(
+        data,
+        thresholds=thresholds,
+        resolution=None,  # type: ignore[arg-type]  # the stored tables need no resolution
+        full=None,  # type: ignore[arg-type]
+        shown=None,  # type: ignore[arg-type]
+        grants=tables["grants"],
+        effective=tables["effective"],
+        exposure=tables["exposure"],
+        findings=tables["findings"],
+        coverage=tables["coverage"],
+        aggregate_mismatches=tables["aggregate_mismatches"],
+        summary=tables["summary"],
+    )
+    audit.errors = tables["errors"]
+    audit.__dict__["paths"] = tables["paths"]  # the values of the cached properties
+    audit.__dict__["matrix"] = tables["matrix"]
+    if audit.complete != info.complete:
+        raise refuse(info.path, "its coverage table and snapshot.json disagree on completeness")
+    audit.snapshot = info
+    return audit
+
+
+# -- tables saved with a snapshot ----------------------------------------------------------------
+def _table_name(name: object) -> str:
+    if not isinstance(name, str) or not _NAME_PATTERN.match(name):
+        raise ValidationError(
+            "name",
+            f"must be lower-case letters, digits and underscores, starting with a letter "
+            f"(at most 64), got {name!r}",
+        )
+    return name
+
+
+def save_table(snapshot: str | os.PathLike[str], name: str, frame: pd.DataFrame) -> Path:
+    """Save a table with a snapshot (a review's decisions, say), replacing one of that name.
+
+    The table keeps its dtypes, index, column labels and ``attrs`` exactly; text has the
+    registered credentials masked. The file is written under a new name, then
+    ``snapshot.json`` is replaced atomically to point to it, so a crash leaves the snapshot
+    either as it was or with the new table, never broken. One writer at a time.
+
+    Parameters
+    ----------
+    snapshot : str or path-like
+        The snapshot's folder.
+    name : str
+        The table's name: lower-case letters, digits and underscores.
+    frame : DataFrame
+        The table: text column labels, each once; values Parquet can hold (object columns
+        of dicts and lists, such as a request body, are stored as JSON).
+
+    Returns
+    -------
+    Path
+        The file written.
+
+    Raises
+    ------
+    ValidationError
+        For a bad name or a frame that cannot be saved.
+    SnapshotError
+        When ``snapshot`` is not a snapshot this docsapi reads.
+
+    Examples
+    --------
+    >>> save_table("reviews/2026-Q3", "decisions", review.decisions)  # doctest: +SKIP
+    """
+    target = _snapshot_path(snapshot, "snapshot")
+    table = _table_name(name)
+    manifest = read_manifest(target)
+    if manifest["format_version"] != FORMAT_VERSION:
+        raise refuse(
+            target,
+            f"it is in snapshot format {manifest['format_version']}; this docsapi writes only "
+            f"into format {FORMAT_VERSION}",
+        )
+    staging = Path(tempfile.mkdtemp(prefix=".extra.", dir=target))
+    try:
+        entry = write_table(staging, "table.parquet", scrub_texts(frame))
+        relative = f"extra/{table}-{entry['sha256'][:12]}.parquet"
+        (target / "extra").mkdir(exist_ok=True)
+        os.replace(staging / "table.parquet", target / relative)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    entry["path"] = relative
+    previous = entries(manifest, "extra").get(table)
+    manifest["files"] = [e for e in manifest["files"] if e is not previous] + [entry]
+    write_manifest(target, manifest)
+    if previous is not None and previous["path"] != relative:
+        (target / previous["path"]).unlink(missing_ok=True)
+    return target / relative
+
+
+def load_table(snapshot: str | os.PathLike[str], name: str) -> pd.DataFrame:
+    """A table saved with a snapshot by :func:`save_table`, exactly as saved.
+
+    Parameters
+    ----------
+    snapshot : str or path-like
+        The snapshot's folder.
+    name : str
+        The table's name.
+
+    Returns
+    -------
+    DataFrame
+
+    Raises
+    ------
+    SnapshotError
+        When the snapshot has no such table (the message lists those it has), or the file
+        is missing, changed or truncated.
+
+    Examples
+    --------
+    >>> load_table("reviews/2026-Q3", "decisions")           # doctest: +SKIP
+    """
+    target = _snapshot_path(snapshot, "snapshot")
+    table = _table_name(name)
+    manifest = read_manifest(target)
+    saved_tables = entries(manifest, "extra")
+    if table not in saved_tables:
+        saved = ", ".join(sorted(saved_tables)) or "none"
+        raise SnapshotError(
+            f"the snapshot {target} has no table {table!r} saved with it (saved: {saved})"
+        )
+    return read_entry(target, saved_tables[table])
+
+
+def list_tables(snapshot: str | os.PathLike[str]) -> list[str]:
+    """The names of the tables saved with a snapshot by :func:`save_table`, sorted.
+
+    Raises
+    ------
+    SnapshotError
+        When ``snapshot`` is not a snapshot this docsapi reads.
+    """
+    target = _snapshot_path(snapshot, "snapshot")
+    return sorted(entries(read_manifest(target), "extra"))
+
+
+# -- dated snapshots -----------------------------------------------------------------------------
+_HISTORY_COLUMNS = {
+    "org_id": "string[python]",
+    "org_name": "string[python]",
+    "generated_at": "datetime64[ns, UTC]",
+    "complete": "boolean",
+    "spaces": "Int64",
+    "users": "Int64",
+    "findings": "Int64",
+    "high": "Int64",
+    "docsapi_version": "string[python]",
+    "path": "string[python]",
+    "problem": "string[python]",
+}
+
+
+def _manifests_under(root: Path) -> list[Path]:
+    """Snapshot folders at most two levels below ``root`` (``root/<org>/<time>``)."""
+    found: list[Path] = []
+    for depth in ("*", "*/*"):
+        found.extend(p.parent for p in root.glob(f"{depth}/{MANIFEST}"))
+    if (root / MANIFEST).is_file():
+        found.append(root)
+    return sorted({p for p in found if not any(part.startswith(".") for part in p.parts[-2:])})
+
+
+def history(root: str | os.PathLike[str], *, org_id: str | None = None) -> pd.DataFrame:
+    """The snapshots kept under ``root`` (by :func:`save_dated`), oldest first per organization.
+
+    Parameters
+    ----------
+    root : str or path-like
+        The folder given to ``docsapi audit --save`` (or one organization's folder in it).
+    org_id : str, optional
+        Only this organization's snapshots.
+
+    Returns
+    -------
+    DataFrame
+        One row per snapshot: ``org_id``, ``org_name``, ``generated_at``, ``complete``,
+        ``spaces``, ``users``, ``findings``, ``high``, ``docsapi_version``, ``path``, and
+        ``problem`` (why it cannot be read; missing when it can). Only ``snapshot.json`` is
+        read: :func:`load_audit` checks the files.
+
+    Raises
+    ------
+    ValidationError
+        When ``root`` is not a folder.
+
+    Examples
+    --------
+    >>> history("snapshots")                                 # doctest: +SKIP
+    """
+    base = _snapshot_path(root, "root")
+    if not base.is_dir():
+        raise ValidationError("root", f"{base} is not a folder")
+    rows: list[dict[str, object]] = []
+    for folder in _manifests_under(base):
+        try:
+            info = read_info(folder)
+        except SnapshotError as exc:
+            rows.append({"path": str(folder), "problem": str(exc)})
+            continue
+        rows.append(
+            {
+                "org_id": info.org_id,
+                "org_name": info.org_name,
+                "generated_at": info.generated_at,
+                "complete": info.complete,
+                "spaces": info.counts.get("spaces"),
+                "users": info.counts.get("users"),
+                "findings": info.counts.get("findings"),
+                "high": info.counts.get("high"),
+                "docsapi_version": info.docsapi_version,
+                "path": str(folder),
+                "problem": None,
+            }
+        )
+    frame = pd.DataFrame(rows, columns=list(_HISTORY_COLUMNS)).astype(_HISTORY_COLUMNS)
+    if org_id is not None:
+        frame = frame[frame["org_id"] == org_id]
+    return frame.sort_values(["org_id", "generated_at", "path"], na_position="last").reset_index(
+        drop=True
+    )
