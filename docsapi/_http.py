@@ -211,6 +211,7 @@ class Transport:
         *,
         params: Mapping[str, Any] | None = None,
         json: Any = None,
+        headers: Mapping[str, str] | None = None,
     ) -> Response:
         """Send one request, retrying per the policy, and decode its JSON answer.
 
@@ -224,6 +225,8 @@ class Transport:
             Query parameters; None values are left out.
         json : Any, optional
             A JSON body.
+        headers : Mapping[str, str], optional
+            Headers for this request only (the credential header cannot be replaced).
 
         Returns
         -------
@@ -251,7 +254,7 @@ class Transport:
             status = None
             try:
                 try:
-                    response = self._attempt(method, path, query, json)
+                    response = self._attempt(method, path, query, json, headers)
                 finally:
                     self._gate.release()
                 status = response.status_code
@@ -274,6 +277,7 @@ class Transport:
         *,
         params: Mapping[str, Any] | None = None,
         limit: int | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> Iterator[Any]:
         """Yield every item of a List endpoint, following ``next.page`` cursors.
 
@@ -285,6 +289,8 @@ class Transport:
             Query parameters sent with every page.
         limit : int, optional
             Page size asked of the server.
+        headers : Mapping[str, str], optional
+            Headers sent with every page.
 
         Raises
         ------
@@ -296,7 +302,7 @@ class Transport:
             query["limit"] = limit
         seen: set[str] = set()
         while True:
-            data = self.request("GET", path, params=query).data
+            data = self.request("GET", path, params=query, headers=headers).data
             if not isinstance(data, Mapping) or not isinstance(data.get("items"), list):
                 raise ResponseFormatError(
                     f"GET {path} did not answer a list envelope with 'items'; "
@@ -322,14 +328,19 @@ class Transport:
     # -- one attempt ----------------------------------------------------------------------
 
     def _attempt(
-        self, method: str, path: str, query: Mapping[str, Any], body: Any
+        self,
+        method: str,
+        path: str,
+        query: Mapping[str, Any],
+        body: Any,
+        extra_headers: Mapping[str, str] | None = None,
     ) -> requests.Response:
         """Send the request, following redirects by hand so credentials never leave the origin."""
         url = self.base_url + path
         with self._count_lock:
             self.request_count += 1
         for _ in range(_MAX_REDIRECTS + 1):
-            response = self._send(method, url, query, body, path)
+            response = self._send(method, url, query, body, path, extra_headers)
             location = response.headers.get("Location")
             if response.status_code not in _REDIRECT_STATUSES or not location:
                 return response
@@ -347,9 +358,18 @@ class Transport:
         )
 
     def _send(
-        self, method: str, url: str, query: Mapping[str, Any], body: Any, path: str
+        self,
+        method: str,
+        url: str,
+        query: Mapping[str, Any],
+        body: Any,
+        path: str,
+        extra_headers: Mapping[str, str] | None = None,
     ) -> requests.Response:
         headers = dict(self._headers)
+        for name, value in (extra_headers or {}).items():
+            if name.lower() != self._auth_header.lower():
+                headers[name] = value
         if _origin(url) == self._origin and self._credential is not None:
             headers[self._auth_header] = self._auth_prefix + self._credential.reveal()
         if body is not None:

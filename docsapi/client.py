@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterator, Mapping
 from functools import cached_property
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from docsapi import __version__
 from docsapi._config import (
@@ -23,6 +23,9 @@ from docsapi._validate import check_text
 from docsapi.errors import ValidationError
 from docsapi.models import ApiInformation
 from docsapi.resources import ChangeRequests, Content, Git, Orgs, Permissions, Spaces, Users
+
+if TYPE_CHECKING:
+    from docsapi.api import ApiNamespace
 
 __all__ = ["TOKEN_ENV_VAR", "DocsClient"]
 
@@ -149,6 +152,13 @@ class DocsClient:
     def orgs(self) -> Orgs:
         """Organizations: list, get, members, teams, team, team_members."""
         return Orgs(self._transport)
+
+    @cached_property
+    def api(self) -> ApiNamespace:
+        """Every operation of the API description, one group per tag (``client.api.sites``)."""
+        from docsapi.api import ApiNamespace
+
+        return ApiNamespace(self._transport)
 
     # -- general ----------------------------------------------------------------------------
 
