@@ -49,7 +49,15 @@ _OPERATION_KEYS = (
     "requestBody",
     "responses",
 )
-_PARAMETER_KEYS = ("name", "in", "required", "deprecated", "description", "schema")
+_PARAMETER_KEYS = (
+    "name",
+    "in",
+    "required",
+    "deprecated",
+    "allowEmptyValue",
+    "description",
+    "schema",
+)
 #: Keywords whose value is one subschema, a list of them, or a name → subschema map.
 _ONE_SCHEMA = (
     "additionalProperties",

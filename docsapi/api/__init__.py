@@ -53,10 +53,15 @@ def catalog() -> dict[str, tuple[Operation, ...]]:
     """
     groups: dict[str, list[Operation]] = {}
     for operation in operations_of(reader()):
-        tags = operation.tags or (operation.path.strip("/").split("/")[0],)
-        for tag in tags:
-            groups.setdefault(snake_case(tag), []).append(operation)
+        for group in _groups_of(operation):
+            groups.setdefault(group, []).append(operation)
     return {name: tuple(groups[name]) for name in sorted(groups)}
+
+
+def _groups_of(operation: Operation) -> list[str]:
+    """The groups offering ``operation``, its first tag's group first."""
+    tags = operation.tags or (operation.path.strip("/").split("/")[0],)
+    return [snake_case(tag) for tag in tags]
 
 
 def _titles() -> dict[str, str]:
@@ -176,11 +181,9 @@ class ApiNamespace:
         self._caller = Caller(transport)
         self._catalog = catalog()
         self._titles = _titles()
-        groups_of: dict[str, list[str]] = {}
-        for name, operations in self._catalog.items():
-            for operation in operations:
-                groups_of.setdefault(operation.operation_id, []).append(name)
-        self._groups_of = groups_of
+        self._groups_of = {
+            op.operation_id: _groups_of(op) for ops in self._catalog.values() for op in ops
+        }
         self._groups: dict[str, ApiGroup] = {}
 
     def __getattr__(self, name: str) -> ApiGroup:
@@ -219,10 +222,9 @@ class ApiNamespace:
         <function sites.list_sites ...>
         """
         key = snake_case(operation_id)
-        for name, operations in self._catalog.items():
-            for operation in operations:
-                if operation.python_name == key:
-                    return getattr(getattr(self, name), key)
+        for operation_key, groups in self._groups_of.items():
+            if snake_case(operation_key) == key:
+                return getattr(getattr(self, groups[0]), key)
         raise ValidationError("operation_id", f"no operation is named {operation_id!r}")
 
     def operations(self) -> pd.DataFrame:

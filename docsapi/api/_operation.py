@@ -82,6 +82,8 @@ class Parameter:
     pointer : str
         Where its schema sits in the description (a JSON pointer); empty for body fields,
         which are checked with the whole body.
+    allow_empty : bool
+        Whether an empty value may be sent (``allowEmptyValue``; query parameters only).
     """
 
     name: str
@@ -92,6 +94,7 @@ class Parameter:
     description: str = ""
     deprecated: bool = False
     pointer: str = ""
+    allow_empty: bool = False
 
 
 @dataclass(frozen=True)
@@ -245,6 +248,7 @@ def _parameter(raw: Mapping[str, Any], pointer: str) -> Parameter:
         description=raw.get("description", ""),
         deprecated=bool(raw.get("deprecated")),
         pointer=pointer,
+        allow_empty=bool(raw.get("allowEmptyValue")),
     )
 
 

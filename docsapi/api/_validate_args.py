@@ -14,6 +14,7 @@ import enum
 import functools
 import json
 import numbers
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -35,6 +36,7 @@ SPEC_URI = "urn:docsapi:openapi"
 _MAX_SHOWN = 60
 _MAX_CHOICES = 12
 _DOT_SEGMENTS = frozenset({".", ".."})
+_HEADER_VALUE = re.compile(r"[\x20-\x7e]*")
 
 
 @dataclass(frozen=True)
@@ -224,6 +226,16 @@ def _wire(value: Any) -> Any:
     return value if isinstance(value, str) else str(value)
 
 
+def _header(parameter: Parameter, value: Any) -> str:
+    text = _wire(value)
+    if not isinstance(text, str) or not _HEADER_VALUE.fullmatch(text):
+        raise ValidationError(
+            parameter.python_name,
+            "must be printable ASCII without line breaks (it is sent as a header)",
+        )
+    return text
+
+
 def _segment(parameter: Parameter, value: Any) -> str:
     text = _wire(value)
     if not isinstance(text, str) or not text:
@@ -349,5 +361,5 @@ def prepare(operation: Operation, args: tuple[Any, ...], kwargs: Mapping[str, An
         elif parameter.location == "query":
             params[parameter.name] = _wire(value)
         else:
-            headers[parameter.name] = _wire(value)
+            headers[parameter.name] = _header(parameter, value)
     return Call(operation.method, path, params, headers, _body(operation, values))
