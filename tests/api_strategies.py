@@ -76,6 +76,9 @@ class _Bounder:
                 out[key] = branches
             elif key not in ("minItems", "maxItems"):
                 out[key] = value
+        if out.get("type") == "integer":
+            out.setdefault("minimum", -(2**63))
+            out.setdefault("maximum", 2**63 - 1)
         return out
 
     def _properties(self, schema, properties, depth, stack):

@@ -195,12 +195,14 @@ def _column(values: list[Any], dtype: str) -> Any:
 
 
 def _objects(values: list[Any]) -> Any:
+    """An ``object`` column (a Series: a bare array of strings would be inferred as ``str``)."""
     import numpy as np
+    import pandas as pd
 
     array = np.empty(len(values), dtype=object)
     for index, value in enumerate(values):
         array[index] = value
-    return array
+    return pd.Series(array, dtype=object)
 
 
 def frame(items: Sequence[Any], columns: Sequence[Column]) -> pd.DataFrame:

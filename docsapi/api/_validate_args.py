@@ -21,6 +21,7 @@ from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
 from docsapi._http import quote_segment
+from docsapi._redact import scrub
 from docsapi.api._operation import BODY, NOT_GIVEN, Operation, Parameter
 from docsapi.api._spec import load_description, reader
 from docsapi.errors import ValidationError
@@ -140,9 +141,22 @@ def _rule(error: SchemaError) -> str:
         text = f"has fields the API does not know: {', '.join(extra) or '?'}"
     elif keyword in ("oneOf", "anyOf"):
         text = f"matches none of the shapes the API accepts, got {_shown(value)}"
+        closest = _closest(error)
+        if closest is not None:
+            where = _location(list(closest.relative_path)).lstrip(".")
+            text += f"; the closest shape says: {where + ' ' if where else ''}{_rule(closest)}"
+            return text
     else:
         text = error.message if len(error.message) <= 2 * _MAX_SHOWN else f"breaks {keyword!r}"
     return f"{text} ({keyword})"
+
+
+def _closest(error: SchemaError) -> SchemaError | None:
+    """The most relevant error of the alternative whose type matched, if any did."""
+    from jsonschema.exceptions import best_match
+
+    typed = [e for e in error.context or () if e.validator not in ("type", "enum", "const")]
+    return best_match(typed) if typed else None
 
 
 def _location(path: Sequence[Any]) -> str:
@@ -160,7 +174,7 @@ def _check_parameter(parameter: Parameter, value: Any) -> None:
     if error is None:
         return
     where = parameter.python_name + _location(list(error.absolute_path))
-    raise ValidationError(where, _rule(error))
+    raise ValidationError(where, scrub(_rule(error)))
 
 
 def _check_body(operation: Operation, body: Any, by_keyword: Mapping[str, str]) -> None:
@@ -172,11 +186,13 @@ def _check_body(operation: Operation, body: Any, by_keyword: Mapping[str, str]) 
     if error.validator == "required":
         missing = [n for n in error.validator_value if n not in (error.instance or {})]
         path.append(missing[0] if missing else "?")
+        if len(path) == 1:
+            by_keyword = {f.name: f.python_name for f in operation.body.fields}
     if path and isinstance(path[0], str) and path[0] in by_keyword:
         where = by_keyword[path[0]] + _location(path[1:])
     else:
         where = BODY + _location(path)
-    raise ValidationError(where, _rule(error))
+    raise ValidationError(where, scrub(_rule(error)))
 
 
 # -- Python values to JSON ---------------------------------------------------------------------
@@ -349,6 +365,14 @@ def prepare(operation: Operation, args: tuple[Any, ...], kwargs: Mapping[str, An
                 )
             continue
         value = to_json(value)
+        if parameter.location == "query" and value in ("", []) and not parameter.allow_empty:
+            if value == [] and not parameter.required:
+                continue
+            raise ValidationError(
+                parameter.python_name,
+                "must not be empty (the API takes no empty query parameter; "
+                + ("it is required)" if parameter.required else "leave it out instead)"),
+            )
         if (
             isinstance(value, float)
             and value.is_integer()
