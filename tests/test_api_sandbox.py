@@ -103,7 +103,7 @@ def test_spaces_permissions_and_teams_are_the_same_as_the_typed_groups(client, s
     space_id = sandbox.demo["multi_team_user"]["space_id"]
     users = client.api.space_permissions.list_user_permissions_in_space(space_id)
     typed_users = client.permissions.users(space_id)
-    assert sorted(zip(users["user_id"], users["role"], strict=True)) == sorted(
+    assert sorted(zip(users["user_id"], users["permission"], strict=True)) == sorted(
         zip(typed_users["user_id"], typed_users["role"], strict=True)
     )
     teams = client.api.teams.list_teams_in_organization_by_id(sandbox.org_id)
