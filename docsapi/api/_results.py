@@ -11,7 +11,7 @@ the same columns with the same dtypes. pandas is imported on the first frame, no
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from html import escape
@@ -78,7 +78,7 @@ def list_shape(schema: Schema | None, schemas: SchemaReader | None = None) -> Li
     schemas = schemas or reader()
     node = schemas.resolve(schema)
     if schemas.types(node) - {"null"} == {"array"}:
-        items = next((b["items"] for b in schemas.branches(node) if "items" in b), {})
+        items: Schema = next((b["items"] for b in schemas.branches(node) if "items" in b), {})
         return ListShape("array", items)
     if not schemas.is_object_like(node):
         return None
@@ -159,10 +159,10 @@ def _timestamps(values: list[Any]) -> Any:
     import pandas as pd
 
     stamps = pd.to_datetime(pd.Series(values, dtype=object), utc=True, format="ISO8601")
-    return stamps.astype(TIMESTAMP).array
+    return stamps.astype(pd.DatetimeTZDtype("us", "UTC")).array
 
 
-def _typed(dtype: str) -> Any:
+def _typed(dtype: Any) -> Callable[[list[Any]], Any]:
     def build(values: list[Any]) -> Any:
         import pandas as pd
 
@@ -174,7 +174,7 @@ def _typed(dtype: str) -> Any:
 
 
 #: dtype → (which values it takes, how to build the array).
-_BUILDERS = {
+_BUILDERS: dict[str, tuple[Callable[[Any], bool], Callable[[list[Any]], Any]]] = {
     STRING: (lambda v: isinstance(v, str), _typed(STRING)),
     TIMESTAMP: (lambda v: isinstance(v, str), _timestamps),
     INTEGER: (_is_int, _typed(INTEGER)),
@@ -185,10 +185,10 @@ _BUILDERS = {
 
 def _column(values: list[Any], dtype: str) -> Any:
     """An array of ``values`` in ``dtype``; values the schema did not promise stay objects."""
-    accepts, build = _BUILDERS.get(dtype, (None, None))
-    if accepts is not None and all(v is None or accepts(v) for v in values):
+    builder = _BUILDERS.get(dtype)
+    if builder is not None and all(v is None or builder[0](v) for v in values):
         try:
-            return build(values)
+            return builder[1](values)
         except (ValueError, TypeError, OverflowError):
             pass
     return _objects(values)

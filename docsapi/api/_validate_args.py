@@ -27,8 +27,10 @@ from docsapi.api._spec import load_description, reader
 from docsapi.errors import ValidationError
 
 if TYPE_CHECKING:
-    from jsonschema.exceptions import ValidationError as SchemaError
-    from jsonschema.protocols import Validator
+    from jsonschema.exceptions import (  # type: ignore[import-untyped]
+        ValidationError as SchemaError,
+    )
+    from jsonschema.protocols import Validator  # type: ignore[import-untyped]
 
 __all__ = ["SPEC_URI", "Call", "prepare", "schema_validator", "to_json"]
 
@@ -74,7 +76,7 @@ def schema_validator(pointer: str) -> Validator:
     pointer : str
         A local reference such as ``"#/components/schemas/Space"``.
     """
-    from jsonschema import Draft202012Validator
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
     return Draft202012Validator(
         {"$ref": SPEC_URI + pointer},
@@ -102,7 +104,9 @@ def _json_type_name(value: Any) -> str:
         return "integer"
     if isinstance(value, float):
         return "number"
-    return {str: "string", list: "array", dict: "object"}.get(type(value), type(value).__name__)
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
 
 
 def _rule(error: SchemaError) -> str:
@@ -153,7 +157,7 @@ def _rule(error: SchemaError) -> str:
 
 def _closest(error: SchemaError) -> SchemaError | None:
     """The most relevant error of the alternative whose type matched, if any did."""
-    from jsonschema.exceptions import best_match
+    from jsonschema.exceptions import best_match  # type: ignore[import-untyped]
 
     typed = [e for e in error.context or () if e.validator not in ("type", "enum", "const")]
     return best_match(typed) if typed else None
@@ -164,7 +168,7 @@ def _location(path: Sequence[Any]) -> str:
 
 
 def _best_error(validator: Validator, value: Any) -> SchemaError | None:
-    from jsonschema.exceptions import best_match
+    from jsonschema.exceptions import best_match  # type: ignore[import-untyped]
 
     return best_match(validator.iter_errors(value))
 
