@@ -302,7 +302,7 @@ class ApiObject:
     Space(id='sp_1', edit_mode='live')
     """
 
-    __slots__ = ("_declared", "_kind", "_names", "_raw", "_schema")
+    __slots__ = ("_fields", "_kind", "_raw", "_schema")
 
     def __init__(
         self, raw: Mapping[str, Any], *, schema: Schema | None = None, kind: str | None = None
@@ -312,10 +312,16 @@ class ApiObject:
         self._kind = (
             kind or (reader().ref_name(schema) if schema is not None else None) or "ApiObject"
         )
-        self._declared = _property_schemas(schema)
-        names = {snake_case(key): key for key in self._declared}
-        names.update({snake_case(key): key for key in raw})
-        self._names = names
+        self._fields: tuple[dict[str, Schema], dict[str, str]] | None = None
+
+    def _lookup(self) -> tuple[dict[str, Schema], dict[str, str]]:
+        """Declared property schemas and snake_case name → key, worked out on first use."""
+        if self._fields is None:
+            declared = _property_schemas(self._schema)
+            names = {snake_case(key): key for key in declared}
+            names.update({snake_case(key): key for key in self._raw})
+            self._fields = (declared, names)
+        return self._fields
 
     @property
     def raw(self) -> Mapping[str, Any]:
@@ -328,16 +334,17 @@ class ApiObject:
         return self._kind
 
     def _value(self, key: str) -> Any:
-        sub = self._declared.get(key)
+        sub = self._lookup()[0].get(key)
         name = reader().ref_name(sub) if sub is not None else None
         return wrap(self._raw.get(key), sub, name or snake_case(key))
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
-        key = self._names.get(name)
+        names = self._lookup()[1]
+        key = names.get(name)
         if key is None:
-            close = difflib.get_close_matches(name, list(self._names), n=1)
+            close = difflib.get_close_matches(name, list(names), n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             raise AttributeError(f"{self._kind} has no field {name!r}{hint}")
         return self._value(key)
@@ -349,7 +356,7 @@ class ApiObject:
         return key in self._raw
 
     def __dir__(self) -> list[str]:
-        return sorted(set(self._names) | {"raw", "kind"})
+        return sorted(set(self._lookup()[1]) | {"raw", "kind", "fields"})
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, ApiObject):

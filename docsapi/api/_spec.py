@@ -34,6 +34,7 @@ _ACRONYM_END = re.compile(r"([A-Z]+)([A-Z][a-z])")
 _WORD_START = re.compile(r"([a-z0-9])([A-Z])")
 
 
+@functools.lru_cache(maxsize=8192)
 def snake_case(name: str) -> str:
     """The Python spelling of an API name: snake_case, never a keyword, never empty.
 

@@ -168,6 +168,8 @@ def _location(path: Sequence[Any]) -> str:
 
 
 def _best_error(validator: Validator, value: Any) -> SchemaError | None:
+    if validator.is_valid(value):
+        return None
     from jsonschema.exceptions import best_match  # type: ignore[import-untyped]
 
     return best_match(validator.iter_errors(value))
