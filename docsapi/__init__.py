@@ -12,10 +12,9 @@ Examples
 ...     spaces = client.spaces.list(org_id=sb.org_id)
 """
 
-from __future__ import annotations
-
-from importlib import import_module
-from typing import TYPE_CHECKING
+import importlib as _importlib
+import types as _types
+import typing as _typing
 
 from docsapi._config import RetryPolicy, Timeout
 from docsapi.errors import (
@@ -26,15 +25,15 @@ from docsapi.errors import (
     BadRequestError,
     ConflictError,
     DocsAPIError,
+    MissingCredentialError,
     NotFoundError,
     PaginationError,
     PermissionDeniedError,
     RateLimitError,
+    ResponseFormatError,
     ServerError,
     ValidationError,
 )
-
-__version__ = "0.1.0"
 
 __all__ = [
     "APIConnectionError",
@@ -45,11 +44,13 @@ __all__ = [
     "ConflictError",
     "DocsAPIError",
     "DocsClient",
+    "MissingCredentialError",
     "NotFoundError",
     "PaginationError",
     "PermissionAudit",
     "PermissionDeniedError",
     "RateLimitError",
+    "ResponseFormatError",
     "RetryPolicy",
     "ServerError",
     "Timeout",
@@ -65,19 +66,37 @@ _LAZY = {
     "PermissionAudit": "docsapi.audit",
 }
 
-if TYPE_CHECKING:
+if _typing.TYPE_CHECKING:
     from docsapi.audit import PermissionAudit, audit_permissions
     from docsapi.client import DocsClient
 
+    __version__: str
 
-def __getattr__(name: str):
-    module = _LAZY.get(name)
-    if module is None:
+
+def _installed_version() -> str:
+    """The version of the installed distribution (pyproject.toml states it, once)."""
+    metadata = _importlib.import_module("importlib.metadata")
+    try:
+        return metadata.version("docsapi")
+    except metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+def __getattr__(name: str) -> object:
+    if name == "__version__":
+        value: object = _installed_version()
+    elif name in _LAZY:
+        value = getattr(_importlib.import_module(_LAZY[name]), name)
+    else:
         raise AttributeError(f"module 'docsapi' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    submodules = {
+        name
+        for name, value in globals().items()
+        if isinstance(value, _types.ModuleType) and not name.startswith("_")
+    }
+    return sorted(set(__all__) | submodules)

@@ -1,20 +1,40 @@
 """Fetch everything a permission audit needs from the API, concurrently.
 
-The crawl only collects DataFrames; the analysis in :mod:`docsapi.audit` never talks to
-the API, so it can be tested offline on hand-made tables.
+The crawl only collects the raw tables of :class:`~docsapi._audit_data.AuditData`; the
+analysis never talks to the API, so it can be tested offline on hand-made tables.
+
+What is read, for an organization (list endpoints, up to 1,000 items a page):
+
+- the organization (its name, whether invite links are on), its members, teams, spaces
+  (with the count the API gives), collections, sites and invite links;
+- per space: its user and team permissions and the platform's aggregate of who can reach
+  it; per team: its members; per collection: its user and team permissions; per site: the
+  spaces it publishes, its share links, its user and team permissions.
+
+A read that fails in a way that leaves the rest meaningful (a 403 on one space, a team
+whose members keep answering 503, a server without sites) becomes a row of ``errors`` and
+the crawl goes on; the analysis marks what depended on it. The organization's spaces,
+members and teams are needed by everything: a failure there is raised.
+
+Large lists (permissions, aggregates) are turned into compact columns as each target's
+pages arrive (:class:`~docsapi._audit_data.ColumnAccumulator`), not kept as JSON objects.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from docsapi._audit_data import AuditData, ColumnAccumulator, conform
+from docsapi._columns import columns, reader
+from docsapi._fields import TeamPermissionFields, UserPermissionFields
 from docsapi.errors import (
     APIConnectionError,
+    APIStatusError,
     NotFoundError,
     PaginationError,
     PermissionDeniedError,
@@ -25,13 +45,10 @@ from docsapi.errors import (
 
 if TYPE_CHECKING:
     from docsapi.client import DocsClient
-    from docsapi.resources import Orgs, Permissions
 
-__all__ = ["ERROR_COLUMNS", "AuditData", "crawl_organization"]
+__all__ = ["AuditData", "crawl_organization"]
 
-ERROR_COLUMNS = ["space_id", "team_id", "stage", "error_type", "message"]
-
-#: Failures that lose one space or team but leave the rest of the audit meaningful.
+#: Failures that lose one read but leave the rest of the audit meaningful.
 #: A 401 or a bad argument is not among them: it would fail every request alike.
 _RECOVERABLE = (
     NotFoundError,
@@ -43,104 +60,220 @@ _RECOVERABLE = (
     PaginationError,
 )
 
+#: Items per page asked of every list endpoint (the API's maximum).
+PAGE = 1000
 
-@dataclass
-class AuditData:
-    """The raw tables of one organization, as the client returns them.
-
-    Attributes
-    ----------
-    org_id : str
-        The organization audited.
-    spaces : DataFrame
-        The organization's spaces (client spaces schema).
-    user_grants, team_grants : DataFrame
-        Every space's user and team permissions (permission users / teams schemas).
-    members : DataFrame
-        Current members of the organization (org members schema).
-    teams, team_members : DataFrame
-        The organization's teams and their members (teams / team members schemas).
-    errors : DataFrame
-        What could not be read: space_id, team_id, stage, error_type, message.
-    """
-
-    org_id: str
-    spaces: pd.DataFrame
-    user_grants: pd.DataFrame
-    team_grants: pd.DataFrame
-    members: pd.DataFrame
-    teams: pd.DataFrame
-    team_members: pd.DataFrame
-    errors: pd.DataFrame
+#: Readers of the permission fields, from their one declaration in :mod:`docsapi._fields`.
+_USER_FIELDS = {column.name: reader(column) for column in columns(UserPermissionFields)}
+_TEAM_FIELDS = {column.name: reader(column) for column in columns(TeamPermissionFields)}
 
 
-def _progress_bar(total: int, enabled: bool):
-    from tqdm.auto import tqdm
+def _fields(readers: Mapping[str, Callable], names: Iterable[str], items: list) -> dict:
+    """Columns ``names`` of ``items`` (one list per column)."""
+    return {name: [readers[name](item) for item in items] for name in names}
 
-    return tqdm(total=total, desc="Auditing spaces", unit="space", disable=not enabled)
 
+class _Failed:
+    """A read that failed: becomes one row of ``errors``."""
 
-def _attempt(
-    fetch: Callable[[], Any], stage: str, space_id: str | None, team_id: str | None
-) -> tuple[Any, dict[str, object] | None]:
-    """Run one fetch; a recoverable failure becomes an error row instead of an exception."""
-    try:
-        return fetch(), None
-    except _RECOVERABLE as exc:
-        error: dict[str, object] = {
-            "space_id": space_id,
-            "team_id": team_id,
+    def __init__(self, target_type: str, target_id: str, stage: str, exc: Exception) -> None:
+        self.row: dict[str, object] = {
+            "target_type": target_type,
+            "target_id": target_id,
             "stage": stage,
             "error_type": type(exc).__name__,
             "message": str(exc),
         }
-        return None, error
 
 
-@dataclass
-class _Collected:
-    """What the worker threads bring back: raw permission items and the teams' members."""
-
-    user_items: list[tuple[str, dict]] = field(default_factory=list)
-    team_items: list[tuple[str, dict]] = field(default_factory=list)
-    team_members: list[pd.DataFrame] = field(default_factory=list)
-    errors: list[dict[str, object]] = field(default_factory=list)
-
-    def add_space(self, space_id: str, users: tuple, teams: tuple) -> None:
-        for (items, error), target in ((users, self.user_items), (teams, self.team_items)):
-            if error is not None:
-                self.errors.append(error)
-            else:
-                target.extend((space_id, item) for item in items)
-
-    def add_team(self, frame: pd.DataFrame | None, error: dict[str, object] | None) -> None:
-        if error is not None:
-            self.errors.append(error)
-        elif frame is not None and not frame.empty:
-            self.team_members.append(frame)
+def _attempt(fetch: Callable[[], Any], target_type: str, target_id: str, stage: str) -> Any:
+    """Run one read; a recoverable failure is returned as :class:`_Failed`."""
+    try:
+        return fetch()
+    except _RECOVERABLE as exc:
+        return _Failed(target_type, target_id, stage, exc)
 
 
-def _crawl_space(permissions: Permissions, space_id: str) -> tuple[str, tuple, tuple]:
-    # Raw items only: one DataFrame per table is built at the end, not one per space,
-    # which keeps the worker threads on the network instead of contending for the GIL.
-    users = _attempt(lambda: permissions.user_records(space_id), "space users", space_id, None)
-    teams = _attempt(lambda: permissions.team_records(space_id), "space teams", space_id, None)
-    return space_id, users, teams
+def _progress_bar(total: int, enabled: bool):
+    from tqdm.auto import tqdm  # type: ignore[import-untyped]
+
+    return tqdm(total=total, desc="Auditing spaces", unit="space", disable=not enabled)
 
 
-def _crawl_team(orgs: Orgs, org_id: str, team_id: str) -> tuple:
-    return _attempt(lambda: orgs.team_members(org_id, team_id), "team members", None, team_id)
+class _Reader:
+    """The reads of one organization, each a function returning what a worker brings back."""
+
+    def __init__(self, client: DocsClient, org_id: str) -> None:
+        self.client = client
+        self.org_id = org_id
+        self.org_path = f"/orgs/{org_id}"
+
+    def items(self, path: str, **params: object) -> list:
+        return list(self.client.paginate(path, params={"limit": PAGE, **params}))
+
+    def organization(self) -> tuple[str | None, bool | None]:
+        """The organization's title and whether its invite links are on (None: unknown)."""
+        try:
+            raw = self.client.request("GET", self.org_path)
+        except _RECOVERABLE:
+            return None, None
+        enabled = raw.get("inviteLinks") if isinstance(raw, dict) else None
+        title = raw.get("title") if isinstance(raw, dict) else None
+        return title, enabled if isinstance(enabled, bool) else None
+
+    def token_user(self) -> str | None:
+        """The id of the token's user; None for a token that is not a user's."""
+        try:
+            return self.client.users.me().id
+        except (APIStatusError, ResponseFormatError):
+            return None
+
+    def reported_spaces(self) -> tuple[int | None, pd.Timedelta | None]:
+        """The number of spaces the API says the organization's list holds (if it says), and
+        how far the server's clock (its ``Date`` header) is from ours: ages (share links,
+        inactivity) are counted to the server's time when the crawl finished."""
+        try:
+            answer = self.client.transport.request(
+                "GET", f"{self.org_path}/spaces", params={"limit": 1}
+            )
+        except _RECOVERABLE:
+            return None, None
+        received = pd.Timestamp.now(tz="UTC")
+        count = answer.data.get("count") if isinstance(answer.data, dict) else None
+        if not isinstance(count, int | float) or isinstance(count, bool):
+            count = None
+        server = _server_time(answer.headers.get("Date"))
+        offset = None if server is None else server - received
+        return (None if count is None else int(count)), offset
+
+    def space(self, space_id: str) -> tuple[str, Any, Any, Any]:
+        path = f"/spaces/{space_id}/permissions"
+        users = _attempt(lambda: self.items(f"{path}/users"), "space", space_id, "space users")
+        teams = _attempt(lambda: self.items(f"{path}/teams"), "space", space_id, "space teams")
+        aggregate = _attempt(
+            lambda: _fields(
+                _USER_FIELDS, ("user_id", "display_name", "role"), self.items(f"{path}/aggregate")
+            ),
+            "space",
+            space_id,
+            "aggregate",
+        )
+        return space_id, users, teams, aggregate
+
+    def collection(self, collection_id: str) -> tuple[str, Any, Any]:
+        path = f"/collections/{collection_id}/permissions"
+        return (
+            collection_id,
+            _attempt(
+                lambda: self.items(f"{path}/users"), "collection", collection_id, "collection users"
+            ),
+            _attempt(
+                lambda: self.items(f"{path}/teams"), "collection", collection_id, "collection teams"
+            ),
+        )
+
+    def site(self, site_id: str) -> tuple[str, Any, Any, Any, Any]:
+        path = f"{self.org_path}/sites/{site_id}"
+        return (
+            site_id,
+            _attempt(lambda: self.items(f"{path}/site-spaces"), "site", site_id, "site spaces"),
+            _attempt(lambda: self.items(f"{path}/share-links"), "site", site_id, "share links"),
+            _attempt(
+                lambda: self.items(f"{path}/permissions/users"), "site", site_id, "site users"
+            ),
+            _attempt(
+                lambda: self.items(f"{path}/permissions/teams"), "site", site_id, "site teams"
+            ),
+        )
+
+    def team_members(self, team_id: str) -> Any:
+        return _attempt(
+            lambda: self.client.orgs.team_members(self.org_id, team_id),
+            "team",
+            team_id,
+            "team members",
+        )
+
+    def listing(self, what: str, path: str, **params: object) -> Any:
+        """An organization-wide list (collections, sites, invite links): recoverable."""
+        return _attempt(lambda: self.items(path, **params), "organization", self.org_id, what)
+
+
+def _server_time(header: str | None) -> pd.Timestamp | None:
+    """An HTTP ``Date`` header as a UTC timestamp; None when missing or unreadable."""
+    from email.utils import parsedate_to_datetime
+
+    try:
+        return pd.Timestamp(parsedate_to_datetime(header or "")).tz_convert("UTC")
+    except (TypeError, ValueError):
+        return None
+
+
+class _Tables:
+    """The raw tables, filled by the workers as their answers arrive.
+
+    Each answer is turned into columns in its worker and appended under one lock, so no
+    JSON object outlives its read and no finished job holds its answer.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.user_permissions = ColumnAccumulator("user_permissions")
+        self.team_permissions = ColumnAccumulator("team_permissions")
+        self.aggregate = ColumnAccumulator("aggregate")
+        self.team_members: list[pd.DataFrame] = []
+        self.site_records: dict[str, tuple[list[str], list[dict]]] = {
+            "site_spaces": ([], []),
+            "share_links": ([], []),
+        }
+        self.errors: list[dict[str, object]] = []
+
+    def failed(self, answer: Any) -> bool:
+        if isinstance(answer, _Failed):
+            with self.lock:
+                self.errors.append(answer.row)
+            return True
+        return False
+
+    def permissions(self, target_type: str, target_id: str, users: Any, teams: Any) -> None:
+        if not self.failed(users):
+            columns = _fields(_USER_FIELDS, ("user_id", "display_name", "email", "role"), users)
+            with self.lock:
+                self.user_permissions.append(
+                    target_type=target_type, target_id=target_id, **columns
+                )
+        if not self.failed(teams):
+            columns = _fields(_TEAM_FIELDS, ("team_id", "title", "role"), teams)
+            with self.lock:
+                self.team_permissions.append(
+                    target_type=target_type, target_id=target_id, **columns
+                )
+
+    def space(self, space_id: str, users: Any, teams: Any, aggregate: Any) -> None:
+        self.permissions("space", space_id, users, teams)
+        if not self.failed(aggregate):
+            with self.lock:
+                self.aggregate.append(space_id=space_id, **aggregate)
+
+    def site(self, site_id: str, spaces: Any, links: Any, users: Any, teams: Any) -> None:
+        for name, items in (("site_spaces", spaces), ("share_links", links)):
+            if not self.failed(items):
+                with self.lock:
+                    ids, records = self.site_records[name]
+                    ids.extend([site_id] * len(items))
+                    records.extend(items)
+        self.permissions("site", site_id, users, teams)
+
+    def team(self, answer: Any) -> None:
+        if not self.failed(answer) and len(answer):
+            with self.lock:
+                self.team_members.append(answer)
 
 
 def crawl_organization(
     client: DocsClient, org_id: str, *, max_workers: int = 8, progress: bool = True
 ) -> AuditData:
-    """Read the spaces, permissions, members and teams of an organization.
-
-    ``max_workers`` threads share the client: the organization's members and teams are
-    read while its spaces are listed (a failure there is raised: nothing meaningful can be
-    audited without them); then each space's user and team permissions and each team's
-    members are read. A space or team that cannot be read is recorded in ``errors``.
+    """Read everything an audit of an organization needs (see the module docstring).
 
     Parameters
     ----------
@@ -165,48 +298,106 @@ def crawl_organization(
     """
     from docsapi import frames
 
-    # Resource groups are created here, once, rather than lazily by several threads.
-    permissions, orgs = client.permissions, client.orgs
-    collected = _Collected()
+    read = _Reader(client, org_id)
+    tables = _Tables()
     with ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="docsapi-audit") as pool:
         try:
-            members_job = pool.submit(orgs.members, org_id)
-            teams_job = pool.submit(orgs.teams, org_id)
-            spaces = client.spaces.list(org_id=org_id)
+            organization = pool.submit(read.organization)
+            members_job = pool.submit(read.items, f"{read.org_path}/members")
+            teams_job = pool.submit(client.orgs.teams, org_id)
+            me_job = pool.submit(read.token_user)
+            count_job = pool.submit(read.reported_spaces)
+            collections_job = pool.submit(
+                read.listing, "collections", f"{read.org_path}/collections", nested="true"
+            )
+            sites_job = pool.submit(read.listing, "sites", f"{read.org_path}/sites")
+            invites_job = pool.submit(read.listing, "invite links", f"{read.org_path}/link-invites")
+            space_records = read.items(f"{read.org_path}/spaces")
+            spaces = frames.spaces(space_records)
+            del space_records
+            # Each job reads one target and files its answer; jobs return nothing.
             space_jobs: list[Future] = [
-                pool.submit(_crawl_space, permissions, s) for s in spaces["id"]
+                pool.submit(lambda s: tables.space(*read.space(s)), s) for s in spaces["id"]
             ]
             teams = teams_job.result()
-            team_jobs = [pool.submit(_crawl_team, orgs, org_id, t) for t in teams["id"]]
-            members = members_job.result()
+            other_jobs = [
+                pool.submit(lambda t: tables.team(read.team_members(t)), t) for t in teams["id"]
+            ]
+            collection_records = collections_job.result()
+            if not tables.failed(collection_records):
+                other_jobs += [
+                    pool.submit(lambda c: tables.permissions("collection", *read.collection(c)), c)
+                    for c in (record["id"] for record in collection_records)
+                ]
+            site_records = sites_job.result()
+            if not tables.failed(site_records):
+                other_jobs += [
+                    pool.submit(lambda s: tables.site(*read.site(s)), s)
+                    for s in (record["id"] for record in site_records)
+                ]
+            members = frames.org_members(org_id, members_job.result())
             with _progress_bar(len(space_jobs), progress) as bar:
                 for job in as_completed(space_jobs):
-                    collected.add_space(*job.result())
+                    job.result()  # raises what could not be recovered from (401, ...)
                     bar.update(1)
-            for job in team_jobs:
-                collected.add_team(*job.result())
+            for job in other_jobs:
+                job.result()
+            (org_name, invite_links_on), me = organization.result(), me_job.result()
+            reported, clock_offset = count_job.result()
+            invite_links = _invite_links(frames, org_id, invites_job.result(), tables)
         except BaseException:
             # A fatal error (401, Ctrl-C): do not send the requests still queued.
             pool.shutdown(wait=False, cancel_futures=True)
             raise
 
-    user_spaces, user_items = _unzip(collected.user_items)
-    team_spaces, team_items = _unzip(collected.team_items)
     return AuditData(
         org_id=org_id,
+        org_name=org_name,
+        generated_at=pd.Timestamp.now(tz="UTC") + (clock_offset or pd.Timedelta(0)),
+        token_role=_token_role(members, me),
+        spaces_reported=reported,
+        invite_links_enabled=invite_links_on,
         spaces=spaces,
-        user_grants=frames.permission_users(user_spaces, user_items),
-        team_grants=frames.permission_teams(team_spaces, team_items),
+        collections=(
+            frames.collections(collection_records)
+            if not isinstance(collection_records, _Failed)
+            else conform("collections")
+        ),
         members=members,
         teams=teams,
         team_members=(
-            pd.concat(collected.team_members, ignore_index=True)
-            if collected.team_members
-            else frames.empty("team_members")
+            pd.concat(tables.team_members, ignore_index=True)
+            if tables.team_members
+            else conform("team_members")
         ),
-        errors=pd.DataFrame(collected.errors, columns=ERROR_COLUMNS),
+        user_permissions=tables.user_permissions.frame(),
+        team_permissions=tables.team_permissions.frame(),
+        sites=(
+            frames.sites(org_id, site_records)
+            if not isinstance(site_records, _Failed)
+            else conform("sites")
+        ),
+        site_spaces=frames.site_spaces(*tables.site_records["site_spaces"]),
+        share_links=frames.share_links(*tables.site_records["share_links"]),
+        invite_links=invite_links,
+        aggregate=tables.aggregate.frame(),
+        errors=pd.DataFrame(tables.errors),
     )
 
 
-def _unzip(pairs: list[tuple[str, dict]]) -> tuple[list[str], list[dict]]:
-    return [space for space, _ in pairs], [item for _, item in pairs]
+def _token_role(members: pd.DataFrame, user_id: str | None) -> str | None:
+    """The organization role of the token's user: a role, ``guest``, ``non-member``; None
+    when the token is not a user's."""
+    if user_id is None:
+        return None
+    found = members.loc[members["user_id"] == user_id, "role"]
+    if found.empty:
+        return "non-member"
+    return "guest" if pd.isna(found.iloc[0]) else str(found.iloc[0])
+
+
+def _invite_links(frames: Any, org_id: str, records: Any, tables: _Tables) -> pd.DataFrame:
+    if tables.failed(records):
+        return conform("invite_links")
+    links = frames.invite_links(org_id, records)
+    return links.rename(columns={"kind": "target_type"})

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
+from typing import Any
+
+from docsapi.errors import RETRYABLE_STATUSES, ValidationError
 
 __all__ = [
     "DEFAULT_BASE_URL",
@@ -22,8 +26,22 @@ DEFAULT_MAX_RATE_LIMIT_WAIT = 60.0
 #: Methods whose repetition cannot change the outcome; retried on any transient failure.
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
 
-#: Statuses worth another try on an idempotent request.
-RETRYABLE_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
+#: The longest a single setting may ask to wait: one day.
+_MAX_SECONDS = 86_400.0
+_MAX_RETRIES = 100
+
+
+def _seconds(value: Any, argument: str, *, allow_zero: bool = False) -> float:
+    """A finite number of seconds, positive (or zero when allowed), at most one day."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValidationError(argument, f"must be a number of seconds, got {type(value).__name__}")
+    low_ok = value >= 0 if allow_zero else value > 0
+    if not math.isfinite(value) or not low_ok or value > _MAX_SECONDS:
+        rule = "0 or more" if allow_zero else "more than 0"
+        raise ValidationError(
+            argument, f"must be {rule} and at most {_MAX_SECONDS:g} seconds, got {value!r}"
+        )
+    return float(value)
 
 
 @dataclass(frozen=True)
@@ -33,32 +51,49 @@ class Timeout:
     Parameters
     ----------
     connect : float
-        Seconds to establish the connection.
+        Seconds to establish the connection (more than 0, at most a day).
     read : float
-        Seconds to wait for each chunk of the answer.
+        Seconds to wait for each chunk of the answer (more than 0, at most a day).
 
     Examples
     --------
     >>> Timeout(read=10)
-    Timeout(connect=5.0, read=10)
+    Timeout(connect=5.0, read=10.0)
     """
 
     connect: float = 5.0
     read: float = 30.0
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "connect", _seconds(self.connect, "timeout (connect)"))
+        object.__setattr__(self, "read", _seconds(self.read, "timeout (read)"))
+
     @classmethod
     def coerce(cls, value: float | tuple[float, float] | Timeout | None) -> Timeout:
-        """Build a Timeout from a number (read timeout), a (connect, read) pair or a Timeout."""
+        """Build a Timeout from a number (read timeout), a (connect, read) pair or a Timeout.
+
+        Raises
+        ------
+        ValidationError
+            Anything else, or a number that is not a positive, finite count of seconds.
+
+        Examples
+        --------
+        >>> Timeout.coerce((2, 10))
+        Timeout(connect=2.0, read=10.0)
+        """
         if value is None:
             return cls()
         if isinstance(value, Timeout):
             return value
         if isinstance(value, tuple):
-            connect, read = value
-            return cls(float(connect), float(read))
-        if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-            raise TypeError(f"timeout must be a positive number of seconds, got {value!r}")
-        return cls(connect=min(5.0, float(value)), read=float(value))
+            if len(value) != 2:
+                raise ValidationError(
+                    "timeout", f"a pair must be (connect, read) seconds, got {len(value)} items"
+                )
+            return cls(*value)
+        read = _seconds(value, "timeout")
+        return cls(connect=min(5.0, read), read=read)
 
     def as_requests(self) -> tuple[float, float]:
         """The (connect, read) tuple that ``requests`` expects."""
@@ -77,7 +112,7 @@ class RetryPolicy:
     Parameters
     ----------
     max_retries : int
-        How many times to try again after the first attempt.
+        How many times to try again after the first attempt (0 to 100).
     backoff : float
         The first wait in seconds; it doubles on every retry.
     max_backoff : float
@@ -88,6 +123,11 @@ class RetryPolicy:
     jitter : bool
         Spread waits randomly over [wait/2, wait] so that parallel clients do not
         retry in lockstep.
+
+    Raises
+    ------
+    ValidationError
+        A setting of the wrong type or out of range.
 
     Examples
     --------
@@ -103,15 +143,28 @@ class RetryPolicy:
 
     def __post_init__(self) -> None:
         if isinstance(self.max_retries, bool) or not isinstance(self.max_retries, int):
-            raise TypeError(f"max_retries must be an int, got {self.max_retries!r}")
-        if self.max_retries < 0:
-            raise ValueError(f"max_retries must be 0 or more, got {self.max_retries}")
-        if self.max_rate_limit_wait < 0:
-            raise ValueError("max_rate_limit_wait must be 0 or more seconds")
+            raise ValidationError(
+                "max_retries", f"must be an int, got {type(self.max_retries).__name__}"
+            )
+        if not 0 <= self.max_retries <= _MAX_RETRIES:
+            raise ValidationError(
+                "max_retries", f"must be between 0 and {_MAX_RETRIES}, got {self.max_retries}"
+            )
+        object.__setattr__(self, "backoff", _seconds(self.backoff, "backoff", allow_zero=True))
+        object.__setattr__(
+            self, "max_backoff", _seconds(self.max_backoff, "max_backoff", allow_zero=True)
+        )
+        object.__setattr__(
+            self,
+            "max_rate_limit_wait",
+            _seconds(self.max_rate_limit_wait, "max_rate_limit_wait", allow_zero=True),
+        )
+        if not isinstance(self.jitter, bool):
+            raise ValidationError("jitter", f"must be True or False, got {self.jitter!r}")
 
     def backoff_delay(self, attempt: int) -> float:
         """Seconds to wait before retry number ``attempt`` (0-based): 0.5 s * 2**n, capped."""
-        delay = min(self.max_backoff, self.backoff * (2**attempt))
+        delay = min(self.max_backoff, self.backoff * (2 ** min(attempt, 64)))
         if self.jitter:
             delay = random.uniform(delay / 2, delay)
         return delay

@@ -1,59 +1,107 @@
-"""The wire layer: the only module that talks HTTP.
+"""The wire layer's policy: retries, rate-limit waits, decoding, errors, pagination, history.
 
-One pooled :class:`requests.Session` per :class:`Transport`; timeouts; one retry policy;
-rate-limit waits; status → exception mapping; pagination; credential redaction.
-Resources above this layer see :class:`Response` objects and docsapi exceptions only.
+Sending bytes is :mod:`docsapi._sender`'s job (the only module that imports ``requests``);
+this module decides what to send, when to try again, how long to wait and what an answer
+means. Time comes from an injected :class:`~docsapi._clock.Clock`, so tests can run
+retries and rate limits on a fake clock. Resources above this layer see
+:class:`Response` objects and docsapi exceptions only.
+
+Errors are built where they are found but raised from :meth:`Transport.request` (and
+:meth:`Transport.paginate`), outside any ``except`` block: no exception of ``requests``
+(whose request holds the credential header) is ever chained to a docsapi error, and the
+frames of a traceback hold no response text.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json as jsonlib
 import logging
-import re
 import threading
-import time
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote, urljoin, urlsplit
 
-import requests
-from urllib3.exceptions import ConnectTimeoutError, MaxRetryError, NewConnectionError
-
+from docsapi._clock import SYSTEM_CLOCK, Clock
 from docsapi._config import RetryPolicy, Timeout
-from docsapi._ratelimit import RateGate, rate_limit_reset
-from docsapi._redact import install_log_redaction, register_secret, scrub
+from docsapi._ratelimit import RateGate, as_datetime, rate_limit_wait
+from docsapi._redact import excerpt, install_log_redaction, register_secret, scrub
 from docsapi._secret import Secret
+from docsapi._sender import (
+    CredentialAuth,
+    FailureKind,
+    RawResponse,
+    Sender,
+    SendFailure,
+    Session,
+    origin,
+)
+from docsapi._validate import (
+    check_api_path,
+    check_headers,
+    check_http_method,
+    check_json_body,
+    check_params,
+)
 from docsapi.errors import (
     APIConnectionError,
     APITimeoutError,
-    AuthenticationError,
     DocsAPIError,
+    MissingCredentialError,
     PaginationError,
     RateLimitError,
     ResponseFormatError,
+    ValidationError,
     status_error_class,
     status_hint,
 )
 
-__all__ = ["ErrorParser", "RequestRecord", "Response", "Session", "Transport", "quote_segment"]
-
-#: The session type callers may pass to a client (re-exported so no other module imports requests).
-Session = requests.Session
+__all__ = [
+    "ErrorParser",
+    "RequestRecord",
+    "Response",
+    "Session",
+    "Transport",
+    "parse_platform_error",
+    "quote_segment",
+]
 
 logger = logging.getLogger("docsapi.http")
 
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 _MAX_REDIRECTS = 5
-_EXCERPT_CHARS = 200
-#: Connections kept open per host: more than the audit's usual number of threads.
-POOL_MAXSIZE = 32
 _REQUEST_ID_HEADERS = ("x-request-id", "x-gitbook-request-id", "cf-ray")
 
+#: How far each kind of failure got, and what to tell the user.
+_FAILURES: dict[FailureKind, tuple[type[APIConnectionError], str]] = {
+    FailureKind.CONNECT_FAILED: (
+        APIConnectionError,
+        "could not connect; check the network and base_url",
+    ),
+    FailureKind.CONNECT_TIMEOUT: (
+        APITimeoutError,
+        "could not connect within {connect:g} s; check the network and base_url",
+    ),
+    FailureKind.READ_TIMEOUT: (
+        APITimeoutError,
+        "no answer within {read:g} s; the server may still be processing it (outcome unknown)",
+    ),
+    FailureKind.CONNECTION_LOST: (
+        APIConnectionError,
+        "the connection was lost after the request was sent; the outcome is unknown, "
+        "check the resource before trying again",
+    ),
+    FailureKind.TRUNCATED: (
+        APIConnectionError,
+        "the answer was cut short in transit (outcome unknown)",
+    ),
+    FailureKind.OTHER: (APIConnectionError, "{detail}"),
+}
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, repr=False)
 class Response:
     """A decoded answer.
 
@@ -75,6 +123,9 @@ class Response:
     method: str
     path: str
 
+    def __repr__(self) -> str:
+        return scrub(f"Response({self.status} {self.method} {self.path})")
+
 
 @dataclass(frozen=True)
 class RequestRecord:
@@ -95,7 +146,7 @@ class RequestRecord:
     outcome: str
 
 
-#: ``(status, body, text, method=, path=, request_id=) -> exception or None``
+#: ``(status, body, text, method=, path=, request_id=, headers=) -> exception or None``
 ErrorParser = Callable[..., DocsAPIError | None]
 
 
@@ -111,11 +162,26 @@ def quote_segment(value: str) -> str:
 
 
 def parse_platform_error(
-    status: int, body: Any, text: str, *, method: str, path: str, request_id: str | None
+    status: int,
+    body: Any,
+    text: str,
+    *,
+    method: str,
+    path: str,
+    request_id: str | None,
+    headers: Mapping[str, str] | None = None,
 ) -> DocsAPIError | None:
     """Map a documentation-platform answer to an exception, or None for a success.
 
     The API's error body is ``{"error": {"code": ..., "message": ...}}``.
+
+    Examples
+    --------
+    >>> error = parse_platform_error(
+    ...     404, {"error": {"code": 404, "message": "Not found"}}, "",
+    ...     method="GET", path="/spaces/x", request_id="r1")
+    >>> type(error).__name__, error.body["error"]["message"]
+    ('NotFoundError', 'Not found')
     """
     if status < 400:
         return None
@@ -124,11 +190,20 @@ def parse_platform_error(
         message = str(body["error"].get("message") or "")
         code = body["error"].get("code")
     if not message:
-        message = _excerpt(text) or "no error message in the response"
+        message = excerpt(text) or "no error message in the response"
     hint = status_hint(status)
     full = f"{message.rstrip('.')}. {hint}" if hint else message
     cls = status_error_class(status)
-    return cls(status, full, method=method, path=path, request_id=request_id, code=code)
+    return cls(
+        status,
+        full,
+        method=method,
+        path=path,
+        request_id=request_id,
+        code=code if isinstance(code, str | int) and not isinstance(code, bool) else None,
+        body=body,
+        headers=headers,
+    )
 
 
 class Transport:
@@ -139,7 +214,8 @@ class Transport:
     base_url : str
         Every request path is relative to it, e.g. ``"https://api.gitbook.com/v1"``.
     credential : Secret or None
-        The token or key. None makes every request raise AuthenticationError.
+        The token or key. None makes every request raise
+        :class:`~docsapi.errors.MissingCredentialError` without sending anything.
     timeout : Timeout
         Connect and read timeouts.
     retry : RetryPolicy
@@ -151,11 +227,20 @@ class Transport:
     auth_header, auth_prefix : str
         How the credential is sent: ``Authorization: Bearer <token>`` by default.
     error_parser : callable
-        Maps ``(status, body, text, method=, path=, request_id=)`` to an exception or None.
+        Maps ``(status, body, text, method=, path=, request_id=, headers=)`` to an
+        exception or None.
     missing_credential : str
-        The message of the AuthenticationError raised when no credential was given.
+        The message of the error raised when no credential was found.
     user_agent : str
         The User-Agent header.
+    clock : Clock
+        Where time is read and waited (backoff, ``Retry-After``, rate-limit budget).
+
+    Examples
+    --------
+    >>> Transport("https://api.example.com/v1", credential=None, timeout=Timeout(),
+    ...           retry=RetryPolicy())
+    Transport(base_url='https://api.example.com/v1', credential=missing)
     """
 
     def __init__(
@@ -165,41 +250,47 @@ class Transport:
         credential: Secret | None,
         timeout: Timeout,
         retry: RetryPolicy,
-        session: requests.Session | None = None,
+        session: Session | None = None,
         headers: Mapping[str, str] | None = None,
         auth_header: str = "Authorization",
         auth_prefix: str = "Bearer ",
         error_parser: ErrorParser = parse_platform_error,
         missing_credential: str = "No credential was given.",
         user_agent: str = "docsapi",
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         parts = urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise ValueError(f"base_url must be an http(s) URL, got {base_url!r}")
+            raise ValidationError("base_url", f"must be an http(s) URL, got {base_url!r}")
+        if session is not None and not isinstance(session, Session):
+            raise ValidationError(
+                "session", f"must be a requests.Session, got {type(session).__name__}"
+            )
         self.base_url = base_url.rstrip("/")
-        self._origin = _origin(self.base_url)
-        self._credential = credential
+        self._auth: CredentialAuth | None = None
         if credential is not None:
             register_secret(credential)
+            self._auth = CredentialAuth(
+                credential, self.base_url, header=auth_header, prefix=auth_prefix
+            )
         install_log_redaction()
         self.timeout = timeout
         self.retry = retry
-        self._session = session if session is not None else _pooled_session()
-        self._owns_session = session is None
+        self.clock = clock
+        self.sender = Sender(session)
         self._headers = {"User-Agent": user_agent, "Accept": "application/json"}
-        self._headers.update(headers or {})
+        self._headers.update(check_headers(headers, reserved=(auth_header,)))
         self._auth_header = auth_header
-        self._auth_prefix = auth_prefix
         self._error_parser = error_parser
         self._missing_credential = missing_credential
-        self._gate = RateGate()
+        self._gate = RateGate(clock)
         self._count_lock = threading.Lock()
         self.request_count = 0
         #: The most recent attempts (bounded), for teaching and troubleshooting.
         self.history: deque[RequestRecord] = deque(maxlen=5000)
 
     def __repr__(self) -> str:
-        has = "set" if self._credential is not None else "missing"
+        has = "set" if self._auth is not None else "missing"
         return f"Transport(base_url={self.base_url!r}, credential={has})"
 
     # -- public -------------------------------------------------------------------------
@@ -220,13 +311,15 @@ class Transport:
         method : str
             The HTTP method.
         path : str
-            Relative to the base URL, starting with ``/``; segments already quoted.
+            Relative to the base URL, starting with ``/``; segments already quoted. Dot
+            segments (also percent-encoded) are refused, so a request never leaves the
+            base URL.
         params : Mapping, optional
             Query parameters; None values are left out.
         json : Any, optional
             A JSON body.
         headers : Mapping[str, str], optional
-            Headers for this request only (the credential header cannot be replaced).
+            Headers for this request only (not the one carrying the credential).
 
         Returns
         -------
@@ -234,42 +327,43 @@ class Transport:
 
         Raises
         ------
-        AuthenticationError
-            No credential was given, or the server refused it.
+        ValidationError
+            A bad method, path, query or body; nothing was sent.
+        MissingCredentialError
+            No credential was found; nothing was sent.
         APIStatusError
-            Any other error status, as its most specific subclass.
+            Any error status, as its most specific subclass.
         APIConnectionError
             The request failed on the way and was not retried (or retries ran out).
         ResponseFormatError
             The body was not the JSON the API promises.
         """
-        method = method.upper()
-        if self._credential is None:
-            raise AuthenticationError(401, self._missing_credential, method=method, path=path)
-        query = {k: v for k, v in (params or {}).items() if v is not None}
+        method = check_http_method(method)
+        path = check_api_path(path)
+        query = check_params(params)
+        body = check_json_body(json)
+        extra = check_headers(headers, reserved=(self._auth_header,))
+        if self._auth is None:
+            raise MissingCredentialError(self._missing_credential, method=method, path=path)
         attempt, slept = 0, 0.0
         while True:
             waited = slept + self._gate.acquire(self.retry.max_rate_limit_wait)
-            started = time.time()
-            status = None
-            try:
-                try:
-                    response = self._attempt(method, path, query, json, headers)
-                finally:
-                    self._gate.release()
-                status = response.status_code
-                self._gate.update(response.headers)
-                result = self._decode(method, path, response)
-            except DocsAPIError as exc:
-                self._record(method, path, status, started, waited, attempt, type(exc).__name__)
-                delay = self._retry_delay(method, exc, attempt)
-                if delay is None:
-                    raise
-                self._sleep(delay, method, path, exc)
-                attempt, slept = attempt + 1, delay
-                continue
-            self._record(method, path, result.status, started, waited, attempt, "ok")
-            return result
+            began, started = self.clock.time(), self.clock.monotonic()
+            outcome, status = self._exchange(method, path, query, body, extra)
+            elapsed = self.clock.monotonic() - started
+            name = "ok" if isinstance(outcome, Response) else type(outcome).__name__
+            self._record(RequestRecord(method, path, status, began, elapsed, waited, attempt, name))
+            if isinstance(outcome, Response):
+                return outcome
+            delay = self._retry_delay(method, outcome, attempt)
+            if delay is None:
+                query = body = params = json = None  # the raising frame keeps no request data
+                raise outcome
+            logger.info(
+                "%s %s failed (%s); retrying in %.2f s", method, path, type(outcome).__name__, delay
+            )
+            self.clock.sleep(delay)
+            attempt, slept = attempt + 1, delay
 
     def paginate(
         self,
@@ -277,6 +371,7 @@ class Transport:
         *,
         params: Mapping[str, Any] | None = None,
         limit: int | None = None,
+        key: tuple[str, ...] | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> Iterator[Any]:
         """Yield every item of a List endpoint, following ``next.page`` cursors.
@@ -289,199 +384,185 @@ class Transport:
             Query parameters sent with every page.
         limit : int, optional
             Page size asked of the server.
+        key : tuple of str, optional
+            Where an item's id is, e.g. ``("id",)`` or ``("user", "id")``: an item whose
+            id was already yielded is skipped (a server whose pages shift while the list
+            changes repeats items). Items without an id at that place are all yielded.
         headers : Mapping[str, str], optional
             Headers sent with every page.
 
         Raises
         ------
+        ResponseFormatError
+            An answer that is not a list envelope ``{"items": [...]}``.
         PaginationError
             The server sent a cursor it had sent before.
         """
-        query = dict(params or {})
+        query = dict(check_params(params) or {})
         if limit is not None:
             query["limit"] = limit
-        seen: set[str] = set()
+        cursors: set[str] = set()
+        ids: set[Hashable] = set()
+        data: Any = None
+        cursor: str | None = None
         while True:
-            data = self.request("GET", path, params=query, headers=headers).data
+            try:
+                data = self.request("GET", path, params=query, headers=headers).data
+            except DocsAPIError:
+                # Keep what the server sent (a cursor may echo anything) out of this frame.
+                query.clear()
+                data = cursor = None
+                raise
             if not isinstance(data, Mapping) or not isinstance(data.get("items"), list):
                 raise ResponseFormatError(
-                    f"GET {path} did not answer a list envelope with 'items'; "
-                    "is this a List endpoint?"
+                    f"GET {path} did not answer a list envelope with 'items' (got "
+                    f"{_kind(data)}); is this a List endpoint?"
                 )
-            yield from data["items"]
-            cursor = (data.get("next") or {}).get("page")
-            if not cursor:
+            for item in data["items"]:
+                item_id = _dig(item, key) if key else None
+                if item_id is not None:
+                    if item_id in ids:
+                        continue
+                    ids.add(item_id)
+                yield item
+            cursor = _cursor(data)
+            if cursor is None:
                 return
-            if cursor in seen:
-                raise PaginationError(
+            digest = hashlib.sha256(cursor.encode()).hexdigest()
+            if digest in cursors:
+                error = PaginationError(
                     f"GET {path} sent page cursor {cursor!r} twice; stopped to avoid an "
                     "endless loop. The server's pagination is inconsistent: try again later."
                 )
-            seen.add(cursor)
+                query.clear()
+                cursor = data = None
+                raise error
+            cursors.add(digest)
             query["page"] = cursor
 
     def close(self) -> None:
         """Close the pooled connections (only those of a session this transport made)."""
-        if self._owns_session:
-            self._session.close()
+        self.sender.close()
 
     # -- one attempt ----------------------------------------------------------------------
 
-    def _attempt(
+    def _exchange(
         self,
         method: str,
         path: str,
-        query: Mapping[str, Any],
-        body: Any,
-        extra_headers: Mapping[str, str] | None = None,
-    ) -> requests.Response:
-        """Send the request, following redirects by hand so credentials never leave the origin."""
-        url = self.base_url + path
+        query: Mapping[str, Any] | None,
+        body: bytes | None,
+        extra_headers: Mapping[str, str],
+    ) -> tuple[Response | DocsAPIError, int | None]:
+        """One attempt: the decoded answer or the error it amounts to, and the status."""
         with self._count_lock:
             self.request_count += 1
-        for _ in range(_MAX_REDIRECTS + 1):
-            response = self._send(method, url, query, body, path, extra_headers)
-            location = response.headers.get("Location")
-            if response.status_code not in _REDIRECT_STATUSES or not location:
-                return response
-            response.close()
-            url = urljoin(url, location)
-            query = {}
-            if response.status_code == 303 or (
-                response.status_code in (301, 302) and method == "POST"
-            ):
-                method, body = "GET", None
-        raise APIConnectionError(
-            f"{method} {path}: more than {_MAX_REDIRECTS} redirects; check base_url.",
-            method=method,
-            path=path,
-        )
+        try:
+            raw = self._send_following_redirects(method, path, query, body, extra_headers)
+        except SendFailure as failure:
+            return self._failure_error(method, path, failure), None
+        finally:
+            self._gate.release()
+        if isinstance(raw, DocsAPIError):
+            return raw, None
+        self._gate.update(raw.headers)
+        return self._decode(method, path, raw), raw.status
 
-    def _send(
+    def _send_following_redirects(
         self,
         method: str,
-        url: str,
-        query: Mapping[str, Any],
-        body: Any,
         path: str,
-        extra_headers: Mapping[str, str] | None = None,
-    ) -> requests.Response:
-        headers = dict(self._headers)
-        for name, value in (extra_headers or {}).items():
-            if name.lower() != self._auth_header.lower():
-                headers[name] = value
-        if _origin(url) == self._origin and self._credential is not None:
-            headers[self._auth_header] = self._auth_prefix + self._credential.reveal()
-        if body is not None:
-            headers["Content-Type"] = "application/json"
-        data = None if body is None else jsonlib.dumps(body).encode()
-        try:
-            response = self._session.request(
+        query: Mapping[str, Any] | None,
+        body: bytes | None,
+        extra_headers: Mapping[str, str],
+    ) -> RawResponse | DocsAPIError:
+        """Send, following redirects by hand; the credential only goes to its own origin."""
+        url = self.base_url + path
+        for _ in range(_MAX_REDIRECTS + 1):
+            headers = {**self._headers, **extra_headers}
+            if body is not None:
+                headers["Content-Type"] = "application/json"
+            raw = self.sender.send(
                 method,
                 url,
-                params=query or None,
-                data=data,
+                params=query,
+                body=body,
                 headers=headers,
                 timeout=self.timeout.as_requests(),
-                allow_redirects=False,
+                auth=self._auth,
             )
-            response.content  # read the whole body now so a broken transfer fails here  # noqa: B018
-            return response
-        except requests.ConnectTimeout:
-            raise self._connection_error(
-                APITimeoutError,
-                method,
-                path,
-                "could not connect within "
-                f"{self.timeout.connect:g} s; check the network and base_url",
-                reached=False,
-            ) from None
-        except requests.ReadTimeout:
-            raise self._connection_error(
-                APITimeoutError,
-                method,
-                path,
-                f"no answer within {self.timeout.read:g} s; "
-                "the server may still be processing it (outcome unknown)",
-                reached=True,
-            ) from None
-        except (requests.exceptions.ChunkedEncodingError, requests.exceptions.ContentDecodingError):
-            raise self._connection_error(
-                APIConnectionError,
-                method,
-                path,
-                "the answer was cut short in transit (outcome unknown)",
-                reached=True,
-            ) from None
-        except requests.ConnectionError as exc:
-            reached = not _is_connect_failure(exc)
-            reason = (
-                (
-                    "the connection was lost after the request was sent; the outcome is "
-                    "unknown, check the resource before trying again"
-                )
-                if reached
-                else ("could not connect; check the network and base_url")
-            )
-            raise self._connection_error(
-                APIConnectionError, method, path, reason, reached=reached
-            ) from None
-        except requests.RequestException as exc:
-            raise APIConnectionError(
-                f"{method} {path}: {type(exc).__name__}: {scrub(str(exc))}",
-                method=method,
-                path=path,
-            ) from None
+            location = raw.headers.get("Location")
+            if raw.status not in _REDIRECT_STATUSES or not location:
+                return raw
+            url = urljoin(url, location)
+            if origin(url)[0] not in ("http", "https"):
+                break
+            query = None
+            if raw.status == 303 or (raw.status in (301, 302) and method == "POST"):
+                method, body = "GET", None
+        return APIConnectionError(
+            f"{method} {path}: more than {_MAX_REDIRECTS} redirects or a redirect to a "
+            "non-HTTP address; check base_url.",
+            method=method,
+            path=path,
+            transient=False,
+        )
 
-    @staticmethod
-    def _connection_error(
-        cls: type[APIConnectionError], method: str, path: str, reason: str, *, reached: bool
-    ) -> APIConnectionError:
-        error = cls(f"{method} {path}: {reason}.", method=method, path=path)
-        error.retryable = True
-        error.unprocessed = not reached
-        return error
+    def _failure_error(self, method: str, path: str, failure: SendFailure) -> APIConnectionError:
+        cls, reason = _FAILURES[failure.kind]
+        text = reason.format(
+            connect=self.timeout.connect, read=self.timeout.read, detail=failure.detail
+        )
+        return cls(
+            f"{method} {path}: {text}.",
+            method=method,
+            path=path,
+            reached=failure.kind.reached,
+            transient=failure.kind is not FailureKind.OTHER,
+        )
 
     # -- decoding ---------------------------------------------------------------------------
 
-    def _decode(self, method: str, path: str, response: requests.Response) -> Response:
-        status = response.status_code
+    def _decode(self, method: str, path: str, raw: RawResponse) -> Response | DocsAPIError:
+        status = raw.status
         text = ""
         body: Any = None
-        if response.content and status not in (204, 205):
-            ctype = response.headers.get("Content-Type", "")
-            text = response.text
+        if raw.content and status not in (204, 205):
+            ctype = raw.headers.get("Content-Type", "")
+            text = raw.text
             if "json" in ctype or text.lstrip()[:1] in ("{", "["):
-                try:
-                    body = jsonlib.loads(text)
-                except ValueError:
-                    if status < 400:
-                        raise ResponseFormatError(
-                            f"{method} {path}: the server sent invalid JSON (status {status}): "
-                            f"{_excerpt(text)!r}",
-                            status=status,
-                            truncated="json" in ctype,
-                        ) from None
+                body, valid = _parse_json(text)
+                if not valid and status < 400:
+                    return ResponseFormatError(
+                        f"{method} {path}: the server sent invalid JSON (status {status}): "
+                        f"{excerpt(text)!r}",
+                        status=status,
+                        truncated="json" in ctype,
+                    )
             elif status < 400:
-                raise ResponseFormatError(
+                return ResponseFormatError(
                     f"{method} {path}: expected JSON but got {ctype or 'no content type'} "
-                    f"(status {status}): {_excerpt(text)!r}. Is base_url the API's address "
-                    "(it ends in /v1)?",
+                    f"(status {status}): {excerpt(text)!r}. Is base_url the API's address?",
                     status=status,
                 )
-        request_id = next(
-            (response.headers[h] for h in _REQUEST_ID_HEADERS if h in response.headers), None
-        )
+        request_id = next((raw.headers[h] for h in _REQUEST_ID_HEADERS if h in raw.headers), None)
         error = self._error_parser(
-            status, body, text, method=method, path=path, request_id=request_id
+            status,
+            body,
+            text,
+            method=method,
+            path=path,
+            request_id=request_id,
+            headers=raw.headers,
         )
-        if error is not None:
-            if isinstance(error, RateLimitError) and error.reset_at is None:
-                wait = _rate_limit_wait(response.headers)
-                if wait is not None:
-                    error.reset_at = datetime.fromtimestamp(time.time() + wait, tz=UTC)
-            raise error
-        return Response(status, response.headers, body, method, path)
+        if error is None:
+            return Response(status, raw.headers, body, method, path)
+        if isinstance(error, RateLimitError) and error.reset_at is None:
+            now = self.clock.time()
+            wait = rate_limit_wait(raw.headers, now)
+            if wait is not None:
+                error.reset_at = as_datetime(now + wait)
+        return error
 
     # -- retries ----------------------------------------------------------------------------
 
@@ -494,7 +575,7 @@ class Transport:
         if isinstance(exc, RateLimitError):
             wait = None
             if exc.reset_at is not None:
-                wait = max(0.0, exc.reset_at.timestamp() - time.time())
+                wait = max(0.0, exc.reset_at.timestamp() - self.clock.time())
             if wait is not None and wait > self.retry.max_rate_limit_wait:
                 exc.add_detail(
                     f"The limit resets in {wait:.0f} s, longer than max_rate_limit_wait="
@@ -508,74 +589,47 @@ class Transport:
             return None
         return self.retry.backoff_delay(attempt)
 
-    def _sleep(self, delay: float, method: str, path: str, exc: DocsAPIError) -> None:
-        logger.info(
-            "%s %s failed (%s); retrying in %.2f s", method, path, type(exc).__name__, delay
-        )
-        time.sleep(delay)
-
-    def _record(
-        self,
-        method: str,
-        path: str,
-        status: int | None,
-        started: float,
-        waited: float,
-        attempt: int,
-        outcome: str,
-    ) -> None:
-        elapsed = time.time() - started
-        self.history.append(
-            RequestRecord(method, path, status, started, elapsed, waited, attempt, outcome)
-        )
+    def _record(self, record: RequestRecord) -> None:
+        self.history.append(record)
         logger.debug(
             "%s %s -> %s in %.1f ms (attempt %d)",
-            method,
-            path,
-            status if status is not None else outcome,
-            elapsed * 1000,
-            attempt + 1,
+            record.method,
+            record.path,
+            record.status if record.status is not None else record.outcome,
+            record.elapsed * 1000,
+            record.attempt + 1,
         )
 
 
-def _pooled_session() -> requests.Session:
-    """A session that keeps enough connections for a pool of audit threads."""
-    session = requests.Session()
-    adapter = requests.adapters.HTTPAdapter(pool_connections=4, pool_maxsize=POOL_MAXSIZE)
-    session.mount("https://", adapter)
-    session.mount("http://", adapter)
-    return session
+def _parse_json(text: str) -> tuple[Any, bool]:
+    """``(value, True)`` for valid JSON, ``(None, False)`` otherwise (never raises)."""
+    try:
+        return jsonlib.loads(text), True
+    except (ValueError, RecursionError):
+        return None, False
 
 
-def _rate_limit_wait(headers: Mapping[str, str]) -> float | None:
-    """Seconds a 429 asks to wait: ``Retry-After``, else ``X-RateLimit-Reset`` minus now."""
-    retry_after = headers.get("Retry-After")
-    if retry_after is not None:
-        try:
-            return max(0.0, float(retry_after))
-        except ValueError:
-            pass  # an HTTP date: fall back to the reset header
-    reset = rate_limit_reset(headers)
-    if reset is not None:
-        return max(0.0, reset.timestamp() - time.time())
-    return None
+def _cursor(data: Mapping[str, Any]) -> str | None:
+    """The next page's cursor of a list envelope, or None on the last page."""
+    following = data.get("next")
+    cursor = following.get("page") if isinstance(following, Mapping) else None
+    if cursor is None or cursor == "":
+        return None
+    return str(cursor)
 
 
-def _is_connect_failure(exc: requests.ConnectionError) -> bool:
-    """True when the connection was never established, so the request never left."""
-    reason = exc.args[0] if exc.args else None
-    if isinstance(reason, MaxRetryError):
-        reason = reason.reason
-    return isinstance(reason, NewConnectionError | ConnectTimeoutError)
+def _dig(item: Any, key: tuple[str, ...]) -> Hashable | None:
+    """The id at ``key`` inside ``item`` when it is a string or an int, else None."""
+    for name in key:
+        if not isinstance(item, Mapping):
+            return None
+        item = item.get(name)
+    return item if isinstance(item, str | int) and not isinstance(item, bool) else None
 
 
-def _origin(url: str) -> tuple[str, str, int | None]:
-    parts = urlsplit(url)
-    default = {"http": 80, "https": 443}.get(parts.scheme)
-    return (parts.scheme, (parts.hostname or "").lower(), parts.port or default)
-
-
-def _excerpt(text: str) -> str:
-    flat = re.sub(r"\s+", " ", text).strip()
-    flat = scrub(flat)
-    return flat[:_EXCERPT_CHARS] + ("…" if len(flat) > _EXCERPT_CHARS else "")
+def _kind(value: Any) -> str:
+    """A short description of a decoded body's type, for error messages."""
+    if value is None:
+        return "an empty body"
+    names: dict[type, str] = {dict: "an object", list: "an array", str: "a string"}
+    return names.get(type(value), type(value).__name__)

@@ -1,16 +1,23 @@
-"""Keep credentials out of log records and error text."""
+"""Keep credentials out of log records, error text and anything built from a response."""
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import threading
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
-from docsapi._secret import Secret
+if TYPE_CHECKING:
+    from docsapi._secret import Secret
 
-__all__ = ["install_log_redaction", "register_secret", "scrub"]
+__all__ = ["MASK", "excerpt", "install_log_redaction", "register_secret", "scrub", "scrub_data"]
 
-_MASK = "********"
+#: What a credential is replaced with.
+MASK = "********"
+_EXCERPT_CHARS = 200
 _HEADER_PATTERN = re.compile(
     r"(?i)((?:authorization|x-api-key)['\"]?\s*[:=]\s*['\"]?(?:bearer\s+)?)[^\s'\",}]+"
 )
@@ -26,28 +33,75 @@ _LOGGERS = (
 )
 
 _lock = threading.Lock()
-_secrets: set[str] = set()
+#: Every registered credential in each form a server might echo it, longest first.
+_secrets: tuple[str, ...] = ()
 _installed = False
+
+
+def _forms(value: str) -> set[str]:
+    """The credential as sent, URL-encoded (a cursor or a query) and JSON-escaped."""
+    return {value, quote(value, safe=""), json.dumps(value)[1:-1]}
 
 
 def register_secret(secret: Secret) -> None:
     """Remember a credential so :func:`scrub` and the log filter can mask it."""
+    global _secrets
     with _lock:
-        _secrets.add(secret.reveal())
+        known = set(_secrets) | _forms(secret.reveal())
+        _secrets = tuple(sorted(known, key=len, reverse=True))
 
 
-def scrub(text: str) -> str:
+def scrub(text: Any) -> str:
     """Mask every registered credential and every Authorization / X-Api-Key header value.
+
+    Parameters
+    ----------
+    text : Any
+        Text to clean; anything else is turned into text first.
+
+    Returns
+    -------
+    str
 
     Examples
     --------
     >>> scrub("Authorization: Bearer abc123")
     'Authorization: Bearer ********'
     """
-    for value in tuple(_secrets):
+    text = text if isinstance(text, str) else str(text)
+    for value in _secrets:
         if value in text:
-            text = text.replace(value, _MASK)
-    return _HEADER_PATTERN.sub(lambda m: m.group(1) + _MASK, text)
+            text = text.replace(value, MASK)
+    return _HEADER_PATTERN.sub(lambda m: m.group(1) + MASK, text)
+
+
+def scrub_data(value: Any) -> Any:
+    """A copy of decoded JSON (or headers) with every string, keys included, scrubbed.
+
+    Examples
+    --------
+    >>> scrub_data({"error": {"message": "Authorization: Bearer abc"}, "n": 1})
+    {'error': {'message': 'Authorization: Bearer ********'}, 'n': 1}
+    """
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, Mapping):
+        return {scrub(key): scrub_data(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [scrub_data(item) for item in value]
+    return value
+
+
+def excerpt(text: str, limit: int = _EXCERPT_CHARS) -> str:
+    """The start of a body on one line, credentials masked, at most ``limit`` characters.
+
+    Examples
+    --------
+    >>> excerpt("<html>\\n  <h1>Sign in</h1>\\n</html>")
+    '<html> <h1>Sign in</h1> </html>'
+    """
+    flat = scrub(re.sub(r"\s+", " ", text).strip())
+    return flat[:limit] + ("…" if len(flat) > limit else "")
 
 
 class _RedactingFilter(logging.Filter):

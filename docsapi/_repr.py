@@ -42,13 +42,13 @@ def field_table_html(title: str, rows: Iterable[tuple[str, Any]]) -> str:
 
 
 def short_signature(function: Any) -> str:
-    """A method's signature without ``self`` and type hints, defaults kept (``...`` = unset).
+    """A method's signature without ``self`` and type hints, defaults kept by their repr.
 
     Examples
     --------
-    >>> def move(self, space_id: str, *, parent: str = ...) -> None: ...
+    >>> def move(self, space_id: str, *, parent: str | None = None) -> None: ...
     >>> short_signature(move)
-    '(space_id, *, parent=...) -> None'
+    '(space_id, *, parent=None) -> None'
     """
     signature = inspect.signature(function)
     parts: list[str] = []
@@ -67,8 +67,7 @@ def short_signature(function: Any) -> str:
         elif parameter.default is parameter.empty:
             parts.append(parameter.name)
         else:
-            default = "..." if parameter.default is ... else repr(parameter.default)
-            parts.append(f"{parameter.name}={default}")
+            parts.append(f"{parameter.name}={parameter.default!r}")
     returns = signature.return_annotation
     arrow = ""
     if returns is not signature.empty:

@@ -1,8 +1,45 @@
-"""A wrapper that keeps credentials out of reprs, logs and tracebacks."""
+"""A wrapper that keeps credentials out of reprs, logs and tracebacks, and the lookup of one."""
 
 from __future__ import annotations
 
-__all__ = ["Secret"]
+import os
+from collections.abc import Sequence
+
+from docsapi.errors import ValidationError
+
+__all__ = ["Secret", "credential_problem", "describe_sources", "find_credential"]
+
+_MAX_CREDENTIAL = 4096
+
+
+def credential_problem(value: object) -> str | None:
+    """Why ``value`` cannot be sent as a credential, or None when it can.
+
+    The answer never repeats the value. A credential travels in an HTTP header, so it
+    must be Latin-1 text without control characters.
+
+    Examples
+    --------
+    >>> credential_problem("gb_api_abc") is None
+    True
+    >>> credential_problem("gb\\napi")
+    'must not contain control characters such as line breaks (the value is not shown)'
+    """
+    if not isinstance(value, str):
+        return f"must be a str, got {type(value).__name__}"
+    text = value.strip()
+    if not text:
+        return "must not be empty"
+    if len(text) > _MAX_CREDENTIAL:
+        return f"must have at most {_MAX_CREDENTIAL} characters (the value is not shown)"
+    if any(ord(char) > 0xFF for char in text):
+        return (
+            "must hold only Latin-1 characters, as HTTP headers do; check that it was "
+            "copied whole (the value is not shown)"
+        )
+    if any(ord(char) < 0x20 or ord(char) == 0x7F for char in text):
+        return "must not contain control characters such as line breaks (the value is not shown)"
+    return None
 
 
 class Secret:
@@ -11,7 +48,16 @@ class Secret:
     Parameters
     ----------
     value : str
-        The credential. Read it back with :meth:`reveal`, only where it is sent.
+        The credential (surrounding whitespace is dropped). Read it back with
+        :meth:`reveal`, only where it is sent.
+    argument : str
+        The argument's name, used in the error message.
+
+    Raises
+    ------
+    ValidationError
+        The value cannot be sent in a header (see :func:`credential_problem`); the
+        message never repeats it.
 
     Examples
     --------
@@ -24,11 +70,11 @@ class Secret:
 
     __slots__ = ("_value",)
 
-    def __init__(self, value: str) -> None:
-        if not isinstance(value, str):
-            raise TypeError("a token must be a string")
-        if not value.strip():
-            raise ValueError("a token must not be empty")
+    def __init__(self, value: str, argument: str = "token") -> None:
+        problem = credential_problem(value)
+        if problem is not None:
+            value = ""  # keep the refused value out of this frame's locals
+            raise ValidationError(argument, problem)
         self._value = value.strip()
 
     def reveal(self) -> str:
@@ -48,3 +94,51 @@ class Secret:
 
     def __reduce__(self):
         raise TypeError("a Secret cannot be pickled")
+
+
+def find_credential(value: str | None, *, argument: str, env_var: str) -> Secret | None:
+    """The credential from an argument, else from an environment variable, else None.
+
+    Parameters
+    ----------
+    value : str or None
+        What the caller passed; None means "look elsewhere".
+    argument : str
+        The argument's name, for error messages.
+    env_var : str
+        The environment variable read when ``value`` is None (blank counts as unset).
+
+    Returns
+    -------
+    Secret or None
+
+    Raises
+    ------
+    ValidationError
+        A value that cannot be a credential (never repeated in the message).
+
+    Examples
+    --------
+    >>> find_credential("k-1", argument="api_key", env_var="NO_SUCH_VARIABLE")
+    Secret('********')
+    """
+    if value is None:
+        value = os.environ.get(env_var)
+        if value is None or not value.strip():
+            return None
+        argument = f"the {env_var} environment variable"
+    try:
+        return Secret(value, argument)
+    finally:
+        value = None  # the frame of a refusal keeps no copy
+
+
+def describe_sources(sources: Sequence[str]) -> str:
+    """Join credential sources for a message: ``"a, then b"``.
+
+    Examples
+    --------
+    >>> describe_sources(["the token= argument", "the GITBOOK_API_TOKEN environment variable"])
+    'the token= argument, then the GITBOOK_API_TOKEN environment variable'
+    """
+    return ", then ".join(sources)

@@ -1,17 +1,24 @@
 """Argument checks that run before any request is sent, and the API's enumerations.
 
 Every check either returns the value to send (sometimes normalised) or raises
-:class:`~docsapi.errors.ValidationError` naming the argument and the rule it broke;
-a value of the wrong Python type raises :class:`TypeError`. Only the standard library
-is used, so forms and the command line can reuse these helpers.
+:class:`~docsapi.errors.ValidationError` naming the argument and the rule it broke (a
+value of the wrong Python type too: ``ValidationError`` is also a ``TypeError``). Only the
+standard library is used, so forms and the command line can reuse these helpers.
+
+Anything that ends up in a URL path is checked to be what it claims: an id is exactly one
+path segment (no ``/``, no ``%``, no ``.`` or ``..``, no control characters), a page path
+is a relative path without dot segments, and a raw API path never leaves the base URL.
+Patterns are matched whole (``fullmatch``), so a trailing newline cannot slip through.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from docsapi.errors import ValidationError
 
@@ -22,24 +29,33 @@ __all__ = [
     "DOCUMENT_FORMATS",
     "DOCUMENT_SCHEMAS",
     "EDIT_MODES",
+    "HTTP_METHODS",
     "LANGUAGES",
     "MARKDOWN_REFS_FORMATS",
     "MAX_DISPLAY_NAME",
+    "MAX_ID_LENGTH",
     "MAX_LIST_LIMIT",
     "MAX_SEARCH_QUERY",
     "MAX_SPACE_TITLE",
     "MEMBER_ROLES",
+    "check_api_path",
+    "check_base_url",
     "check_bool",
     "check_choice",
     "check_default_level",
     "check_display_name",
     "check_emoji",
     "check_entity_id",
+    "check_headers",
+    "check_http_method",
     "check_id",
     "check_id_list",
+    "check_json_body",
     "check_limit",
     "check_mapping",
     "check_optional_text",
+    "check_page_path",
+    "check_params",
     "check_role",
     "check_search_query",
     "check_space_title",
@@ -99,18 +115,48 @@ MAX_EMOJI = 50
 MAX_URL = 2048
 MAX_SEARCH_QUERY = 512
 MAX_LIST_LIMIT = 1000
+#: The longest id accepted (the API's ids are about 20 to 30 characters).
+MAX_ID_LENGTH = 256
+MAX_PAGE_PATH = 1024
+MAX_API_PATH = 4096
+#: Methods :meth:`DocsClient.request` accepts.
+HTTP_METHODS: tuple[str, ...] = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
 
-_ENTITY_ID = re.compile(r"^[A-Za-z0-9_-]+$")
+#: Letters, digits and the characters RFC 3986 allows unencoded in a path segment, minus
+#: ``%`` (an id is never percent-encoded by its caller).
+_SEGMENT_ID = re.compile(r"[A-Za-z0-9._~:@!$&'()*+,;=-]+")
+_ENTITY_ID = re.compile(r"[A-Za-z0-9_-]+")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_CONTROL_BUT_LINES = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_HEADER_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+_DOT_SEGMENTS = (".", "..")
+
+
+def _show(value: Any, limit: int = 60) -> str:
+    """A value's repr for a message, cut so a huge argument does not flood it."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _require_str(value: Any, argument: str) -> str:
     if not isinstance(value, str):
-        raise TypeError(f"{argument} must be a str, got {type(value).__name__}")
+        raise ValidationError(argument, f"must be a str, got {type(value).__name__}")
+    return value
+
+
+def _no_controls(value: str, argument: str, *, lines: bool = False) -> str:
+    pattern = _CONTROL_BUT_LINES if lines else _CONTROL
+    if pattern.search(value):
+        allowed = " (line breaks and tabs are allowed)" if lines else ""
+        raise ValidationError(
+            argument, f"must not contain control characters{allowed}; got {_show(value)}"
+        )
     return value
 
 
 def check_id(value: Any, argument: str) -> str:
-    """Check an identifier: a non-empty string.
+    """Check an identifier: exactly one URL path segment.
 
     Parameters
     ----------
@@ -126,19 +172,33 @@ def check_id(value: Any, argument: str) -> str:
 
     Raises
     ------
-    TypeError
-        If ``value`` is not a string.
     ValidationError
-        If it is empty or only whitespace.
+        If ``value`` is not a string, is empty, longer than :data:`MAX_ID_LENGTH`, is
+        ``.`` or ``..``, or holds a ``/``, a ``%``, whitespace or a control character.
 
     Examples
     --------
     >>> check_id("u_1", "user_id")
     'u_1'
+    >>> check_id("..", "user_id")
+    Traceback (most recent call last):
+    ...
+    docsapi.errors.ValidationError: user_id: '..' is not an id: ...
     """
     _require_str(value, argument)
     if not value.strip():
         raise ValidationError(argument, "must be a non-empty id string")
+    if len(value) > MAX_ID_LENGTH:
+        raise ValidationError(
+            argument, f"must have at most {MAX_ID_LENGTH} characters, got {len(value)}"
+        )
+    if value in _DOT_SEGMENTS or not _SEGMENT_ID.fullmatch(value):
+        raise ValidationError(
+            argument,
+            f"{_show(value)} is not an id: an id is one path segment of letters, digits "
+            "and -._~:@!$&'()*+,;= (no '/', '%', spaces or control characters, and not "
+            "'.' or '..')",
+        )
     return value
 
 
@@ -147,10 +207,9 @@ def check_entity_id(value: Any, argument: str) -> str:
 
     Raises
     ------
-    TypeError
-        If ``value`` is not a string.
     ValidationError
-        If it is empty or holds other characters (a URL or a title instead of an id).
+        If ``value`` is not a string, is empty or holds other characters (a URL or a
+        title instead of an id).
 
     Examples
     --------
@@ -158,10 +217,10 @@ def check_entity_id(value: Any, argument: str) -> str:
     'sp_Ab-1'
     """
     check_id(value, argument)
-    if not _ENTITY_ID.match(value):
+    if not _ENTITY_ID.fullmatch(value):
         raise ValidationError(
             argument,
-            f"{value!r} is not an id: ids hold only letters, digits, '_' and '-' "
+            f"{_show(value)} is not an id: ids hold only letters, digits, '_' and '-' "
             "(pass the id, not a URL or a title)",
         )
     return value
@@ -172,31 +231,49 @@ def check_id_list(values: Any, argument: str) -> list[str]:
 
     Raises
     ------
-    TypeError
-        If ``values`` is a single string or not iterable, or an item is not a string.
     ValidationError
-        If an item is empty.
+        If ``values`` is a single string or not iterable, or an item is not an id.
+
+    Examples
+    --------
+    >>> check_id_list(("u1", "u2"), "users")
+    ['u1', 'u2']
     """
     if isinstance(values, str | bytes):
-        raise TypeError(
-            f"{argument} must be a list of ids, not a single string; wrap it: [{values!r}]"
+        raise ValidationError(
+            argument, f"must be a list of ids, not a single string; wrap it: [{_show(values)}]"
         )
-    if not isinstance(values, Iterable):
-        raise TypeError(f"{argument} must be a list of ids, got {type(values).__name__}")
+    if isinstance(values, Mapping) or not isinstance(values, Iterable):
+        raise ValidationError(argument, f"must be a list of ids, got {type(values).__name__}")
     return [check_id(item, f"{argument}[{index}]") for index, item in enumerate(values)]
 
 
 def check_text(
-    value: Any, argument: str, *, min_length: int = 0, max_length: int | None = None
+    value: Any,
+    argument: str,
+    *,
+    min_length: int = 0,
+    max_length: int | None = None,
+    multiline: bool = False,
 ) -> str:
-    """Check a string's length.
+    """Check a string's length and that it holds no control characters.
+
+    Parameters
+    ----------
+    value : Any
+        The text.
+    argument : str
+        The argument's name, used in the error message.
+    min_length, max_length : int
+        Bounds on the number of characters.
+    multiline : bool
+        Allow line breaks and tabs (a commit message); other control characters are
+        always refused.
 
     Raises
     ------
-    TypeError
-        If ``value`` is not a string.
     ValidationError
-        If it is shorter than ``min_length`` or longer than ``max_length`` characters.
+        If ``value`` is not a string, is out of bounds, or holds a control character.
 
     Examples
     --------
@@ -212,12 +289,295 @@ def check_text(
         raise ValidationError(
             argument, f"must have at most {max_length} characters, got {len(value)}"
         )
-    return value
+    return _no_controls(value, argument, lines=multiline)
 
 
 def check_optional_text(value: Any, argument: str, *, max_length: int) -> str | None:
     """Like :func:`check_text`, with ``None`` allowed (and returned)."""
     return None if value is None else check_text(value, argument, max_length=max_length)
+
+
+def check_page_path(value: Any, argument: str = "path") -> str:
+    """Check a page path: a relative path of page slugs, without ``.`` or ``..`` segments.
+
+    Leading and trailing slashes are dropped.
+
+    Raises
+    ------
+    ValidationError
+        If it is not a string, names no page, has an empty, ``.`` or ``..`` segment, or
+        holds ``%``, ``\\`` or a control character.
+
+    Examples
+    --------
+    >>> check_page_path("/guides/install/")
+    'guides/install'
+    """
+    check_text(value, argument, max_length=MAX_PAGE_PATH)
+    page_path = value.strip("/")
+    if not page_path.strip():
+        raise ValidationError(argument, "must name a page, e.g. 'guides/install'")
+    if "%" in page_path or "\\" in page_path:
+        raise ValidationError(
+            argument, f"pass the path unencoded, without '%' or '\\'; got {_show(value)}"
+        )
+    segments = page_path.split("/")
+    if any(segment.strip() in ("", *_DOT_SEGMENTS) for segment in segments):
+        raise ValidationError(
+            argument,
+            f"must be a relative page path like 'guides/install', without empty, '.' or "
+            f"'..' segments; got {_show(value)}",
+        )
+    return page_path
+
+
+def check_api_path(value: Any, argument: str = "path") -> str:
+    """Check a path under the API's base URL, as :meth:`DocsClient.request` takes it.
+
+    The path must start with ``/`` and stay under the base URL: no full URL, no query
+    string or fragment (pass ``params=``), no whitespace or control characters, and no
+    empty, ``.`` or ``..`` segment, written plainly or percent-encoded (``%2e%2e``).
+    Segments are the caller's to encode; an encoded slash (``%2F``) inside a segment is
+    kept, as page paths need it.
+
+    Raises
+    ------
+    ValidationError
+        A path breaking one of these rules.
+
+    Examples
+    --------
+    >>> check_api_path("/orgs/org_1/members")
+    '/orgs/org_1/members'
+    >>> check_api_path("/../_sandbox/")
+    Traceback (most recent call last):
+    ...
+    docsapi.errors.ValidationError: path: must stay under base_url: ...
+    """
+    check_text(value, argument, min_length=1, max_length=MAX_API_PATH)
+    if "://" in value or value.startswith("//"):
+        raise ValidationError(
+            argument, "must be a path under base_url such as '/orgs/org_1', not a full URL"
+        )
+    if not value.startswith("/"):
+        raise ValidationError(argument, f"must start with '/', got {_show(value)}")
+    if "?" in value or "#" in value:
+        raise ValidationError(argument, "must not hold a query string or fragment; use params=")
+    if any(char.isspace() for char in value) or "\\" in value:
+        raise ValidationError(
+            argument, f"must not hold whitespace or '\\' (URL-encode segments); got {_show(value)}"
+        )
+    if value != "/":
+        segments = value[1:].split("/")
+        if segments[-1] == "":
+            segments.pop()  # a trailing slash
+        for segment in segments:
+            if segment == "" or unquote(unquote(segment)) in _DOT_SEGMENTS:
+                raise ValidationError(
+                    argument,
+                    "must stay under base_url: no empty, '.' or '..' segments (also not "
+                    f"percent-encoded); got {_show(value)}",
+                )
+    return value
+
+
+def check_base_url(value: Any, argument: str = "base_url", *, suffix: str = "") -> str:
+    """Check an API's base URL: http(s), a host, no credentials, query or fragment.
+
+    Parameters
+    ----------
+    value : Any
+        The URL.
+    argument : str
+        The argument's name, used in the error message.
+    suffix : str
+        What the path must end with (the API's version, e.g. ``"/v1"``).
+
+    Returns
+    -------
+    str
+        The URL without a trailing slash.
+
+    Raises
+    ------
+    ValidationError
+        A URL breaking one of these rules.
+
+    Examples
+    --------
+    >>> check_base_url("https://api.gitbook.com/v1/", suffix="/v1")
+    'https://api.gitbook.com/v1'
+    >>> check_base_url("https://api.gitbook.com", suffix="/v1")
+    Traceback (most recent call last):
+    ...
+    docsapi.errors.ValidationError: base_url: must end in /v1...
+    """
+    url = check_url(value, argument).rstrip("/")
+    parts = urlsplit(url)
+    port_ok = True
+    try:
+        parts.port  # noqa: B018 - reading it validates it
+    except ValueError:
+        port_ok = False
+    if not port_ok:
+        raise ValidationError(argument, f"has an invalid port: {_show(url)}")
+    if parts.username is not None or parts.password is not None:
+        raise ValidationError(
+            argument, "must not hold a user name or password; pass the token separately"
+        )
+    if parts.query or parts.fragment or "?" in url or "#" in url:
+        raise ValidationError(argument, f"must not hold a query string or fragment: {_show(url)}")
+    if suffix and not parts.path.endswith(suffix):
+        example = f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}{suffix}"
+        raise ValidationError(
+            argument,
+            f"must end in {suffix}, the API's version (e.g. {example!r}); got {_show(value)}",
+        )
+    return url
+
+
+def check_http_method(value: Any, argument: str = "method") -> str:
+    """Check an HTTP method and return it in capitals.
+
+    Examples
+    --------
+    >>> check_http_method("get")
+    'GET'
+    """
+    verb = check_text(value, argument, min_length=1).upper()
+    if verb not in HTTP_METHODS:
+        raise ValidationError(argument, f"must be one of {', '.join(HTTP_METHODS)}")
+    return verb
+
+
+def _query_value(value: Any, argument: str) -> str | int | float:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValidationError(argument, f"must be a finite number, got {value!r}")
+        return value
+    if isinstance(value, str):
+        return check_text(value, argument)
+    raise ValidationError(
+        argument, f"must be a str, a number, a bool or a list of them, got {type(value).__name__}"
+    )
+
+
+def check_params(value: Any, argument: str = "params") -> dict[str, Any] | None:
+    """Check query parameters: names are strings, values scalars (or lists of them).
+
+    ``None`` values are left out; booleans are sent as ``true``/``false``.
+
+    Raises
+    ------
+    ValidationError
+        Not a mapping, a name that is not a non-empty string, a value of another type,
+        a control character, or a non-finite number.
+
+    Examples
+    --------
+    >>> check_params({"limit": 10, "page": None, "flag": True})
+    {'limit': 10, 'flag': 'true'}
+    """
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise ValidationError(argument, f"must be a dict, got {type(value).__name__}")
+    query: dict[str, Any] = {}
+    for name, item in value.items():
+        if not isinstance(name, str) or not name:
+            raise ValidationError(argument, f"names must be non-empty strings, got {_show(name)}")
+        _no_controls(name, f"{argument} name")
+        where = f"{argument}[{name!r}]"
+        if item is None:
+            continue
+        if isinstance(item, list | tuple):
+            query[name] = [_query_value(one, where) for one in item]
+        else:
+            query[name] = _query_value(item, where)
+    return query
+
+
+def check_json_body(value: Any, argument: str = "json") -> bytes | None:
+    """Encode a JSON body, refusing what is not JSON (NaN, infinities, sets, objects…).
+
+    Examples
+    --------
+    >>> check_json_body({"title": "T"})
+    b'{"title": "T"}'
+    """
+    if value is None:
+        return None
+    problem = None
+    try:
+        encoded = json.dumps(value, allow_nan=False).encode()
+    except (TypeError, ValueError, RecursionError) as exc:
+        problem = f"must be JSON (dicts, lists, str, finite numbers, bool, None): {exc}"
+    if problem is not None:
+        raise ValidationError(argument, problem)
+    return encoded
+
+
+def check_headers(
+    value: Any, argument: str = "headers", *, reserved: Iterable[str] = ()
+) -> dict[str, str]:
+    """Check extra HTTP headers: token names, one-line Latin-1 values.
+
+    Parameters
+    ----------
+    value : Any
+        ``None`` or a mapping of header names to values.
+    argument : str
+        The argument's name, used in the error message.
+    reserved : iterable of str
+        Header names the caller may not set (the one carrying the credential).
+
+    Returns
+    -------
+    dict
+        A copy of the headers.
+
+    Raises
+    ------
+    ValidationError
+        A bad name, a value with a line break or control character, a value outside
+        Latin-1, or a reserved name. Values are never repeated in the message.
+
+    Examples
+    --------
+    >>> check_headers({"X-Trace": "1"})
+    {'X-Trace': '1'}
+    """
+    problem = _headers_problem(value, reserved)
+    if problem is not None:
+        value = None  # refused headers may hold a credential: keep them out of this frame
+        raise ValidationError(argument, problem)
+    return dict(value or {})
+
+
+def _headers_problem(value: Any, reserved: Iterable[str]) -> str | None:
+    """What is wrong with ``value`` as extra headers, or None (never repeats a value)."""
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        return f"must be a dict, got {type(value).__name__}"
+    blocked = {name.lower() for name in reserved}
+    for name, item in value.items():
+        if not isinstance(name, str) or not _HEADER_NAME.fullmatch(name):
+            return f"{_show(name)} is not a valid header name"
+        if name.lower() in blocked:
+            return f"{name} carries the credential: pass it as the token or key argument instead"
+        if not isinstance(item, str):
+            return f"the value of {name} must be a str, got {type(item).__name__}"
+        if any(ord(char) > 0xFF for char in item) or _HEADER_CONTROL.search(item):
+            return (
+                f"the value of {name} must be one line of Latin-1 text without control "
+                "characters (the value is not shown)"
+            )
+    return None
 
 
 def check_display_name(value: Any, argument: str = "display_name") -> str:
@@ -244,10 +604,8 @@ def check_url(value: Any, argument: str) -> str:
 
     Raises
     ------
-    TypeError
-        If ``value`` is not a string.
     ValidationError
-        If it is not an ``http://`` or ``https://`` URL with a host.
+        If it is not a string, or not an ``http://`` or ``https://`` URL with a host.
 
     Examples
     --------
@@ -255,14 +613,21 @@ def check_url(value: Any, argument: str) -> str:
     'https://example.com/a.png'
     """
     check_text(value, argument, min_length=1, max_length=MAX_URL)
+    parts, host = None, None
     try:
         parts = urlsplit(value)
         host = parts.hostname
-    except ValueError as exc:
-        raise ValidationError(argument, f"{value!r} is not a valid URL ({exc})") from None
-    if parts.scheme not in ("http", "https") or not host or any(c.isspace() for c in value):
+    except ValueError:
+        host = None
+    if (
+        parts is None
+        or parts.scheme not in ("http", "https")
+        or not host
+        or any(c.isspace() for c in value)
+    ):
         raise ValidationError(
-            argument, f"must be an absolute http:// or https:// URL with a host, got {value!r}"
+            argument,
+            f"must be an absolute http:// or https:// URL with a host, got {_show(value)}",
         )
     return value
 
@@ -281,7 +646,7 @@ def check_choice(value: Any, allowed: tuple[str, ...], argument: str) -> str:
     'live'
     """
     if not isinstance(value, str) or value not in allowed:
-        raise ValidationError(argument, f"must be one of {', '.join(allowed)}; got {value!r}")
+        raise ValidationError(argument, f"must be one of {', '.join(allowed)}; got {_show(value)}")
     return value
 
 
@@ -299,7 +664,8 @@ def check_role(value: Any, argument: str = "role") -> str | None:
         raise ValidationError(argument, "pass None (not 'guest') for the guest role")
     if not isinstance(value, str) or value not in MEMBER_ROLES:
         raise ValidationError(
-            argument, f"must be one of {', '.join(MEMBER_ROLES)} or None (guest); got {value!r}"
+            argument,
+            f"must be one of {', '.join(MEMBER_ROLES)} or None (guest); got {_show(value)}",
         )
     return value
 
@@ -310,13 +676,20 @@ def check_default_level(value: Any, argument: str = "default_level") -> str | No
         return None
     if not isinstance(value, str) or value not in DEFAULT_LEVELS:
         raise ValidationError(
-            argument, f"must be one of {', '.join(DEFAULT_LEVELS)} or None (guest); got {value!r}"
+            argument,
+            f"must be one of {', '.join(DEFAULT_LEVELS)} or None (guest); got {_show(value)}",
         )
     return value
 
 
 def check_search_query(value: Any, argument: str = "query") -> str:
-    """Check a search query: not blank, at most 512 characters."""
+    """Check a search query: not blank, at most 512 characters, no control characters.
+
+    Examples
+    --------
+    >>> check_search_query("install guide")
+    'install guide'
+    """
     check_text(value, argument, max_length=MAX_SEARCH_QUERY)
     if not value.strip():
         raise ValidationError(argument, "must contain words to search for")
@@ -328,13 +701,11 @@ def check_limit(value: Any, argument: str = "limit", *, maximum: int = MAX_LIST_
 
     Raises
     ------
-    TypeError
-        If ``value`` is not an int (``bool`` is refused).
     ValidationError
-        If it is outside 1 … ``maximum``.
+        If ``value`` is not an int (``bool`` is refused) or is outside 1 … ``maximum``.
     """
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{argument} must be an int, got {type(value).__name__}")
+        raise ValidationError(argument, f"must be an int, got {type(value).__name__}")
     if not 1 <= value <= maximum:
         raise ValidationError(argument, f"must be between 1 and {maximum}, got {value}")
     return value
@@ -343,14 +714,16 @@ def check_limit(value: Any, argument: str = "limit", *, maximum: int = MAX_LIST_
 def check_bool(value: Any, argument: str) -> bool:
     """Check a flag: exactly ``True`` or ``False``."""
     if not isinstance(value, bool):
-        raise TypeError(f"{argument} must be True or False, got {value!r}")
+        raise ValidationError(argument, f"must be True or False, got {_show(value)}")
     return value
 
 
 def check_mapping(value: Any, argument: str, *, non_empty: bool = False) -> dict[str, Any]:
     """Check a JSON object argument and return it as a ``dict``."""
     if not isinstance(value, Mapping):
-        raise TypeError(f"{argument} must be a dict, got {type(value).__name__}")
+        raise ValidationError(argument, f"must be a dict, got {type(value).__name__}")
+    if not all(isinstance(key, str) for key in value):
+        raise ValidationError(argument, "keys must be strings (it is sent as a JSON object)")
     if non_empty and not value:
         raise ValidationError(argument, "must not be empty")
     return dict(value)

@@ -1,55 +1,45 @@
-"""Permission audit of an organization: who can do what on which space, and what is wrong.
+"""Permission audit of an organization: who can reach which space, by which path, and what is wrong.
 
-:func:`audit_permissions` crawls the organization (see :mod:`docsapi._audit_crawl`) and
-:func:`analyze` turns the crawled tables into a :class:`PermissionAudit` without any
-request, so the analysis is a pure function of DataFrames.
+:func:`audit_permissions` crawls the organization (:mod:`docsapi._audit_crawl`) into raw
+tables (:class:`AuditData`, declared in :mod:`docsapi._audit_data`), and :func:`analyze`
+turns them into a :class:`PermissionAudit` without any request:
 
-Tables of a :class:`PermissionAudit`:
+- :mod:`docsapi._audit_paths` resolves every path of ``docs/access-model.md`` (organization
+  admins, default levels up collection chains, direct, team, collection and collection-team
+  permissions) on integer codes, with array operations only;
+- :mod:`docsapi._audit_coverage` judges what the token could not see and marks what depends
+  on it;
+- :mod:`docsapi._audit_rules` holds the rules, registered once;
+- :mod:`docsapi._audit_tables` builds the public tables.
 
-``grants``
-    The raw grants as the API lists them, one row per grant held on a space by a user or
-    a team: space_id, space_title, principal_type (``"user"``/``"team"``), principal_id,
-    principal_name, role. Team grants are *not* expanded here.
-``effective``
-    One row per (space, user) who can reach the space: space_id, space_title, user_id,
-    display_name, member_role (organization role, ``"guest"`` or ``"non-member"``), role
-    (the highest held directly or through any team), sources (``"; "``-joined
-    ``"direct"`` and ``"team:<id>"``). With ``expand_teams=False`` only direct grants count.
-``matrix``
-    Users (rows, by display name) by spaces (columns, by title) of effective roles;
-    missing where the user has no access.
-``findings``
-    One row per rule violation: severity, rule, space_id, space_title, principal_id,
-    principal_name, detail. Most severe first.
-``summary``
-    Counts indexed by (category, item) with one column ``count``: category ``"totals"``,
-    ``"role"`` (effective accesses per role), ``"principal_type"`` (grants per kind) and
-    ``"severity"`` (findings per severity) and ``"rule"`` (findings per rule).
-``errors``
-    Spaces or teams that could not be read: space_id, team_id, stage, error_type, message.
-
-Role columns use the ordered categorical :data:`ROLE_DTYPE` (guest < read < comment < edit
-< review < create < admin), with ``"guest"`` for the API's ``None``: ``effective[effective.role
->= "edit"]`` selects everyone who can write.
+The tables and their columns are the contract of ``docs/audit-tables.md``: ``grants``,
+``paths``, ``effective``, ``exposure``, ``findings``, ``coverage``, ``errors``,
+``aggregate_mismatches``, ``summary`` and ``matrix``. Role columns use the ordered
+categorical :data:`ROLE_DTYPE` (guest < read < comment < edit < review < create < admin):
+``audit.effective[audit.effective.role >= "edit"]`` selects everyone who can write.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from docsapi._audit_crawl import AuditData, crawl_organization
-from docsapi._audit_rules import (
-    ROLE_DTYPE,
-    RULES,
-    AuditThresholds,
-    RuleContext,
-    evaluate_rules,
-    role_rank,
+from docsapi import _audit_tables as tables_
+from docsapi._audit_coverage import Gaps, coverage_table, find_gaps, is_complete
+from docsapi._audit_crawl import crawl_organization
+from docsapi._audit_data import ROLE_DTYPE, AuditData
+from docsapi._audit_paths import (
+    COLLECTION_TEAM,
+    TEAM,
+    Effective,
+    Resolution,
+    effective_access,
+    resolve,
 )
+from docsapi._audit_rules import RULES, AuditThresholds, RuleContext, evaluate_rules
 from docsapi.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -66,59 +56,88 @@ __all__ = [
     "audit_permissions",
 ]
 
-GRANT_COLUMNS = [
-    "space_id",
-    "space_title",
-    "principal_type",
-    "principal_id",
-    "principal_name",
-    "role",
-    "source",
-]
-EFFECTIVE_COLUMNS = [
-    "space_id",
-    "space_title",
-    "user_id",
-    "display_name",
-    "member_role",
-    "role",
-    "sources",
-]
 
-
-@dataclass(repr=False)
 class PermissionAudit:
-    """The result of a permission audit; see the module docstring for each table.
+    """The result of a permission audit; the tables are described in ``docs/audit-tables.md``.
 
     Attributes
     ----------
-    org_id : str
+    org_id, org_name : str
         The organization audited.
-    grants, effective, matrix, findings, summary, errors : DataFrame
-        The audit's tables.
+    generated_at : Timestamp
+        When the crawl finished (UTC).
     thresholds : AuditThresholds
         The limits the rules used.
+    complete : bool
+        True only if every read succeeded and the token could see the whole organization;
+        ``coverage`` says what is missing otherwise.
     data : AuditData
         The raw crawled tables the audit was computed from.
+    grants, paths, effective, exposure, findings, coverage, errors, aggregate_mismatches,
+    summary, matrix : DataFrame
+        The audit's tables. ``paths`` and ``matrix`` are computed on first access.
     """
 
-    org_id: str
-    grants: pd.DataFrame
-    effective: pd.DataFrame
-    matrix: pd.DataFrame
-    findings: pd.DataFrame
-    summary: pd.DataFrame
-    errors: pd.DataFrame
-    thresholds: AuditThresholds
-    data: AuditData
+    def __init__(
+        self,
+        data: AuditData,
+        *,
+        thresholds: AuditThresholds,
+        resolution: Resolution,
+        full: Effective,
+        shown: Effective,
+        grants: pd.DataFrame,
+        effective: pd.DataFrame,
+        exposure: pd.DataFrame,
+        findings: pd.DataFrame,
+        coverage: pd.DataFrame,
+        aggregate_mismatches: pd.DataFrame,
+        summary: pd.DataFrame,
+    ) -> None:
+        self.data = data
+        self.org_id = data.org_id
+        self.org_name = data.org_name
+        self.generated_at = data.generated_at
+        self.thresholds = thresholds
+        self.grants = grants
+        self.effective = effective
+        self.exposure = exposure
+        self.findings = findings
+        self.coverage = coverage
+        self.errors = data.errors
+        self.aggregate_mismatches = aggregate_mismatches
+        self.summary = summary
+        self.complete = is_complete(coverage)
+        self._resolution = resolution
+        self._full = full
+        self._shown = shown
+
+    @cached_property
+    def paths(self) -> pd.DataFrame:
+        """Every way a user reaches a space (computed on first access)."""
+        return tables_.paths_table(self._resolution, self._full)
+
+    @cached_property
+    def matrix(self) -> pd.DataFrame:
+        """Users x spaces of effective roles (computed on first access)."""
+        return tables_.matrix_table(self._resolution, self._shown)
+
+    @property
+    def incomplete(self) -> pd.DataFrame:
+        """The coverage items that are not complete (empty for a complete audit)."""
+        return self.coverage[~self.coverage["complete"].to_numpy(dtype=bool)]
 
     def tables(self) -> dict[str, pd.DataFrame]:
         """The audit's tables by name, in report order."""
         return {
             "summary": self.summary,
+            "coverage": self.coverage,
             "findings": self.findings,
             "effective": self.effective,
+            "paths": self.paths,
+            "exposure": self.exposure,
             "grants": self.grants,
+            "aggregate_mismatches": self.aggregate_mismatches,
             "matrix": self.matrix,
             "errors": self.errors,
         }
@@ -150,13 +169,14 @@ class PermissionAudit:
     def count(self, item: str, category: str = "totals") -> int:
         """One number of the summary, 0 when absent: ``audit.count("high", "severity")``."""
         try:
-            return int(self.summary.loc[(category, item), "count"])
+            return int(self.summary["count"].to_dict()[(category, item)])
         except KeyError:
             return 0
 
     def __repr__(self) -> str:
+        state = "complete" if self.complete else "PARTIAL"
         return (
-            f"PermissionAudit(org_id={self.org_id!r}, spaces={self.count('spaces')}, "
+            f"PermissionAudit(org_id={self.org_id!r}, {state}, spaces={self.count('spaces')}, "
             f"users={self.count('users')}, grants={self.count('grants')}, "
             f"findings={self.count('findings')}, errors={self.count('errors')})"
         )
@@ -181,18 +201,22 @@ def audit_permissions(
     Parameters
     ----------
     client : DocsClient
-        A client whose token can read the organization's members, teams and permissions.
+        A client whose token can read the organization's members, teams and permissions;
+        only an organization admin's token sees everything (otherwise the audit says it
+        is partial: see ``.complete`` and ``.coverage``).
     org_id : str
         The organization's id.
     expand_teams : bool
-        Include access users get through teams in ``.effective`` and ``.matrix``. The
-        findings always account for teams.
+        Include access users get through teams (on spaces and on collections) in
+        ``.effective`` and ``.matrix``. The findings always account for every path.
     max_workers : int
         Number of concurrent requests (at least 1).
     progress : bool
         Show a progress bar ("Auditing spaces").
     **thresholds
-        Rule limits: ``admin_share`` (default 0.5) and ``max_admins`` (default 5).
+        Rule limits (see :class:`AuditThresholds`): ``admin_share`` (0.5), ``max_admins``
+        (5), ``inactive_days`` (90), ``share_link_max_age_days`` (90),
+        ``guest_collection_spaces`` (5).
 
     Returns
     -------
@@ -204,8 +228,9 @@ def audit_permissions(
     ValidationError
         For a bad argument, before any request is sent.
     docsapi.errors.APIStatusError
-        When the organization itself cannot be read (401, 403, 404). A single space that
-        cannot be read is recorded in ``.errors`` instead.
+        When the organization's spaces, members or teams cannot be read (401, 403, 404).
+        A single space or team that cannot be read is recorded in ``.errors`` instead, and
+        what depends on it is marked incomplete.
 
     Examples
     --------
@@ -233,9 +258,10 @@ def analyze(
     Parameters
     ----------
     data : AuditData
-        The organization's raw tables (client DataFrame schemas).
+        The organization's raw tables.
     expand_teams : bool
-        Include access through teams in ``.effective`` and ``.matrix``.
+        Include access through teams (on spaces and on collections) in ``.effective`` and
+        ``.matrix``. The findings always account for every path.
     thresholds : AuditThresholds, optional
         Rule limits; the defaults when omitted.
 
@@ -249,216 +275,66 @@ def analyze(
     >>> audit.findings[audit.findings.rule == "no_admin"]       # doctest: +SKIP
     """
     limits = thresholds or AuditThresholds()
-    ctx = _rule_context(data)
-    paths = ctx.paths if expand_teams else ctx.paths[ctx.paths["source"] == "direct"]
-    grants = _grants_table(data, ctx)
-    effective = _effective_table(paths, ctx)
-    findings = evaluate_rules(ctx, limits)
-    return PermissionAudit(
-        org_id=data.org_id,
+    gaps = find_gaps(data)
+    resolution = resolve(data, gaps)
+    paths = resolution.paths
+    user_count = len(resolution.users)
+    full = effective_access(paths, resolution.sources, user_count)
+    shown = full
+    if not expand_teams:
+        kinds = paths["kind"].to_numpy()
+        shown = effective_access(
+            paths[(kinds != TEAM) & (kinds != COLLECTION_TEAM)], resolution.sources, user_count
+        )
+
+    checked = tables_.checked_spaces(data, resolution, gaps.has("aggregate"), gaps.ids("aggregate"))
+    mismatches = tables_.aggregate_mismatches(data, resolution, full, checked)
+    exposure = tables_.exposure_table(data, resolution)
+    grants = tables_.grants_table(data, resolution)
+    coverage = coverage_table(
+        data,
+        gaps,
+        spaces=resolution.spaces,
+        teams=resolution.teams,
+        checked_spaces=int(checked.sum()),
+    )
+    context = RuleContext(
+        data=data,
+        resolution=resolution,
+        effective=full,
+        exposure=exposure,
+        mismatches=mismatches,
+        gaps=gaps,
+        listing_complete=_listing_complete(data, gaps),
+    )
+    findings = evaluate_rules(context, limits)
+    effective = tables_.effective_table(resolution, shown)
+    summary = tables_.summary_table(
+        data,
+        resolution,
         grants=grants,
         effective=effective,
-        matrix=_matrix_table(effective, ctx),
+        exposure=exposure,
         findings=findings,
-        summary=_summary_table(data, grants, effective, findings, data.errors),
-        errors=data.errors,
+        rules=list(RULES),
+    )
+    return PermissionAudit(
+        data,
         thresholds=limits,
-        data=data,
+        resolution=resolution,
+        full=full,
+        shown=shown,
+        grants=grants,
+        effective=effective,
+        exposure=exposure,
+        findings=findings,
+        coverage=coverage,
+        aggregate_mismatches=mismatches,
+        summary=summary,
     )
 
 
-def _roles(series: pd.Series) -> pd.Series:
-    """API roles (None for guest) as role names of ROLE_DTYPE's categories."""
-    return series.astype(object).where(series.notna(), "guest")
-
-
-def _first_names(*pairs: tuple[pd.Series, pd.Series]) -> dict[str, str]:
-    names: dict[str, str] = {}
-    for ids, labels in pairs:
-        for key, label in zip(ids, labels, strict=True):
-            if isinstance(label, str) and label and key not in names:
-                names[key] = label
-    return names
-
-
-def _access_paths(data: AuditData) -> pd.DataFrame:
-    """Every way a user reaches a space: directly, or as a member of a team with a grant."""
-    direct = pd.DataFrame(
-        {
-            "space_id": data.user_grants["space_id"].astype(object),
-            "user_id": data.user_grants["user_id"].astype(object),
-            "role": _roles(data.user_grants["role"]),
-            "source": "direct",
-            "team_id": None,
-        }
-    )
-    memberships = data.team_members[["team_id", "user_id"]].astype(object).drop_duplicates()
-    teams = data.team_grants[["space_id", "team_id", "role"]].astype(object)
-    via_team = teams.merge(memberships, on="team_id", how="inner")
-    via_team = pd.DataFrame(
-        {
-            "space_id": via_team["space_id"],
-            "user_id": via_team["user_id"],
-            "role": _roles(via_team["role"]),
-            "source": "team:" + via_team["team_id"].astype(str),
-            "team_id": via_team["team_id"],
-        }
-    )
-    paths = pd.concat(
-        [frame for frame in (direct, via_team) if not frame.empty] or [direct], ignore_index=True
-    )
-    paths["rank"] = [role_rank(role) for role in paths["role"]]
-    return paths
-
-
-def _rule_context(data: AuditData) -> RuleContext:
-    members = data.members
-    member_roles = dict(zip(members["user_id"], _roles(members["role"]), strict=True))
-    team_sizes = data.team_members.groupby("team_id")["user_id"].nunique().to_dict()
-    incomplete = set(data.errors["space_id"].dropna()) if not data.errors.empty else set()
-    return RuleContext(
-        paths=_access_paths(data),
-        team_grants=data.team_grants[["space_id", "team_id", "role"]].assign(
-            role=lambda frame: _roles(frame["role"])
-        ),
-        space_titles=dict(zip(data.spaces["id"], data.spaces["title"], strict=True)),
-        user_names=_first_names(
-            (members["user_id"], members["display_name"]),
-            (data.user_grants["user_id"], data.user_grants["display_name"]),
-            (data.team_members["user_id"], data.team_members["display_name"]),
-        ),
-        team_titles=_first_names(
-            (data.teams["id"], data.teams["title"]),
-            (data.team_grants["team_id"], data.team_grants["title"]),
-        ),
-        member_roles=member_roles,
-        team_sizes=team_sizes,
-        incomplete_spaces=incomplete,
-    )
-
-
-def _grants_table(data: AuditData, ctx: RuleContext) -> pd.DataFrame:
-    users = pd.DataFrame(
-        {
-            "space_id": data.user_grants["space_id"].astype(object),
-            "principal_type": "user",
-            "principal_id": data.user_grants["user_id"].astype(object),
-            "role": _roles(data.user_grants["role"]),
-            "source": "direct",
-        }
-    )
-    teams = pd.DataFrame(
-        {
-            "space_id": data.team_grants["space_id"].astype(object),
-            "principal_type": "team",
-            "principal_id": data.team_grants["team_id"].astype(object),
-            "role": _roles(data.team_grants["role"]),
-            "source": "team:" + data.team_grants["team_id"].astype(str),
-        }
-    )
-    grants = pd.concat([f for f in (users, teams) if not f.empty] or [users], ignore_index=True)
-    names = {**ctx.user_names, **ctx.team_titles}
-    grants["space_title"] = grants["space_id"].map(ctx.space_titles)
-    grants["principal_name"] = grants["principal_id"].map(names)
-    grants["role"] = grants["role"].astype(ROLE_DTYPE)
-    grants = grants.sort_values(
-        ["space_title", "principal_type", "principal_name"],
-        ascending=[True, False, True],
-        kind="stable",
-    )
-    return grants[GRANT_COLUMNS].reset_index(drop=True)
-
-
-def _sources_by_pair(paths: pd.DataFrame) -> dict[tuple[str, str], str]:
-    """``"; "``-joined sources per (space, user): ``"direct"`` first, then teams by id."""
-    found: dict[tuple[str, str], set[str]] = {}
-    for space_id, user_id, source in zip(
-        paths["space_id"], paths["user_id"], paths["source"], strict=True
-    ):
-        found.setdefault((space_id, user_id), set()).add(source)
-    return {
-        pair: "; ".join(sorted(sources, key=lambda source: (source != "direct", source)))
-        for pair, sources in found.items()
-    }
-
-
-def _effective_table(paths: pd.DataFrame, ctx: RuleContext) -> pd.DataFrame:
-    if paths.empty:
-        effective = pd.DataFrame(columns=EFFECTIVE_COLUMNS)
-        effective["role"] = effective["role"].astype(ROLE_DTYPE)
-        return effective
-    effective = paths.groupby(["space_id", "user_id"], sort=False)["rank"].max().reset_index()
-    sources = _sources_by_pair(paths)
-    effective["sources"] = [
-        sources[pair] for pair in zip(effective["space_id"], effective["user_id"], strict=True)
-    ]
-    effective["space_title"] = effective["space_id"].map(ctx.space_titles)
-    effective["display_name"] = effective["user_id"].map(ctx.user_names)
-    effective["member_role"] = [
-        ctx.member_roles.get(user_id, "non-member") for user_id in effective["user_id"]
-    ]
-    effective["role"] = pd.Categorical.from_codes(effective["rank"], dtype=ROLE_DTYPE)
-    effective = effective.sort_values(["space_title", "display_name", "user_id"], kind="stable")
-    return effective[EFFECTIVE_COLUMNS].reset_index(drop=True)
-
-
-def _unique_labels(ids: list[str], names: dict[str, str]) -> dict[str, str]:
-    """A readable label per id: its name, with the id added when the name is not unique."""
-    labels = {key: names.get(key) or key for key in ids}
-    counts = pd.Series(list(labels.values())).value_counts()
-    return {
-        key: label if counts[label] == 1 else f"{label} ({key})" for key, label in labels.items()
-    }
-
-
-def _matrix_table(effective: pd.DataFrame, ctx: RuleContext) -> pd.DataFrame:
-    space_labels = _unique_labels(list(ctx.space_titles), ctx.space_titles)
-    user_labels = _unique_labels(list(dict.fromkeys(effective["user_id"])), ctx.user_names)
-    columns = sorted(space_labels.values(), key=str.casefold)
-    rows = sorted(user_labels.values(), key=str.casefold)
-    codes = pd.DataFrame(
-        {
-            "user": effective["user_id"].map(user_labels),
-            "space": effective["space_id"].map(space_labels),
-            "code": effective["role"].cat.codes,
-        }
-    )
-    grid = codes.pivot(index="user", columns="space", values="code")
-    grid = grid.reindex(index=rows, columns=columns).fillna(-1).astype(int)
-    matrix = pd.DataFrame(
-        {label: pd.Categorical.from_codes(grid[label], dtype=ROLE_DTYPE) for label in columns},
-        index=pd.Index(rows, name="user"),
-    )
-    matrix.columns.name = "space"
-    return matrix
-
-
-def _summary_table(
-    data: AuditData,
-    grants: pd.DataFrame,
-    effective: pd.DataFrame,
-    findings: pd.DataFrame,
-    errors: pd.DataFrame,
-) -> pd.DataFrame:
-    totals = {
-        "spaces": len(data.spaces),
-        "users": effective["user_id"].nunique(),
-        "members": len(data.members),
-        "teams": len(data.teams),
-        "grants": len(grants),
-        "findings": len(findings),
-        "errors": len(errors),
-    }
-    roles = effective["role"].value_counts().reindex(list(reversed(ROLE_DTYPE.categories)))
-    kinds = grants["principal_type"].value_counts().reindex(["user", "team"], fill_value=0)
-    severities = findings["severity"].value_counts().reindex(["high", "medium", "low"])
-    rules = findings["rule"].value_counts().reindex(list(RULES), fill_value=0)
-    parts = {
-        "totals": pd.Series(totals),
-        "role": roles.fillna(0),
-        "principal_type": kinds,
-        "severity": severities.fillna(0),
-        "rule": rules,
-    }
-    summary = pd.concat(parts, names=["category", "item"]).astype(int).to_frame("count")
-    return summary
+def _listing_complete(data: AuditData, gaps: Gaps) -> bool:
+    """Whether every space of the organization was listed (see the coverage rules)."""
+    counted = data.spaces_reported is None or data.spaces_reported <= len(data.spaces)
+    return data.token_role == "admin" and gaps.has("spaces") and counted

@@ -7,9 +7,14 @@ Examples
     docsapi demo                         # audit the sandbox's demo org -> audit-report.html
     GITBOOK_API_TOKEN=... docsapi audit --org <id> --out report.html
     docsapi sandbox --port 8080          # serve the simulated API until Ctrl-C
+    docsapi check-notebook notebooks/    # look for tokens and keys saved in notebooks
 
-Exit status: 0 on success, 1 when the API refuses or fails, 2 for a usage or
-configuration problem (bad argument, missing token). Errors are one line on stderr.
+Exit status: 0 on success, 1 when the API refuses or fails (or a notebook holds what
+looks like a token or key), 2 for a usage or configuration problem (bad argument, missing
+token), 3 when ``docsapi audit`` could not see everything (a partial audit: the token is
+not an organization admin's, or some reads failed) and ``--allow-partial`` was not given;
+the reports are written all the same. A partial audit always prints a ``PARTIAL AUDIT``
+line naming what could not be seen. Errors are one line on stderr.
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ __all__ = ["main"]
 TOKEN_VARIABLE = "GITBOOK_API_TOKEN"
 DEFAULT_REPORT = "audit-report.html"
 SANDBOX_PORT = 8765
-EXIT_OK, EXIT_API, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_API, EXIT_USAGE, EXIT_PARTIAL = 0, 1, 2, 3
 
 
 class _Failure(Exception):
@@ -65,12 +70,19 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
+def _version() -> str:
+    import docsapi
+
+    return docsapi.__version__
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``docsapi`` command."""
     parser = argparse.ArgumentParser(
         prog="docsapi",
         description="Permission audits and an offline sandbox for the documentation-platform API.",
     )
+    parser.add_argument("--version", action="version", version=f"docsapi {_version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     demo = commands.add_parser("demo", help="audit the sandbox's demo organization, offline")
@@ -82,6 +94,11 @@ def build_parser() -> argparse.ArgumentParser:
         "audit", help=f"audit an organization with the token in {TOKEN_VARIABLE}"
     )
     audit.add_argument("--org", required=True, metavar="ID", help="the organization's id")
+    audit.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="exit 0 even when the audit could not see everything (it still says so)",
+    )
     audit.add_argument(
         "--base-url",
         default=DEFAULT_BASE_URL,
@@ -119,6 +136,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="delay added to every request (default: 0)",
     )
     sandbox.set_defaults(handler=_run_sandbox)
+
+    check = commands.add_parser(
+        "check-notebook", help="look for tokens and keys saved in notebooks (exit 1 if any)"
+    )
+    check.add_argument(
+        "paths", nargs="+", metavar="PATH", help="notebook files, or folders searched for *.ipynb"
+    )
+    check.add_argument(
+        "--allow",
+        action="append",
+        default=[],
+        metavar="VALUE",
+        help="a value known to be a harmless fake, not reported (repeatable)",
+    )
+    check.set_defaults(handler=_run_check_notebook)
     return parser
 
 
@@ -134,10 +166,25 @@ def _write_outputs(audit: PermissionAudit, args: argparse.Namespace) -> list[Pat
     return written
 
 
+def _partial_line(audit: PermissionAudit) -> str | None:
+    """The ``PARTIAL AUDIT`` line naming what could not be seen; None for a complete audit."""
+    if audit.complete:
+        return None
+    missing = "; ".join(
+        f"{item} ({detail.rstrip('.')})"
+        for item, detail in zip(audit.incomplete["item"], audit.incomplete["detail"], strict=True)
+    )
+    return f"PARTIAL AUDIT: access may be under-reported. Could not see: {missing}."
+
+
 def _print_summary(audit: PermissionAudit, written: list[Path]) -> None:
     count = audit.count
+    partial = _partial_line(audit)
+    if partial:
+        print(partial)
+    name = f"{audit.org_name} ({audit.org_id})" if audit.org_name else audit.org_id
     print(
-        f"Audited organization {audit.org_id}: {count('spaces')} spaces, "
+        f"Audited organization {name}: {count('spaces')} spaces, "
         f"{count('users')} users with access, {count('grants')} grants "
         f"({count('user', 'principal_type')} to users, {count('team', 'principal_type')} to teams)."
     )
@@ -146,7 +193,7 @@ def _print_summary(audit: PermissionAudit, written: list[Path]) -> None:
         f"{count('low', 'severity')} low."
     )
     if count("errors"):
-        print(f"Could not read {count('errors')} spaces or teams: see the report's last table.")
+        print(f"{count('errors')} reads failed: see the report's last table.")
     print(f"Report: {written[0].resolve()}")
     for extra in written[1:]:
         print(f"Also written: {extra.resolve()}")
@@ -166,7 +213,7 @@ def _run_demo(args: argparse.Namespace) -> int:
     with Sandbox(seed=args.seed) as sandbox:
         audit = _audit(sandbox.client(), sandbox.org_id, args)
     _print_summary(audit, _write_outputs(audit, args))
-    return EXIT_OK
+    return EXIT_OK  # the demo reports a partial audit but is not an error
 
 
 def _explain(exc: DocsAPIError, org_id: str, base_url: str) -> str:
@@ -209,6 +256,12 @@ def _run_audit(args: argparse.Namespace) -> int:
     except DocsAPIError as exc:
         raise _Failure(_without(_explain(exc, args.org, args.base_url), token)) from None
     _print_summary(audit, _write_outputs(audit, args))
+    if not audit.complete and not args.allow_partial:
+        raise _Failure(
+            "the audit is partial (see the PARTIAL AUDIT line above); fix what it names, or "
+            "pass --allow-partial to accept it.",
+            EXIT_PARTIAL,
+        )
     return EXIT_OK
 
 
@@ -234,11 +287,33 @@ def _run_sandbox(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise _Failure(f"bad sandbox size: {exc}", EXIT_USAGE) from None
     except OSError as exc:
-        raise _Failure(
-            f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}; "
-            "choose another --port.",
-            EXIT_USAGE,
-        ) from None
+        # the sandbox's server says which address it could not listen on, and why
+        reason = exc.strerror or str(exc)
+        if not reason.startswith("cannot listen"):
+            reason = f"cannot listen on 127.0.0.1:{args.port}: {reason}"
+        raise _Failure(f"{reason}; choose another with --port.", EXIT_USAGE) from None
+    return EXIT_OK
+
+
+def _run_check_notebook(args: argparse.Namespace) -> int:
+    from docsapi.notebook_check import check_notebooks, notebook_paths
+
+    try:
+        paths = notebook_paths(args.paths)
+        findings = check_notebooks(paths, allow=args.allow)
+    except (OSError, ValueError) as exc:
+        raise _Failure(f"cannot check notebooks: {exc}", EXIT_USAGE) from None
+    for finding in findings:
+        print(finding)
+    if findings:
+        print(
+            f"{len(findings)} possible credentials in {len({f.path for f in findings})} of "
+            f"{len(paths)} notebooks: remove them (and clear the outputs that show them), "
+            "then revoke any that were real.",
+            file=sys.stderr,
+        )
+        return EXIT_API
+    print(f"No token or key found in {len(paths)} notebooks.")
     return EXIT_OK
 
 
@@ -253,7 +328,8 @@ def main(argv: list[str] | None = None) -> int:
     Returns
     -------
     int
-        The exit status: 0 success, 1 API failure, 2 usage or configuration problem.
+        The exit status: 0 success, 1 API failure, 2 usage or configuration problem, 3 a
+        partial audit without ``--allow-partial``.
 
     Examples
     --------

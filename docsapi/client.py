@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Mapping
 from functools import cached_property
 from html import escape
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_type_hints
 
 from docsapi import __version__
+from docsapi._client_base import BaseClient
+from docsapi._clock import Clock
 from docsapi._config import (
     DEFAULT_BASE_URL,
     DEFAULT_MAX_RATE_LIMIT_WAIT,
@@ -16,54 +17,107 @@ from docsapi._config import (
     RetryPolicy,
     Timeout,
 )
-from docsapi._http import Session, Transport
-from docsapi._repr import methods_html, methods_markdown
-from docsapi._secret import Secret
-from docsapi._validate import check_text
-from docsapi.errors import ValidationError
+from docsapi._http import Session
+from docsapi._repr import method_listing, methods_html, methods_markdown
+from docsapi._secret import Secret, describe_sources, find_credential
+from docsapi._validate import (
+    check_api_path,
+    check_base_url,
+    check_headers,
+    check_http_method,
+    check_params,
+    check_text,
+)
 from docsapi.models import ApiInformation
 from docsapi.resources import ChangeRequests, Content, Git, Orgs, Permissions, Spaces, Users
+from docsapi.resources._base import ResourceGroup, object_of
 
 if TYPE_CHECKING:
     from docsapi.api import ApiNamespace
 
-__all__ = ["TOKEN_ENV_VAR", "DocsClient"]
+__all__ = ["TOKEN_ENV_VAR", "TOKEN_SOURCES", "DocsClient", "find_token"]
 
 #: The environment variable read when no token is passed.
 TOKEN_ENV_VAR = "GITBOOK_API_TOKEN"
+#: Where :func:`find_token` looks for a token, in order.
+TOKEN_SOURCES: tuple[str, ...] = (
+    "the token= argument",
+    f"the {TOKEN_ENV_VAR} environment variable",
+)
 
 _MISSING_TOKEN = (
-    "No API token was given. Pass DocsClient(token='...') or set the "
-    f"{TOKEN_ENV_VAR} environment variable, then create the client again."
+    f"No API token found: docsapi looked in {describe_sources(TOKEN_SOURCES)}. Pass "
+    f"DocsClient(token='...') or set {TOKEN_ENV_VAR}, then create the client again."
 )
-_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"})
-_GROUPS = ("users", "spaces", "permissions", "content", "git", "change_requests", "orgs")
+#: The API's version, the last segment every base URL ends with.
+API_VERSION_SUFFIX = "/v1"
 
 
-def _credential(token: str | None) -> Secret | None:
-    if token is None:
-        token = os.environ.get(TOKEN_ENV_VAR) or None
-        if token is None or not token.strip():
-            return None
-    if not isinstance(token, str):
-        raise TypeError(f"token must be a str, got {type(token).__name__}")
-    if not token.strip():
-        raise ValidationError("token", f"must not be empty; pass a token or set {TOKEN_ENV_VAR}")
-    return Secret(token)
+def find_token(token: str | None = None) -> Secret | None:
+    """Look the API token up in :data:`TOKEN_SOURCES` order; None when none has one.
+
+    Parameters
+    ----------
+    token : str, optional
+        The token passed to the client; when None, the ``GITBOOK_API_TOKEN``
+        environment variable is read (a blank value counts as unset).
+
+    Returns
+    -------
+    Secret or None
+
+    Raises
+    ------
+    ValidationError
+        A value that cannot be a token (not a string, blank, control characters, not
+        Latin-1); the message never repeats it.
+
+    Examples
+    --------
+    >>> find_token("gb_api_abc")
+    Secret('********')
+    """
+    try:
+        return find_credential(token, argument="token", env_var=TOKEN_ENV_VAR)
+    finally:
+        token = None  # a refused token stays out of this frame's locals
 
 
-class DocsClient:
+def _return_type(function: Any) -> Any:
+    """A function's resolved return annotation, or None when it cannot be resolved."""
+    try:
+        return get_type_hints(function).get("return")
+    except (NameError, TypeError):
+        return None
+
+
+def _resource_groups(cls: type[DocsClient]) -> tuple[tuple[str, str], ...]:
+    """``(name, first docstring line)`` of each cached property of ``cls`` giving a group."""
+    groups = []
+    for klass in reversed(cls.__mro__):
+        for name, member in vars(klass).items():
+            if not isinstance(member, cached_property):
+                continue
+            returns = _return_type(member.func)
+            if isinstance(returns, type) and issubclass(returns, ResourceGroup):
+                doc = (member.__doc__ or "").strip().splitlines()
+                groups.append((name, doc[0] if doc else ""))
+    return tuple(groups)
+
+
+class DocsClient(BaseClient):
     """A synchronous client of the documentation-platform API (GitBook API v1).
 
     Lists come back as pandas DataFrames, single resources as model objects.
-    Resource groups: ``users``, ``spaces``, ``permissions``, ``content``, ``git``,
-    ``change_requests``, ``orgs``.
+    Each resource group (``client.spaces``, ``client.permissions``, …) is created on
+    first use; evaluating the client in a notebook lists them with their methods.
 
     Parameters
     ----------
     token : str, optional
         The API token. Defaults to the ``GITBOOK_API_TOKEN`` environment variable;
-        without either, the first request raises :class:`~docsapi.errors.AuthenticationError`.
+        without either, the first request raises
+        :class:`~docsapi.errors.MissingCredentialError` (nothing is sent).
     base_url : str
         The API's address, ending in ``/v1``.
     timeout : float or (float, float) or Timeout
@@ -75,16 +129,25 @@ class DocsClient:
     session : requests.Session, optional
         A session to send requests with (e.g. one with proxies configured).
     headers : Mapping[str, str], optional
-        Extra headers sent with every request.
+        Extra headers sent with every request (not ``Authorization``: pass ``token``).
     retry : RetryPolicy, optional
         A full retry policy (backoff, jitter, …); replaces ``max_retries`` and
         ``max_rate_limit_wait`` when given.
+    clock : Clock, optional
+        Where time is read and waited (``time()``, ``monotonic()``, ``sleep(s)``); tests
+        pass a fake clock so retries and rate limits need no real waiting.
+
+    Raises
+    ------
+    ValidationError
+        A setting of the wrong type or out of range, a ``base_url`` that does not end in
+        ``/v1``, or a token that cannot be sent (never repeated in the message).
 
     Examples
     --------
     >>> import docsapi
-    >>> with docsapi.DocsClient(token="gb_api_...") as client:  # doctest: +SKIP
-    ...     spaces = client.spaces.list(org_id="org_1")
+    >>> docsapi.DocsClient(token="gb_api_...", base_url="https://api.example.com/v1")
+    DocsClient(base_url='https://api.example.com/v1', token=set)
     """
 
     def __init__(
@@ -98,21 +161,25 @@ class DocsClient:
         headers: Mapping[str, str] | None = None,
         *,
         retry: RetryPolicy | None = None,
+        clock: Clock | None = None,
     ) -> None:
-        credential = _credential(token)
-        if retry is None:
-            retry = RetryPolicy(max_retries=max_retries, max_rate_limit_wait=max_rate_limit_wait)
-        elif not isinstance(retry, RetryPolicy):
-            raise TypeError(f"retry must be a RetryPolicy, got {type(retry).__name__}")
+        try:
+            credential = find_token(token)
+            extra_headers = check_headers(headers, reserved=("Authorization",))
+        finally:
+            token = headers = None  # this frame keeps no plain credential, whatever is raised
         self._has_token = credential is not None
-        self._transport = Transport(
-            base_url,
+        self._connect(
+            check_base_url(base_url, suffix=API_VERSION_SUFFIX),
             credential=credential,
-            timeout=Timeout.coerce(timeout),
-            retry=retry,
-            session=session,
-            headers=headers,
             missing_credential=_MISSING_TOKEN,
+            timeout=timeout,
+            retry=retry,
+            max_retries=max_retries,
+            max_rate_limit_wait=max_rate_limit_wait,
+            session=session,
+            headers=extra_headers,
+            clock=clock,
             user_agent=f"docsapi/{__version__}",
         )
 
@@ -120,37 +187,37 @@ class DocsClient:
 
     @cached_property
     def users(self) -> Users:
-        """User accounts: me, get, update, notifications_token."""
+        """User accounts."""
         return Users(self._transport)
 
     @cached_property
     def spaces(self) -> Spaces:
-        """Spaces: get, list, update, delete, duplicate, restore, move, embed, search."""
+        """Spaces."""
         return Spaces(self._transport)
 
     @cached_property
     def permissions(self) -> Permissions:
-        """Space access: users, teams, invite, set_user_role, set_team_role, remove_*."""
+        """Who can access a space."""
         return Permissions(self._transport)
 
     @cached_property
     def content(self) -> Content:
-        """Space content: revision, pages, files, page, page_by_path, templates, …"""
+        """The published content of spaces."""
         return Content(self._transport)
 
     @cached_property
     def git(self) -> Git:
-        """Git sync: import_repo, export_repo, info."""
+        """Git synchronisation of spaces."""
         return Git(self._transport)
 
     @cached_property
     def change_requests(self) -> ChangeRequests:
-        """Change requests: create, list."""
+        """Change requests of spaces."""
         return ChangeRequests(self._transport)
 
     @cached_property
     def orgs(self) -> Orgs:
-        """Organizations: list, get, members, teams, team, team_members."""
+        """Organizations, their members and teams."""
         return Orgs(self._transport)
 
     @cached_property
@@ -162,16 +229,6 @@ class DocsClient:
 
     # -- general ----------------------------------------------------------------------------
 
-    @property
-    def transport(self) -> Transport:
-        """The wire layer: request counts, ``history`` of attempts, retry settings."""
-        return self._transport
-
-    @property
-    def base_url(self) -> str:
-        """The API's address."""
-        return self._transport.base_url
-
     def info(self) -> ApiInformation:
         """Return the API's release version and build date.
 
@@ -181,15 +238,17 @@ class DocsClient:
 
         Raises
         ------
+        MissingCredentialError
+            No token was found (nothing was sent).
         AuthenticationError
-            No token, or the token was refused.
+            The token was refused.
 
         Examples
         --------
         >>> client.info().version  # doctest: +SKIP
         '10.9.1050'
         """
-        return ApiInformation.from_api(self._transport.request("GET", "/").data)
+        return ApiInformation.from_api(object_of(self._transport.request("GET", "/")))
 
     def request(
         self,
@@ -207,9 +266,10 @@ class DocsClient:
             The HTTP method, e.g. ``"GET"``.
         path : str
             The path under the base URL, e.g. ``"/orgs/org_1/members/u_1"``; the caller
-            URL-encodes path segments (see :func:`docsapi._http.quote_segment`).
+            URL-encodes path segments. It must stay under the base URL: full URLs, query
+            strings, and empty, ``.`` or ``..`` segments (also percent-encoded) are refused.
         params : Mapping, optional
-            Query parameters.
+            Query parameters (str, numbers, bools or lists of them; None is left out).
         json : Any, optional
             The JSON body.
 
@@ -221,7 +281,8 @@ class DocsClient:
         Raises
         ------
         ValidationError
-            An unknown method, or a full URL instead of a path.
+            An unknown method, a path leaving the base URL, bad params or a body that is
+            not JSON; nothing was sent.
         APIStatusError
             The server answered with an error status.
 
@@ -230,12 +291,15 @@ class DocsClient:
         >>> client.request("GET", "/orgs/org_1/members/u_1")["role"]  # doctest: +SKIP
         'admin'
         """
-        return self._transport.request(
-            self._method(method), self._path(path), params=params, json=json
-        ).data
+        verb = check_http_method(method)
+        return self._transport.request(verb, self._path(path), params=params, json=json).data
 
     def paginate(self, path: str, *, params: Mapping[str, Any] | None = None) -> Iterator[Any]:
         """Iterate over every item of any List endpoint, fetching pages as needed.
+
+        An item with an ``id`` is yielded once even if a page repeats it (a list that
+        changes while it is read shifts the server's pages). An item added or removed
+        meanwhile may be missing or present; list again for an exact snapshot.
 
         Parameters
         ----------
@@ -251,6 +315,10 @@ class DocsClient:
 
         Raises
         ------
+        ValidationError
+            A path leaving the base URL or bad params; nothing was sent.
+        ResponseFormatError
+            An answer that is not a list envelope ``{"items": [...]}``.
         PaginationError
             The server repeated a page cursor.
 
@@ -259,33 +327,14 @@ class DocsClient:
         >>> sum(1 for _ in client.paginate("/orgs/org_1/members"))  # doctest: +SKIP
         60
         """
-        return self._transport.paginate(self._path(path), params=params)
-
-    def close(self) -> None:
-        """Close the client's pooled connections."""
-        self._transport.close()
-
-    def __enter__(self) -> DocsClient:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    @staticmethod
-    def _method(method: Any) -> str:
-        verb = check_text(method, "method", min_length=1).upper()
-        if verb not in _METHODS:
-            raise ValidationError("method", f"must be one of {', '.join(sorted(_METHODS))}")
-        return verb
+        path = self._path(path)
+        query = check_params(params)  # checked now, not when the first page is read
+        return self._transport.paginate(path, params=query, key=("id",))
 
     @staticmethod
     def _path(path: Any) -> str:
         check_text(path, "path", min_length=1)
-        if "://" in path or path.startswith("//"):
-            raise ValidationError(
-                "path", "must be a path under base_url such as '/orgs/org_1', not a full URL"
-            )
-        return path if path.startswith("/") else "/" + path
+        return check_api_path(path if path.startswith("/") else "/" + path)
 
     # -- displays ---------------------------------------------------------------------------
 
@@ -294,7 +343,12 @@ class DocsClient:
         return f"DocsClient(base_url={self.base_url!r}, token={token})"
 
     def _group_lines(self) -> list[tuple[str, str]]:
-        return [(name, getattr(type(self), name).__doc__ or "") for name in _GROUPS]
+        """``(name, description)`` per resource group, its methods listed by introspection."""
+        lines = []
+        for name, doc in _resource_groups(type(self)):
+            methods = ", ".join(method for method, _, _ in method_listing(getattr(self, name)))
+            lines.append((name, f"{doc.rstrip('.')}: {methods}"))
+        return lines
 
     def _repr_markdown_(self) -> str:
         groups = "\n".join(f"- `client.{name}`: {doc}" for name, doc in self._group_lines())

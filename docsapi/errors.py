@@ -3,27 +3,33 @@
 Every exception derives from :class:`DocsAPIError`, so one ``except`` catches them all::
 
     DocsAPIError
-    ├── ValidationError (also ValueError)    bad input caught before any request is sent
+    ├── ValidationError (also ValueError, TypeError)  bad input caught before any request is sent
     ├── APIConnectionError                   the request may not have reached the server
     │   └── APITimeoutError
     ├── PaginationError                      a server repeated a cursor (loop guard)
     ├── ResponseFormatError                  a body that is not the JSON the API promises
-    └── APIStatusError(status, message, method, path, request_id)
+    └── APIStatusError(status, message, method, path, request_id, body, headers)
         ├── BadRequestError 400       ├── AuthenticationError 401
+        │                             │   └── MissingCredentialError (no status: nothing sent)
         ├── PermissionDeniedError 403 ├── NotFoundError 404
         ├── ConflictError 409         ├── RateLimitError 429 (.reset_at)
         └── ServerError 5xx
 
-Messages say what to do next and never contain a token or a query string.
+Messages say what to do next. Every string an error holds (message, request id, the
+parsed body, the headers) has registered credentials masked, whatever the server echoed.
+Whether a failed request may be tried again is decided in one place, :func:`retry_flags`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
+from typing import Any
 
-from docsapi._config import RETRYABLE_STATUSES
+from docsapi._redact import scrub, scrub_data
 
 __all__ = [
+    "RETRYABLE_STATUSES",
     "APIConnectionError",
     "APIStatusError",
     "APITimeoutError",
@@ -31,6 +37,7 @@ __all__ = [
     "BadRequestError",
     "ConflictError",
     "DocsAPIError",
+    "MissingCredentialError",
     "NotFoundError",
     "PaginationError",
     "PermissionDeniedError",
@@ -38,21 +45,37 @@ __all__ = [
     "ResponseFormatError",
     "ServerError",
     "ValidationError",
+    "retry_flags",
     "status_error_class",
 ]
 
 
+#: Statuses worth another try on an idempotent request.
+RETRYABLE_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
+
+
 class DocsAPIError(Exception):
-    """Base class of every error docsapi raises."""
+    """Base class of every error docsapi raises; its message has credentials masked."""
 
-    #: Whether the failure may pass, so an idempotent request may be tried again.
-    retryable: bool = False
-    #: Whether the server surely did not act on the request, so any method may be tried again.
-    unprocessed: bool = False
+    def __init__(self, message: str) -> None:
+        super().__init__(scrub(message))
+
+    @property
+    def retryable(self) -> bool:
+        """Whether the failure may pass, so an idempotent request may be tried again."""
+        return retry_flags(self)[0]
+
+    @property
+    def unprocessed(self) -> bool:
+        """Whether the server surely did not act on the request, so any method may be retried."""
+        return retry_flags(self)[1]
 
 
-class ValidationError(DocsAPIError, ValueError):
-    """An argument broke a rule of the API; raised before any request is sent.
+class ValidationError(DocsAPIError, ValueError, TypeError):
+    """An argument broke a rule; raised before any request is sent.
+
+    It is also a :class:`ValueError` and a :class:`TypeError`, so code written for
+    either keeps working whatever the problem (a bad value or a wrong type).
 
     Parameters
     ----------
@@ -60,6 +83,11 @@ class ValidationError(DocsAPIError, ValueError):
         The name of the offending argument, as the Python caller wrote it.
     message : str
         The rule it broke and what to pass instead.
+
+    Examples
+    --------
+    >>> str(ValidationError("title", "must have at most 50 characters"))
+    'title: must have at most 50 characters'
     """
 
     def __init__(self, argument: str, message: str) -> None:
@@ -68,11 +96,31 @@ class ValidationError(DocsAPIError, ValueError):
 
 
 class APIConnectionError(DocsAPIError):
-    """The request failed on the way: it may or may not have reached the server."""
+    """The request failed on the way: it may or may not have reached the server.
 
-    def __init__(self, message: str, *, method: str = "", path: str = "") -> None:
+    Attributes
+    ----------
+    method, path : str
+        The request, without its query string.
+    reached : bool
+        False when the connection was never made, so the server surely did nothing.
+    transient : bool
+        False for a failure that another try would repeat (e.g. a redirect loop).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        method: str = "",
+        path: str = "",
+        reached: bool = True,
+        transient: bool = True,
+    ) -> None:
         self.method = method
         self.path = path
+        self.reached = reached
+        self.transient = transient
         super().__init__(message)
 
 
@@ -85,13 +133,19 @@ class PaginationError(DocsAPIError):
 
 
 class ResponseFormatError(DocsAPIError):
-    """The server answered with a body that is not the JSON the API promises."""
+    """The server answered with a body that is not the JSON the API promises.
+
+    Attributes
+    ----------
+    status : int
+        The HTTP status of the answer (0 when unknown).
+    truncated : bool
+        True when the body looked cut short in transit (worth another try on a GET).
+    """
 
     def __init__(self, message: str, *, status: int = 0, truncated: bool = False) -> None:
         self.status = status
         self.truncated = truncated
-        # A body cut short in transit is worth another try on an idempotent request.
-        self.retryable = truncated
         super().__init__(message)
 
 
@@ -100,8 +154,8 @@ class APIStatusError(DocsAPIError):
 
     Attributes
     ----------
-    status : int
-        The HTTP status code.
+    status : int or None
+        The HTTP status code (None only for :class:`MissingCredentialError`).
     message : str
         The API's own message, followed by a hint on what to do next.
     method, path : str
@@ -110,26 +164,36 @@ class APIStatusError(DocsAPIError):
         The server's request identifier, useful when reporting a problem.
     code : str or int or None
         The API's error code from the body, when it sent one.
+    body : Any
+        The parsed JSON body of the answer (None if it had none or was not JSON).
+    headers : dict
+        The answer's headers.
     """
+
+    #: True when an answer of this kind says the server did nothing (a rate limit, an
+    #: upgrade): :func:`retry_flags` then lets any method be tried again.
+    server_did_nothing: bool = False
 
     def __init__(
         self,
-        status: int,
+        status: int | None,
         message: str,
         *,
         method: str = "",
         path: str = "",
         request_id: str | None = None,
         code: str | int | None = None,
+        body: Any = None,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         self.status = status
-        self.message = message
+        self.message = scrub(message)
         self.method = method
         self.path = path
-        self.request_id = request_id
-        self.code = code
-        if status in RETRYABLE_STATUSES:
-            self.retryable = True
+        self.request_id = None if request_id is None else scrub(request_id)
+        self.code = scrub(code) if isinstance(code, str) else code
+        self.body = scrub_data(body)
+        self.headers: dict[str, str] = scrub_data(dict(headers or {}))
         super().__init__(self._render())
 
     def _render(self) -> str:
@@ -139,7 +203,7 @@ class APIStatusError(DocsAPIError):
 
     def add_detail(self, detail: str) -> None:
         """Append a sentence to the message (before the request id)."""
-        self.message = f"{self.message.rstrip()} {detail}"
+        self.message = scrub(f"{self.message.rstrip()} {detail}")
         self.args = (self._render(),)
 
 
@@ -149,6 +213,24 @@ class BadRequestError(APIStatusError):
 
 class AuthenticationError(APIStatusError):
     """401: the token is missing, unknown or expired."""
+
+
+class MissingCredentialError(AuthenticationError):
+    """No token or key was found, so nothing was sent: there is no HTTP status.
+
+    Examples
+    --------
+    >>> error = MissingCredentialError("No API token found.", method="GET", path="/user")
+    >>> error.status is None, str(error)
+    (True, 'No API token found. Nothing was sent (GET /user).')
+    """
+
+    def __init__(self, message: str, *, method: str = "", path: str = "") -> None:
+        super().__init__(None, message, method=method, path=path)
+
+    def _render(self) -> str:
+        where = f" ({self.method} {self.path})" if self.method else ""
+        return f"{self.message.rstrip()} Nothing was sent{where}."
 
 
 class PermissionDeniedError(APIStatusError):
@@ -164,7 +246,7 @@ class ConflictError(APIStatusError):
 
 
 class RateLimitError(APIStatusError):
-    """429: too many requests.
+    """429: too many requests; the server did nothing, so any method may be retried.
 
     Attributes
     ----------
@@ -172,16 +254,41 @@ class RateLimitError(APIStatusError):
         When the server said the limit resets (UTC), if it said.
     """
 
-    retryable = True
-    unprocessed = True
+    server_did_nothing = True
 
-    def __init__(self, *args, reset_at: datetime | None = None, **kwargs) -> None:
+    def __init__(self, *args: Any, reset_at: datetime | None = None, **kwargs: Any) -> None:
         self.reset_at = reset_at
         super().__init__(*args, **kwargs)
 
 
 class ServerError(APIStatusError):
     """5xx: the server failed; 500, 502, 503 and 504 are retried on idempotent requests."""
+
+
+def retry_flags(error: DocsAPIError) -> tuple[bool, bool]:
+    """Whether a failed request may be tried again: ``(retryable, unprocessed)``.
+
+    ``retryable``: the failure may pass (a dropped connection, a timeout, a body cut
+    short, a status in ``RETRYABLE_STATUSES``), so an idempotent request may be repeated.
+    ``unprocessed``: the server surely did nothing (the connection was never made, or the
+    answer says so), so any method may be repeated. This is the only place deciding them.
+
+    Examples
+    --------
+    >>> retry_flags(ServerError(503, "busy")), retry_flags(RateLimitError(429, "slow"))
+    ((True, False), (True, True))
+    >>> retry_flags(APIConnectionError("refused", reached=False))
+    (True, True)
+    """
+    if isinstance(error, APIConnectionError):
+        return error.transient, error.transient and not error.reached
+    if isinstance(error, ResponseFormatError):
+        return error.truncated, False
+    if isinstance(error, APIStatusError):
+        if error.server_did_nothing:
+            return True, True
+        return error.status in RETRYABLE_STATUSES, False
+    return False, False
 
 
 _STATUS_CLASSES: dict[int, type[APIStatusError]] = {
@@ -229,7 +336,13 @@ def status_error_class(status: int) -> type[APIStatusError]:
 
 
 def status_hint(status: int) -> str:
-    """Return a short sentence saying what to do about an error status."""
+    """Return a short sentence saying what to do about an error status.
+
+    Examples
+    --------
+    >>> status_hint(409)
+    'The request would not change anything; compare with the current state first.'
+    """
     if status >= 500:
         return "The server failed; try again later. If it persists, report the request id."
     return _HINTS.get(status, "")

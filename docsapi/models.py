@@ -1,9 +1,13 @@
 """Model objects for single resources of the documentation-platform API.
 
 Each model is a keyword-only dataclass with snake_case attributes, built from the API's
-JSON by :meth:`Model.from_api`. The JSON itself stays available, untouched, as ``.raw``.
-Fields a newer API adds are ignored (they remain in ``.raw``); fields the answer lacks
-become ``None``; timestamps become timezone-aware :class:`~datetime.datetime` objects.
+JSON by :meth:`Model.from_api`. A model shares its fields with its list's frame where they
+coincide: ``Space`` inherits the ``spaces`` columns from :class:`docsapi._fields.SpaceFields`
+and adds what only one object carries (its permissions, its Git sync state). Fields a newer
+API adds are ignored (they remain in ``.raw``); fields the answer lacks become ``None``;
+timestamps become timezone-aware :class:`~datetime.datetime` objects. ``.raw`` is the
+decoded JSON object itself, shared rather than copied: read it, do not change it. Secrets
+(a temporary token, a share link's key) are masked in ``repr`` and the notebook table.
 
 Examples
 --------
@@ -15,27 +19,36 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields, replace
 from datetime import UTC, datetime
-from typing import Any, ClassVar, Self
+from types import MappingProxyType
+from typing import Any, ClassVar, NamedTuple, Self, TypeVar, dataclass_transform
 
+from docsapi import _fields as f
+from docsapi._columns import TIMESTAMP, columns, flag, reader, text, timestamp, value
 from docsapi._repr import field_table_html
 
 __all__ = [
     "APITemporaryToken",
     "ApiInformation",
+    "AuditEvent",
     "ChangeRequest",
+    "Collection",
     "ComputedRevision",
     "Document",
     "Embed",
     "GitSyncState",
+    "InviteLink",
     "Model",
     "Organization",
+    "OrganizationMember",
     "ReusableContent",
     "Revision",
     "RevisionFile",
     "RevisionPage",
     "RevisionPageMetaLinks",
+    "ShareLink",
+    "Site",
     "Space",
     "Team",
     "User",
@@ -65,24 +78,66 @@ def parse_timestamp(value: Any) -> datetime | None:
     return moment.astimezone(UTC)
 
 
-def at(path: str, parse: Callable[[Any], Any] | None = None) -> dict[str, Any]:
-    """Field metadata: read the value at dotted ``path`` of the JSON, converted by ``parse``."""
-    return {"api": path, "parse": parse}
+_NOTHING: Mapping[str, Any] = MappingProxyType({})
 
 
-def dig(data: Mapping[str, Any], path: str) -> Any:
-    """Return the value at a dotted path of nested objects; ``None`` where a step is missing."""
-    value: Any = data
-    for key in path.split("."):
-        if not isinstance(value, Mapping):
-            return None
-        value = value.get(key)
-    return value
+class _Plan(NamedTuple):
+    """How a model class reads the JSON, worked out once per class."""
+
+    #: ``(attribute, key)``: read with ``data.get(key)``.
+    keys: tuple[tuple[str, str], ...]
+    #: ``(key, ((attribute, subkey), ...))``: one level down, e.g. the ``urls`` object.
+    nested: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
+    #: ``(attribute, read)``: deeper paths and derived values.
+    readers: tuple[tuple[str, Callable[[Any], Any]], ...]
+    #: ``(attribute, read)``: the other paths of a field, read where the first had nothing.
+    fallbacks: tuple[tuple[str, Callable[[Any], Any]], ...]
+    #: ``(attribute, convert)``: applied to values that are present (timestamps, nested models).
+    converts: tuple[tuple[str, Callable[[Any], Any]], ...]
+    #: Attributes that are not read from the JSON, with their defaults.
+    defaults: dict[str, Any]
+    #: Attribute → function masking its secret in ``repr``.
+    masks: dict[str, Callable[[Any], Any]]
+
+
+def _plan(model: type[Model]) -> _Plan:
+    declared = {column.name: column for column in columns(model)}
+    keys: list[tuple[str, str]] = []
+    nested: dict[str, list[tuple[str, str]]] = {}
+    readers, fallbacks, converts, defaults = [], [], [], {}
+    for spec in fields(model):
+        column = declared.get(spec.name)
+        if column is None or (not column.paths and column.derive is None):
+            if spec.default is not MISSING:
+                defaults[spec.name] = spec.default
+            continue
+        steps = column.paths[0].split(".") if column.derive is None else []
+        if len(steps) == 1:
+            keys.append((spec.name, steps[0]))
+        elif len(steps) == 2:
+            nested.setdefault(steps[0], []).append((spec.name, steps[1]))
+        else:
+            readers.append((spec.name, reader(replace(column, paths=column.paths[:1]))))
+        if len(steps) and len(column.paths) > 1:
+            fallbacks.append((spec.name, reader(replace(column, paths=column.paths[1:]))))
+        convert = column.parse or (parse_timestamp if column.dtype == TIMESTAMP else None)
+        if convert is not None:
+            converts.append((spec.name, convert))
+    masks = {name: c.mask for name, c in declared.items() if c.mask is not None}
+    return _Plan(
+        tuple(keys),
+        tuple((key, tuple(pairs)) for key, pairs in nested.items()),
+        tuple(readers),
+        tuple(fallbacks),
+        tuple(converts),
+        defaults,
+        masks,
+    )
 
 
 def _nested(model: type[Model]) -> Callable[[Any], Any]:
     def parse(value: Any) -> Any:
-        return model.from_api(value) if isinstance(value, Mapping) else None
+        return model.from_api(value) if isinstance(value, dict | Mapping) else None
 
     return parse
 
@@ -117,30 +172,55 @@ class Model:
         Returns
         -------
         Model
-            The model; ``.raw`` holds ``data`` itself.
+            The model; ``.raw`` is ``data`` itself (not a copy: do not change it).
 
         Raises
         ------
         TypeError
             If ``data`` is not a JSON object.
         """
-        if not isinstance(data, Mapping):
+        if data.__class__ is not dict and not isinstance(data, Mapping):
             kind = type(data).__name__
             raise TypeError(f"{cls.__name__}.from_api expects a JSON object, got {kind}")
-        values = {}
-        for spec in fields(cls):
-            path = spec.metadata.get("api")
-            if path is None:
-                continue
-            value = dig(data, path)
-            parse = spec.metadata.get("parse")
-            if parse is not None and value is not None:
-                value = parse(value)
-            values[spec.name] = value
-        return cls(raw=dict(data), **values)
+        plan: _Plan = cls.__dict__.get("_json_plan") or cls._compile()
+        get = data.get
+        values = {name: get(key) for name, key in plan.keys}
+        for key, pairs in plan.nested:
+            inner = get(key)
+            if inner.__class__ is not dict and (inner is None or not isinstance(inner, Mapping)):
+                inner = _NOTHING
+            for name, subkey in pairs:
+                values[name] = inner.get(subkey)
+        for name, read in plan.readers:
+            values[name] = read(data)
+        for name, read in plan.fallbacks:
+            if values[name] is None:
+                values[name] = read(data)
+        for name, convert in plan.converts:
+            if values[name] is not None:
+                values[name] = convert(values[name])
+        values.update(plan.defaults)
+        values["raw"] = data if type(data) is dict else dict(data)
+        # Every field is set here, as __init__ would set it (no field has a post-init step).
+        model = cls.__new__(cls)
+        model.__dict__ = values
+        return model
+
+    @classmethod
+    def _compile(cls) -> _Plan:
+        plan = _plan(cls)
+        type.__setattr__(cls, "_json_plan", plan)
+        return plan
 
     def _summary_items(self) -> list[tuple[str, Any]]:
-        return [(name, getattr(self, name)) for name in self._summary]
+        plan: _Plan = type(self).__dict__.get("_json_plan") or self._compile()
+        items = []
+        for name in self._summary:
+            shown = getattr(self, name)
+            if shown is not None and name in plan.masks:
+                shown = plan.masks[name](shown)
+            items.append((name, shown))
+        return items
 
     def __repr__(self) -> str:
         shown = ", ".join(
@@ -152,70 +232,72 @@ class Model:
         return field_table_html(type(self).__name__, self._summary_items())
 
 
-@dataclass(kw_only=True, repr=False)
+_Model = TypeVar("_Model")
+
+
+@dataclass_transform(kw_only_default=True)
+def _model(cls: type[_Model]) -> type[_Model]:
+    """Make a model class: a keyword-only dataclass with the models' own ``repr``."""
+    return dataclass(kw_only=True, repr=False)(cls)
+
+
+@_model
 class ApiInformation(Model):
     """What ``GET /`` reports: the release version and build date of the running API."""
 
     _summary = ("version", "build")
 
-    version: str | None = field(default=None, metadata=at("version"))
-    build: str | None = field(default=None, metadata=at("build"))
+    version: str | None = text()
+    build: str | None = text()
 
 
-@dataclass(kw_only=True, repr=False)
+@_model
 class APITemporaryToken(Model):
     """A short-lived JWT for the in-app notifications service.
 
-    The token is a credential: it is left out of ``repr`` and the notebook table.
+    The token is a credential: ``repr`` and the notebook table show it masked.
     Read it as ``.token``.
     """
 
-    _summary = ()
+    _summary = ("token",)
 
-    token: str | None = field(default=None, metadata=at("token"))
-
-    def _summary_items(self) -> list[tuple[str, Any]]:
-        return [("token", "********" if self.token else None)]
+    token: str | None = text(mask=f.mask_all)
 
 
-@dataclass(kw_only=True, repr=False)
+@_model
 class User(Model):
     """A user account."""
 
     _summary = ("id", "display_name", "email")
 
-    id: str | None = field(default=None, metadata=at("id"))
-    display_name: str | None = field(default=None, metadata=at("displayName"))
-    email: str | None = field(default=None, metadata=at("email"))
-    photo_url: str | None = field(default=None, metadata=at("photoURL"))
-    url_location: str | None = field(default=None, metadata=at("urls.location"))
+    id: str | None = text()
+    display_name: str | None = text("displayName")
+    email: str | None = text()
+    photo_url: str | None = text("photoURL")
+    url_location: str | None = text("urls.location")
 
 
-@dataclass(kw_only=True, repr=False)
+@_model
 class GitSyncState(Model):
     """The Git synchronisation state of a space."""
 
     _summary = ("installation_provider", "installation_status", "repo_name", "operation_state")
 
-    installation_id: str | None = field(default=None, metadata=at("installationId"))
-    installation_provider: str | None = field(default=None, metadata=at("installationProvider"))
-    installation_status: str | None = field(default=None, metadata=at("installationStatus"))
-    repo_name: str | None = field(default=None, metadata=at("repoName"))
-    url: str | None = field(default=None, metadata=at("url"))
-    updated_at: datetime | None = field(default=None, metadata=at("updatedAt", parse_timestamp))
-    operation_state: str | None = field(default=None, metadata=at("operation.state"))
-    operation_direction: str | None = field(default=None, metadata=at("operation.direction"))
-    operation_started_at: datetime | None = field(
-        default=None, metadata=at("operation.startedAt", parse_timestamp)
-    )
-    operation_ended_at: datetime | None = field(
-        default=None, metadata=at("operation.endedAt", parse_timestamp)
-    )
-    operation_error: str | None = field(default=None, metadata=at("operation.error"))
+    installation_id: str | None = text("installationId")
+    installation_provider: str | None = text("installationProvider")
+    installation_status: str | None = text("installationStatus")
+    repo_name: str | None = text("repoName")
+    url: str | None = text()
+    updated_at: datetime | None = timestamp("updatedAt")
+    operation_state: str | None = text("operation.state")
+    operation_direction: str | None = text("operation.direction")
+    operation_started_at: datetime | None = timestamp("operation.startedAt")
+    operation_ended_at: datetime | None = timestamp("operation.endedAt")
+    operation_error: str | None = text("operation.error")
 
 
-@dataclass(kw_only=True, repr=False)
-class Space(Model):
+@_model
+class Space(Model, f.SpaceFields):
     """A space: a container of content (pages and files).
 
     ``location`` is not part of the JSON: :meth:`~docsapi.resources.spaces.Spaces.duplicate`
@@ -224,77 +306,92 @@ class Space(Model):
 
     _summary = ("id", "title", "visibility", "edit_mode", "organization", "parent", "updated_at")
 
-    id: str | None = field(default=None, metadata=at("id"))
-    title: str | None = field(default=None, metadata=at("title"))
-    emoji: str | None = field(default=None, metadata=at("emoji"))
-    visibility: str | None = field(default=None, metadata=at("visibility"))
-    edit_mode: str | None = field(default=None, metadata=at("editMode"))
-    default_level: str | None = field(default=None, metadata=at("defaultLevel"))
-    language: str | None = field(default=None, metadata=at("language"))
-    organization: str | None = field(default=None, metadata=at("organization"))
-    parent: str | None = field(default=None, metadata=at("parent"))
-    revision: str | None = field(default=None, metadata=at("revision"))
-    created_at: datetime | None = field(default=None, metadata=at("createdAt", parse_timestamp))
-    updated_at: datetime | None = field(default=None, metadata=at("updatedAt", parse_timestamp))
-    deleted_at: datetime | None = field(default=None, metadata=at("deletedAt", parse_timestamp))
-    url_app: str | None = field(default=None, metadata=at("urls.app"))
-    url_location: str | None = field(default=None, metadata=at("urls.location"))
-    url_public: str | None = field(default=None, metadata=at("urls.public"))
-    url_published: str | None = field(default=None, metadata=at("urls.published"))
-    url_icon: str | None = field(default=None, metadata=at("urls.icon"))
-    merge_rules: dict[str, Any] | None = field(default=None, metadata=at("mergeRules"))
-    permissions: dict[str, bool] | None = field(default=None, metadata=at("permissions"))
-    git_sync: GitSyncState | None = field(
-        default=None, metadata=at("gitSync", _nested(GitSyncState))
-    )
+    merge_rules: dict[str, Any] | None = value("mergeRules")
+    permissions: dict[str, bool] | None = value()
+    git_sync: GitSyncState | None = value("gitSync", parse=_nested(GitSyncState))
     location: str | None = None
 
 
-@dataclass(kw_only=True, repr=False)
-class Team(Model):
+@_model
+class Team(Model, f.TeamFields):
     """A team of an organization."""
 
     _summary = ("id", "title", "members", "spaces")
 
-    id: str | None = field(default=None, metadata=at("id"))
-    title: str | None = field(default=None, metadata=at("title"))
-    members: int | None = field(default=None, metadata=at("members"))
-    spaces: int | None = field(default=None, metadata=at("spaces"))
-    created_at: datetime | None = field(default=None, metadata=at("createdAt", parse_timestamp))
-    permissions: dict[str, bool] | None = field(default=None, metadata=at("permissions"))
+    permissions: dict[str, bool] | None = value()
 
 
-@dataclass(kw_only=True, repr=False)
-class Organization(Model):
+@_model
+class Organization(Model, f.OrganizationFields):
     """An organization."""
 
     _summary = ("id", "title", "type", "default_role", "created_at")
 
-    id: str | None = field(default=None, metadata=at("id"))
-    title: str | None = field(default=None, metadata=at("title"))
-    type: str | None = field(default=None, metadata=at("type"))
-    default_role: str | None = field(default=None, metadata=at("defaultRole"))
-    created_at: datetime | None = field(default=None, metadata=at("createdAt", parse_timestamp))
-    url_app: str | None = field(default=None, metadata=at("urls.app"))
-    url_location: str | None = field(default=None, metadata=at("urls.location"))
+
+@_model
+class OrganizationMember(Model, f.MemberFields):
+    """A member of an organization: their organization role, state and last activity."""
+
+    _summary = ("user_id", "display_name", "role", "disabled", "last_seen_at")
+
+    user: User | None = value(parse=_nested(User))
 
 
-@dataclass(kw_only=True, repr=False)
-class RevisionFile(Model):
+@_model
+class Collection(Model, f.CollectionFields):
+    """A collection: a folder of spaces and collections, with its own default level."""
+
+    _summary = ("id", "title", "parent", "default_level")
+
+    permissions: dict[str, bool] | None = value()
+
+
+@_model
+class Site(Model, f.SiteFields):
+    """A site: spaces published to an audience (its ``visibility``)."""
+
+    _summary = ("id", "title", "visibility", "published", "url_published")
+
+    permissions: dict[str, bool] | None = value()
+
+
+@_model
+class ShareLink(Model, f.ShareLinkFields):
+    """A share link of a site.
+
+    Its address carries a secret key: ``repr`` and the notebook table mask it;
+    ``.url_published`` holds it whole, to hand the link out.
+    """
+
+    _summary = ("id", "name", "active", "created_at", "url_published")
+
+
+@_model
+class InviteLink(Model, f.InviteLinkFields):
+    """An invite link: to join the organization, a space or a collection.
+
+    ``role`` is the organization role it grants, or the level on its target (the API's
+    ``level``); ``kind`` says which, ``target_id`` and ``target_title`` name the target.
+    """
+
+    _summary = ("id", "kind", "role", "target_id", "target_title")
+
+
+@_model
+class AuditEvent(Model, f.AuditEventFields):
+    """One entry of an organization's audit log."""
+
+    _summary = ("occurred_at", "action", "actor_label", "target_type", "target_label")
+
+
+@_model
+class RevisionFile(Model, f.FileFields):
     """A file stored in a revision."""
 
     _summary = ("id", "name", "content_type", "size")
 
-    id: str | None = field(default=None, metadata=at("id"))
-    name: str | None = field(default=None, metadata=at("name"))
-    content_type: str | None = field(default=None, metadata=at("contentType"))
-    size: int | float | None = field(default=None, metadata=at("size"))
-    width: int | float | None = field(default=None, metadata=at("dimensions.width"))
-    height: int | float | None = field(default=None, metadata=at("dimensions.height"))
-    download_url: str | None = field(default=None, metadata=at("downloadURL"))
 
-
-@dataclass(kw_only=True, repr=False)
+@_model
 class RevisionPage(Model):
     """A page of a revision: a document, a group of pages, a link, or computed content.
 
@@ -304,22 +401,22 @@ class RevisionPage(Model):
 
     _summary = ("id", "title", "type", "path")
 
-    id: str | None = field(default=None, metadata=at("id"))
-    title: str | None = field(default=None, metadata=at("title"))
-    type: str | None = field(default=None, metadata=at("type"))
-    kind: str | None = field(default=None, metadata=at("kind"))
-    slug: str | None = field(default=None, metadata=at("slug"))
-    path: str | None = field(default=None, metadata=at("path"))
-    description: str | None = field(default=None, metadata=at("description"))
-    emoji: str | None = field(default=None, metadata=at("emoji"))
-    icon: str | None = field(default=None, metadata=at("icon"))
-    hidden: bool | None = field(default=None, metadata=at("hidden"))
-    href: str | None = field(default=None, metadata=at("href"))
-    url_app: str | None = field(default=None, metadata=at("urls.app"))
-    created_at: datetime | None = field(default=None, metadata=at("createdAt", parse_timestamp))
-    updated_at: datetime | None = field(default=None, metadata=at("updatedAt", parse_timestamp))
-    document: dict[str, Any] | None = field(default=None, metadata=at("document"))
-    markdown: str | None = field(default=None, metadata=at("markdown"))
+    id: str | None = text()
+    title: str | None = text()
+    type: str | None = text()
+    kind: str | None = text()
+    slug: str | None = text()
+    path: str | None = text()
+    description: str | None = text()
+    emoji: str | None = text()
+    icon: str | None = text()
+    hidden: bool | None = flag()
+    href: str | None = text()
+    url_app: str | None = text("urls.app")
+    created_at: datetime | None = timestamp("createdAt")
+    updated_at: datetime | None = timestamp("updatedAt")
+    document: dict[str, Any] | None = value()
+    markdown: str | None = text()
     pages: list[RevisionPage] | None = None
 
     @classmethod
@@ -329,36 +426,32 @@ class RevisionPage(Model):
         return page
 
 
-@dataclass(kw_only=True, repr=False)
+@_model
 class ReusableContent(Model):
     """A block of content reused across pages."""
 
     _summary = ("id", "title")
 
-    id: str | None = field(default=None, metadata=at("id"))
-    title: str | None = field(default=None, metadata=at("title"))
-    document: str | None = field(default=None, metadata=at("document"))
+    id: str | None = text()
+    title: str | None = text()
+    document: str | None = text()
 
 
-@dataclass(kw_only=True, repr=False)
+@_model
 class Revision(Model):
     """A revision of a space's content: its page tree, files and reusable contents."""
 
     _summary = ("id", "type", "created_at", "page_count", "file_count")
 
-    id: str | None = field(default=None, metadata=at("id"))
-    type: str | None = field(default=None, metadata=at("type"))
-    parents: list[str] | None = field(default=None, metadata=at("parents"))
-    created_at: datetime | None = field(default=None, metadata=at("createdAt", parse_timestamp))
-    url_app: str | None = field(default=None, metadata=at("urls.app"))
-    pages: list[RevisionPage] | None = field(
-        default=None, metadata=at("pages", _nested_list(RevisionPage))
-    )
-    files: list[RevisionFile] | None = field(
-        default=None, metadata=at("files", _nested_list(RevisionFile))
-    )
-    reusable_contents: list[ReusableContent] | None = field(
-        default=None, metadata=at("reusableContents", _nested_list(ReusableContent))
+    id: str | None = text()
+    type: str | None = text()
+    parents: list[str] | None = value()
+    created_at: datetime | None = timestamp("createdAt")
+    url_app: str | None = text("urls.app")
+    pages: list[RevisionPage] | None = value(parse=_nested_list(RevisionPage))
+    files: list[RevisionFile] | None = value(parse=_nested_list(RevisionFile))
+    reusable_contents: list[ReusableContent] | None = value(
+        "reusableContents", parse=_nested_list(ReusableContent)
     )
 
     @property
@@ -376,62 +469,49 @@ class Revision(Model):
         return len(self.files or [])
 
 
-@dataclass(kw_only=True, repr=False)
+@_model
 class RevisionPageMetaLinks(Model):
     """The canonical and alternate links of a page (each a page or URL reference)."""
 
     _summary = ("canonical", "alternates")
 
-    canonical: dict[str, Any] | None = field(default=None, metadata=at("canonical"))
-    alternates: list[dict[str, Any]] | None = field(default=None, metadata=at("alternates"))
+    canonical: dict[str, Any] | None = value()
+    alternates: list[dict[str, Any]] | None = value()
 
 
-@dataclass(kw_only=True, repr=False)
+@_model
 class Embed(Model):
     """An oEmbed-style description of a URL: a link, rich HTML or an integration block."""
 
     _summary = ("type", "title", "site")
 
-    type: str | None = field(default=None, metadata=at("type"))
-    title: str | None = field(default=None, metadata=at("title"))
-    site: str | None = field(default=None, metadata=at("site"))
-    icon: str | None = field(default=None, metadata=at("icon"))
-    html: str | None = field(default=None, metadata=at("html"))
-    integration: str | None = field(default=None, metadata=at("integration"))
+    type: str | None = text()
+    title: str | None = text()
+    site: str | None = text()
+    icon: str | None = text()
+    html: str | None = text()
+    integration: str | None = text()
 
 
-@dataclass(kw_only=True, repr=False)
-class ChangeRequest(Model):
+@_model
+class ChangeRequest(Model, f.ChangeRequestFields):
     """A change request: proposed changes to a space's content."""
 
     _summary = ("id", "number", "subject", "status", "space", "created_at")
 
-    id: str | None = field(default=None, metadata=at("id"))
-    number: int | None = field(default=None, metadata=at("number"))
-    subject: str | None = field(default=None, metadata=at("subject"))
-    status: str | None = field(default=None, metadata=at("status"))
-    space: str | None = field(default=None, metadata=at("space"))
-    revision: str | None = field(default=None, metadata=at("revision"))
-    revision_initial: str | None = field(default=None, metadata=at("revisionInitial"))
-    comments: int | None = field(default=None, metadata=at("comments"))
-    outdated: bool | None = field(default=None, metadata=at("outdated"))
-    created_by: User | None = field(default=None, metadata=at("createdBy", _nested(User)))
-    created_at: datetime | None = field(default=None, metadata=at("createdAt", parse_timestamp))
-    updated_at: datetime | None = field(default=None, metadata=at("updatedAt", parse_timestamp))
-    merged_at: datetime | None = field(default=None, metadata=at("mergedAt", parse_timestamp))
-    url_app: str | None = field(default=None, metadata=at("urls.app"))
-    url_location: str | None = field(default=None, metadata=at("urls.location"))
+    space: str | None = text()
+    created_by: User | None = value("createdBy", parse=_nested(User))
 
 
-@dataclass(kw_only=True, repr=False)
+@_model
 class Document(Model):
     """A JSON document (the body of a page): ``nodes`` are its top-level blocks."""
 
     _summary = ("object", "node_count")
 
-    object: str | None = field(default=None, metadata=at("object"))
-    data: dict[str, Any] | None = field(default=None, metadata=at("data"))
-    nodes: list[dict[str, Any]] | None = field(default=None, metadata=at("nodes"))
+    object: str | None = text()
+    data: dict[str, Any] | None = value()
+    nodes: list[dict[str, Any]] | None = value()
 
     @property
     def node_count(self) -> int:
@@ -439,20 +519,16 @@ class Document(Model):
         return len(self.nodes or [])
 
 
-@dataclass(kw_only=True, repr=False)
+@_model
 class ComputedRevision(Model):
     """Pages, files and reusable contents computed from a revision source."""
 
     _summary = ("page_count", "file_count")
 
-    pages: list[RevisionPage] | None = field(
-        default=None, metadata=at("pages", _nested_list(RevisionPage))
-    )
-    files: list[RevisionFile] | None = field(
-        default=None, metadata=at("files", _nested_list(RevisionFile))
-    )
-    reusable_contents: list[ReusableContent] | None = field(
-        default=None, metadata=at("reusableContents", _nested_list(ReusableContent))
+    pages: list[RevisionPage] | None = value(parse=_nested_list(RevisionPage))
+    files: list[RevisionFile] | None = value(parse=_nested_list(RevisionFile))
+    reusable_contents: list[ReusableContent] | None = value(
+        "reusableContents", parse=_nested_list(ReusableContent)
     )
 
     @property

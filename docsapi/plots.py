@@ -124,7 +124,8 @@ def grants_per_space_figure(grants: pd.DataFrame) -> Figure:
     Parameters
     ----------
     grants : DataFrame
-        ``PermissionAudit.grants`` (user and team grants, not expanded).
+        ``PermissionAudit.grants`` (user and team grants, not expanded); only grants on
+        spaces are drawn.
 
     Returns
     -------
@@ -133,9 +134,10 @@ def grants_per_space_figure(grants: pd.DataFrame) -> Figure:
     import pandas as pd
     from matplotlib.figure import Figure
 
+    grants = grants[(grants["target_type"] == "space").to_numpy(dtype=bool)]
     if grants.empty:
         return _empty_figure("No space has any grant.")
-    counts = pd.crosstab(grants["space_title"].astype(str), grants["role"].astype(str))
+    counts = pd.crosstab(grants["target_title"].astype(str), grants["role"].astype(str))
     roles = [role for role in ROLES if role in counts.columns]
     counts = counts[roles].sort_index(key=lambda titles: titles.str.casefold(), ascending=False)
     height = min(24.0, max(3.5, 0.25 * len(counts) + 1.5))
@@ -187,7 +189,7 @@ def findings_by_rule_figure(findings: pd.DataFrame) -> Figure:
     bars = axes.barh(
         names,
         [int(counts[name]) for name in names],
-        color=[SEVERITY_COLORS[RULES[name][0]] for name in names],
+        color=[SEVERITY_COLORS[RULES[name].severity] for name in names],
     )
     axes.bar_label(bars, padding=3)
     axes.set_xlabel("findings")

@@ -49,6 +49,8 @@ tr.sev-low td:first-child { background: #fcf3c4; }
 img.chart { max-width: 100%; height: auto; display: block; margin: .5rem 0 1.5rem; }
 details summary { cursor: pointer; font-weight: bold; margin: 1rem 0 .3rem; }
 .none { color: #2a7a2a; }
+.partial { border: 2px solid #d62728; background: #fbd5d5; padding: .6rem 1rem;
+           border-radius: 8px; font-weight: bold; }
 """
 
 
@@ -111,6 +113,17 @@ def _summary_tables(audit: PermissionAudit) -> str:
     return f'<div class="cards">{"".join(parts)}</div>'
 
 
+def _partial_banner(audit: PermissionAudit) -> str:
+    """A warning naming what the audit could not see; empty for a complete audit."""
+    if audit.complete:
+        return ""
+    missing = "; ".join(
+        f"{item}: {detail}"
+        for item, detail in zip(audit.incomplete["item"], audit.incomplete["detail"], strict=True)
+    )
+    return f'<p class="partial">PARTIAL AUDIT: access may be under-reported. {_text(missing)}</p>'
+
+
 def _findings_section(findings: pd.DataFrame) -> str:
     if findings.empty:
         return '<p class="none">No findings: every rule passed.</p>'
@@ -145,7 +158,7 @@ def render_html(audit: PermissionAudit) -> str:
     )
     limits = audit.thresholds
     generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    title = f"Permission audit of organization {audit.org_id}"
+    title = f"Permission audit of {_organization(audit)}"
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy"
@@ -154,8 +167,8 @@ def render_html(audit: PermissionAudit) -> str:
 <title>{_text(title)}</title><style>{_CSS}</style></head>
 <body>
 <h1>{_text(title)}</h1>
-<p class="meta">Generated {generated}. Thresholds: admin_share={limits.admin_share:g},
-max_admins={limits.max_admins}.</p>
+{_partial_banner(audit)}
+<p class="meta">Generated {generated}. Thresholds: {_text(_thresholds(limits))}.</p>
 <h2>Summary</h2>
 {_cards(audit)}
 {_summary_tables(audit)}
@@ -164,11 +177,25 @@ max_admins={limits.max_admins}.</p>
 <h2>Charts</h2>
 {charts}
 <h2>Tables</h2>
+{_section("What the audit could see", audit.coverage, open_=not audit.complete)}
 {_section("Effective access per space and user", audit.effective)}
+{_section("Exposure: content readable without an account", audit.exposure)}
 {_section("Grants as listed by the API", audit.grants)}
-{_section("Spaces and teams that could not be read", audit.errors, open_=True)}
+{_section("Where the audit and the platform disagree", audit.aggregate_mismatches)}
+{_section("Reads that failed", audit.errors, open_=True)}
 </body></html>
 """
+
+
+def _organization(audit: PermissionAudit) -> str:
+    """The organization's name with its id, or its id alone."""
+    return f"{audit.org_name} ({audit.org_id})" if audit.org_name else audit.org_id
+
+
+def _thresholds(limits: object) -> str:
+    from dataclasses import asdict
+
+    return ", ".join(f"{name}={value:g}" for name, value in asdict(limits).items())  # type: ignore[call-overload]
 
 
 def notebook_html(audit: PermissionAudit, *, findings: int = 10) -> str:
@@ -176,7 +203,8 @@ def notebook_html(audit: PermissionAudit, *, findings: int = 10) -> str:
     more = len(audit.findings) - findings
     tail = f"<p>… and {more} more findings in <code>.findings</code>.</p>" if more > 0 else ""
     return (
-        f"<div><h3>Permission audit of {_text(audit.org_id)}</h3>{_cards(audit)}"
+        f"<div><h3>Permission audit of {_text(_organization(audit))}</h3>"
+        f"{_partial_banner(audit)}{_cards(audit)}"
         f"{_findings_section(audit.findings.head(findings))}{tail}</div>"
     )
 
@@ -213,20 +241,25 @@ def write_html(audit: PermissionAudit, path: str | os.PathLike[str]) -> Path:
     return target
 
 
-def _plain(frame: pd.DataFrame) -> pd.DataFrame:
-    """Categoricals as plain text, so spreadsheets and CSV readers see ordinary values."""
-    return frame.astype({c: object for c in frame.columns if frame[c].dtype == "category"})
+def _plain(frame: pd.DataFrame, *, naive_times: bool = False) -> pd.DataFrame:
+    """Categoricals as plain text, so spreadsheets and CSV readers see ordinary values;
+    with ``naive_times``, UTC timestamps without their zone (Excel cannot store one)."""
+    frame = frame.astype({c: object for c in frame.columns if frame[c].dtype == "category"})
+    if naive_times:
+        zoned = [c for c in frame.columns if isinstance(frame[c].dtype, pd.DatetimeTZDtype)]
+        frame = frame.assign(**{c: frame[c].dt.tz_localize(None) for c in zoned})
+    return frame
 
 
-def _export_tables(audit: PermissionAudit) -> dict[str, pd.DataFrame]:
-    tables = {name: _plain(table) for name, table in audit.tables().items()}
+def _export_tables(audit: PermissionAudit, *, excel: bool = False) -> dict[str, pd.DataFrame]:
+    tables = {name: _plain(t, naive_times=excel) for name, t in audit.tables().items()}
     tables["summary"] = tables["summary"].reset_index()
     tables["matrix"] = tables["matrix"].reset_index()
     return tables
 
 
 def write_excel(audit: PermissionAudit, path: str | os.PathLike[str]) -> Path:
-    """Write one worksheet per table (summary, findings, effective, grants, matrix, errors).
+    """Write one worksheet per table of :meth:`~docsapi.audit.PermissionAudit.tables`.
 
     Parameters
     ----------
@@ -254,7 +287,7 @@ def write_excel(audit: PermissionAudit, path: str | os.PathLike[str]) -> Path:
         ) from None
     target.parent.mkdir(parents=True, exist_ok=True)
     with pd.ExcelWriter(target, engine="openpyxl") as writer:
-        for name, table in _export_tables(audit).items():
+        for name, table in _export_tables(audit, excel=True).items():
             table.to_excel(writer, sheet_name=name, index=False)
             sheet = writer.sheets[name]
             sheet.freeze_panes = "A2"
@@ -272,8 +305,8 @@ def write_csv(audit: PermissionAudit, folder: str | os.PathLike[str]) -> list[Pa
     audit : PermissionAudit
         The audit to export.
     folder : str or path-like
-        The folder to write ``summary.csv``, ``findings.csv``, ``effective.csv``,
-        ``grants.csv``, ``matrix.csv`` and ``errors.csv`` into.
+        The folder to write one ``<table>.csv`` per table of
+        :meth:`~docsapi.audit.PermissionAudit.tables` into.
 
     Returns
     -------

@@ -1,7 +1,8 @@
 """A tiny HTTP server on 127.0.0.1 that answers each request with the next scripted reaction.
 
 It reads raw sockets, so it can do what no well-behaved server does: drop a connection
-after reading the request, cut a body short, or answer with HTML.
+after reading the request, cut a body short, answer with HTML, or echo what the client sent
+(a body or headers given as a function of the request) into its answer.
 """
 
 from __future__ import annotations
@@ -11,27 +12,9 @@ import json
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-
-
-@dataclass
-class Reply:
-    """One scripted reaction to one request."""
-
-    status: int = 200
-    body: bytes | str | dict | list | None = None
-    headers: dict[str, str] = field(default_factory=dict)
-    #: "respond", "drop" (read the request, close without answering), "truncate"
-    #: (declare the full length, send half), "close-before-read", "stall" (wait, then answer)
-    action: str = "respond"
-    stall_seconds: float = 0.0
-
-    def payload(self) -> tuple[bytes, str]:
-        if isinstance(self.body, dict | list):
-            return json.dumps(self.body).encode(), "application/json"
-        if isinstance(self.body, str):
-            return self.body.encode(), self.headers.get("Content-Type", "text/html")
-        return self.body or b"", "application/json"
+from typing import Any
 
 
 @dataclass
@@ -41,6 +24,37 @@ class SeenRequest:
     headers: dict[str, str]
     body: bytes
     arrived: float = field(default_factory=time.monotonic)
+
+
+#: A body or headers computed from the request, to echo what the client sent.
+Echo = Callable[[SeenRequest], Any]
+
+
+@dataclass
+class Reply:
+    """One scripted reaction to one request.
+
+    ``body`` and ``headers`` may be functions of the :class:`SeenRequest`, e.g.
+    ``Reply(401, lambda req: {"error": {"message": req.headers["authorization"]}})``.
+    """
+
+    status: int = 200
+    body: bytes | str | dict | list | Echo | None = None
+    headers: dict[str, str] | Echo = field(default_factory=dict)
+    #: "respond", "drop" (read the request, close without answering), "truncate"
+    #: (declare the full length, send half), "close-before-read", "stall" (wait, then answer)
+    action: str = "respond"
+    stall_seconds: float = 0.0
+
+    def render(self, request: SeenRequest | None) -> tuple[bytes, dict[str, str]]:
+        """The payload and headers of the answer to ``request``."""
+        body = self.body(request) if callable(self.body) else self.body
+        headers = self.headers(request) if callable(self.headers) else dict(self.headers)
+        if isinstance(body, dict | list):
+            return json.dumps(body).encode(), {"Content-Type": "application/json", **headers}
+        if isinstance(body, str):
+            return body.encode(), {"Content-Type": "text/html", **headers}
+        return body or b"", {"Content-Type": "application/json", **headers}
 
 
 class ScriptedServer:
@@ -71,6 +85,8 @@ class ScriptedServer:
 
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
+        with contextlib.suppress(OSError):
+            self._sock.shutdown(socket.SHUT_RDWR)  # wakes a pending accept() at once
         self._sock.close()
         self._thread.join(timeout=2)
 
@@ -99,7 +115,7 @@ class ScriptedServer:
                 return
             if reply.action == "stall":
                 self._stop.wait(reply.stall_seconds)
-            self._answer(conn, reply)
+            self._answer(conn, reply, request)
 
     @staticmethod
     def _read_request(conn: socket.socket) -> SeenRequest | None:
@@ -125,14 +141,9 @@ class ScriptedServer:
         return SeenRequest(method, path, headers, body)
 
     @staticmethod
-    def _answer(conn: socket.socket, reply: Reply) -> None:
-        payload, ctype = reply.payload()
-        headers = {
-            "Content-Type": ctype,
-            "Content-Length": str(len(payload)),
-            "Connection": "close",
-            **reply.headers,
-        }
+    def _answer(conn: socket.socket, reply: Reply, request: SeenRequest) -> None:
+        payload, extra = reply.render(request)
+        headers = {"Content-Length": str(len(payload)), "Connection": "close", **extra}
         if reply.action == "truncate":
             payload = payload[: len(payload) // 2]
         head = f"HTTP/1.1 {reply.status} X\r\n" + "".join(

@@ -6,7 +6,7 @@ import pytest
 import requests
 
 from docsapi.sandbox.adnetwork import AdNetworkSandbox
-from docsapi.sandbox.adnetwork_app import parse_fault
+from docsapi.sandbox.adnetwork._app import parse_fault
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,7 @@ import pytest
 import docsapi
 from docsapi.api import ApiObject, catalog
 from docsapi.api._results import list_shape
+from docsapi.api._spec import snake_case
 
 SUBSET = json.loads((Path(__file__).parent / "openapi" / "gitbook-openapi-subset.json").read_text())
 OPERATIONS = {op.operation_id: op for ops in catalog().values() for op in ops}
@@ -25,6 +26,8 @@ SERVED_READS = sorted(
     for method, operation in item.items()
     if method == "get"
 )
+#: Path parameters an operation needs from a particular demo resource.
+SPECIFIC = {"getSitePublishingAuthById": {"siteId": "visitor-auth"}}
 #: Required query parameters the sandbox's data can answer.
 QUERY = {
     "searchSpaceContent": {"query": "guide"},
@@ -40,7 +43,7 @@ def _method(client, operation_id):
 def ids(client, sandbox) -> dict[str, str]:
     """A value for every path parameter name of the subset, from the seeded demo."""
     demo = sandbox.demo
-    space_id = demo["space_ids"][0]
+    space_id = demo["git_space_ids"][0]  # a space with pages, files and Git sync
     pages = client.content.pages(space_id)
     files = client.content.files(space_id)
     page = pages[pages["kind"] == "document"].iloc[0]
@@ -51,6 +54,9 @@ def ids(client, sandbox) -> dict[str, str]:
         "spaceId": space_id,
         "pageId": page["id"],
         "pagePath": page["path"],
+        "collectionId": demo["collection_ids"][0],
+        "siteId": demo["site_ids"][0],
+        "inviteId": demo["invite_ids"]["admin"],
     }
     if len(files):
         values["fileId"] = files["id"].iloc[0]
@@ -58,12 +64,16 @@ def ids(client, sandbox) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("operation_id", SERVED_READS)
-def test_every_read_the_sandbox_serves_answers_through_client_api(client, ids, operation_id):
+def test_every_read_the_sandbox_serves_answers_through_client_api(
+    client, sandbox, ids, operation_id
+):
     operation = OPERATIONS[operation_id]
     missing = [p.name for p in operation.path_parameters if p.name not in ids]
     if missing:
         pytest.skip(f"the demo has no {missing[0]} to read")
     arguments = {p.python_name: ids[p.name] for p in operation.path_parameters}
+    for name, site in SPECIFIC.get(operation_id, {}).items():
+        arguments[snake_case(name)] = sandbox.demo["sites"][site]
     result = _method(client, operation_id)(**arguments, **QUERY.get(operation_id, {}))
     if list_shape(operation.success_schema) is not None:
         assert isinstance(result, pd.DataFrame)

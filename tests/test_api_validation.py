@@ -157,6 +157,12 @@ def test_header_values_and_empty_queries(api, session):
         "url",
         "must not be empty",
     )
+    _refused(
+        session,
+        lambda: api.sites.list_sites("org1", title="a\x00b"),
+        "title",
+        "control characters",
+    )
 
 
 def test_query_values_are_serialised_as_the_description_expects(api, session):

@@ -1,24 +1,20 @@
-"""The audit's analysis on hand-made tables with the client's DataFrame schemas (no server)."""
+"""The audit's tables on a hand-made organization (no server): columns, order, laziness."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
+from audit_org import Org, found, row
 
-from docsapi import frames
-from docsapi._audit_crawl import ERROR_COLUMNS, AuditData
-from docsapi._audit_rules import AuditThresholds, role_rank
+from docsapi._audit_data import RAW_SCHEMAS, AuditData, ColumnAccumulator, conform
+from docsapi._audit_rules import RULES, AuditThresholds, role_rank
 from docsapi.audit import analyze
 from docsapi.errors import ValidationError
 
-SPACES = {"s1": "Handbook", "s2": "API", "s3": "Empty", "s4": "Ops"}
+SPACES = ("s1", "s2", "s3", "s4")
 MEMBERS = {"owner": "admin", "alice": "edit", "bob": "read", "gina": None, "carol": "create"}
-TEAMS = {
-    "t1": ("Writers", ["alice", "bob"]),
-    "t2": ("Admins", ["owner", "carol"]),
-    "t3": ("Ghosts", []),
-    "t4": ("Reviewers", ["alice"]),
-}
+TEAMS = {"t1": ["alice", "bob"], "t2": ["owner", "carol"], "t3": [], "t4": ["alice"]}
 USER_GRANTS = [
     ("s1", "owner", "admin"),
     ("s1", "alice", "edit"),
@@ -36,90 +32,27 @@ TEAM_GRANTS = [
 ]
 
 
-def name(user_id: str) -> str:
-    return user_id.capitalize()
+def make_org(user_grants=USER_GRANTS, team_grants=TEAM_GRANTS) -> Org:
+    """Four private spaces, five members (one guest), four teams (one empty), a non-member."""
+    org = Org()
+    for user, role in MEMBERS.items():
+        org.member(user, role)
+    for team, members in TEAMS.items():
+        org.team(team, *members)
+    for space in SPACES:
+        org.space(space)
+    for space, holder, role in (*user_grants, *team_grants):
+        org.grant(space, holder, role)
+    return org
 
 
-def user(user_id: str) -> dict:
-    return {
-        "object": "user",
-        "id": user_id,
-        "displayName": name(user_id),
-        "email": f"{user_id}@example.com",
-    }
+def make_data(user_grants=USER_GRANTS, team_grants=TEAM_GRANTS) -> AuditData:
+    return make_org(user_grants, team_grants).data()
 
 
-def team(team_id: str) -> dict:
-    title, users = TEAMS[team_id]
-    return {"object": "team", "id": team_id, "title": title, "members": len(users), "spaces": 0}
-
-
-def make_data(user_grants=USER_GRANTS, team_grants=TEAM_GRANTS, errors=()) -> AuditData:
-    """An organization built from API-shaped records by the client's own frame functions."""
-    spaces = frames.spaces(
-        [
-            {"object": "space", "id": s, "title": title, "organization": "org"}
-            for s, title in SPACES.items()
-        ]
-    )
-    members = frames.org_members(
-        "org",
-        [
-            {"object": "member", "id": u, "role": role, "user": user(u), "disabled": False}
-            for u, role in MEMBERS.items()
-        ],
-    )
-    teams = frames.teams("org", [team(t) for t in TEAMS])
-    team_members = pd.concat(
-        [
-            frames.team_members(
-                "org",
-                t,
-                [{"organization": {"user": user(u)}, "team": {"role": "member"}} for u in users],
-            )
-            for t, (_, users) in TEAMS.items()
-        ],
-        ignore_index=True,
-    )
-    users = pd.concat(
-        [frames.permission_users(None, [])]
-        + [
-            frames.permission_users(s, [{"permission": role, "user": user(u)}])
-            for s, u, role in user_grants
-        ],
-        ignore_index=True,
-    )
-    team_rows = pd.concat(
-        [frames.permission_teams(None, [])]
-        + [
-            frames.permission_teams(s, [{"permission": role, "team": team(t)}])
-            for s, t, role in team_grants
-        ],
-        ignore_index=True,
-    )
-    return AuditData(
-        org_id="org",
-        spaces=spaces,
-        user_grants=users,
-        team_grants=team_rows,
-        members=members,
-        teams=teams,
-        team_members=team_members,
-        errors=pd.DataFrame(list(errors), columns=ERROR_COLUMNS),
-    )
-
-
-def found(audit, rule: str) -> set[tuple]:
-    rows = audit.findings[audit.findings["rule"] == rule]
-    return set(zip(rows["space_id"], rows["principal_id"], strict=True))
-
-
-def effective_role(audit, space_id: str, user_id: str):
-    row = audit.effective[
-        (audit.effective.space_id == space_id) & (audit.effective.user_id == user_id)
-    ]
-    assert len(row) == 1
-    return row.iloc[0]
+@pytest.fixture(scope="module")
+def audit():
+    return analyze(make_data())
 
 
 def test_role_order_puts_review_between_create_and_edit():
@@ -127,137 +60,148 @@ def test_role_order_puts_review_between_create_and_edit():
     assert order == [None, "read", "comment", "edit", "review", "create", "admin"]
 
 
-def test_each_rule_fires_exactly_where_the_tables_break_it():
-    audit = analyze(make_data())
-    assert found(audit, "guest_write") == {("s1", "gina")}
-    assert found(audit, "former_member") == {("s1", "fred")}
-    assert found(audit, "no_admin") == {("s3", None), ("s4", None)}
-    assert found(audit, "redundant_grant") == {("s1", "alice")}
-    assert found(audit, "empty_team") == {("s1", "t3")}
-    assert found(audit, "admin_sprawl") == set()
-    assert found(audit, "too_many_admins") == set()
-
-
-def test_thresholds_are_keyword_limits():
-    audit = analyze(make_data(), thresholds=AuditThresholds(admin_share=0.4, max_admins=1))
-    assert found(audit, "admin_sprawl") == {(None, "owner")}
-    assert found(audit, "too_many_admins") == {("s2", None)}
-    detail = audit.findings.set_index("rule").loc["admin_sprawl", "detail"]
-    assert "Owner is admin on 2 of 4 spaces" in detail
-
-
-def test_findings_are_sorted_most_severe_first_with_a_sentence_each():
-    findings = analyze(make_data()).findings
-    ranks = findings["severity"].map({"high": 0, "medium": 1, "low": 2}).tolist()
-    assert ranks == sorted(ranks)
-    assert list(findings.columns) == [
-        "severity",
-        "rule",
+def test_effective_columns_and_highest_role(audit):
+    assert list(audit.effective.columns) == [
         "space_id",
         "space_title",
-        "principal_id",
-        "principal_name",
-        "detail",
+        "user_id",
+        "display_name",
+        "email",
+        "member_role",
+        "member_status",
+        "last_seen_at",
+        "role",
+        "sources",
+        "source_names",
+        "complete",
     ]
-    guest = findings[findings.rule == "guest_write"].iloc[0]
-    assert guest.principal_name == "Gina" and guest.space_title == "Handbook"
-    assert "guest" in guest.detail and "Lower the role" in guest.detail
-    assert findings[findings.rule == "empty_team"].iloc[0].principal_name == "Ghosts"
+    alice = row(audit, "s1", "alice")
+    assert (alice.role, alice.sources) == ("review", "team:t4; direct; team:t1")
+    assert alice.source_names == "team T4; direct; team T1"
+    assert (alice.member_role, alice.member_status, alice.email) == (
+        "edit",
+        "active",
+        "alice@example.com",
+    )
+    assert row(audit, "s2", "carol").role == "admin"
+    assert row(audit, "s1", "owner").sources == "direct; org-admin"  # equal roles: direct first
 
 
-def test_effective_role_is_the_highest_over_direct_and_several_teams():
-    audit = analyze(make_data())
-    alice = effective_role(audit, "s1", "alice")
-    assert alice.role == "review"  # direct edit, Writers edit, Reviewers review
-    assert alice.sources == "direct; team:t1; team:t4"
-    assert alice.member_role == "edit"
-    bob = effective_role(audit, "s2", "bob")
-    assert bob.role == "comment" and bob.sources == "direct; team:t1"
-    assert effective_role(audit, "s2", "carol").role == "admin"
-    assert effective_role(audit, "s1", "fred").member_role == "non-member"
-    assert effective_role(audit, "s1", "gina").member_role == "guest"
+def test_effective_is_sorted_by_space_title_then_name(audit):
+    keys = list(zip(audit.effective["space_title"], audit.effective["display_name"], strict=True))
+    assert keys == sorted(keys)
 
 
-def test_direct_grant_above_every_team_role_is_not_redundant():
-    grants = [*USER_GRANTS, ("s2", "alice", "admin")]  # Writers only give read on s2
-    assert ("s2", "alice") not in found(analyze(make_data(user_grants=grants)), "redundant_grant")
-
-
-def test_role_columns_are_ordered_so_comparisons_select_writers():
-    effective = analyze(make_data()).effective
-    writers = effective[effective["role"] >= "edit"]
+def test_role_columns_are_ordered_so_comparisons_select_writers(audit):
+    writers = audit.effective[audit.effective["role"] >= "edit"]
     pairs = set(zip(writers.space_id, writers.user_id, strict=True))
-    assert {("s1", "gina"), ("s1", "bob")} <= pairs  # bob writes through Writers
+    assert {("s1", "gina"), ("s1", "bob")} <= pairs  # bob writes through t1
     assert ("s2", "bob") not in pairs  # comment only
 
 
-def test_without_team_expansion_effective_shows_direct_grants_but_findings_do_not_change():
-    expanded, direct = analyze(make_data()), analyze(make_data(), expand_teams=False)
-    assert set(direct.effective.sources) == {"direct"}
-    assert effective_role(direct, "s1", "alice").role == "edit"
-    assert "carol" not in set(direct.effective.user_id)
-    pd.testing.assert_frame_equal(direct.findings, expanded.findings)
-
-
-def test_grants_stay_raw_one_row_per_user_or_team_grant():
-    grants = analyze(make_data()).grants
-    assert len(grants) == len(USER_GRANTS) + len(TEAM_GRANTS)
+def test_grants_stay_raw_one_row_per_permission(audit):
+    grants = audit.grants
     assert list(grants.columns) == [
+        "target_type",
+        "target_id",
+        "target_title",
+        "principal_type",
+        "principal_id",
+        "principal_name",
+        "role",
+    ]
+    assert len(grants) == len(USER_GRANTS) + len(TEAM_GRANTS)
+    team = grants[grants["principal_id"] == "t2"].iloc[0]
+    assert (team.target_title, team.principal_type, team.principal_name, team.role) == (
+        "S2",
+        "team",
+        "T2",
+        "admin",
+    )
+    keys = list(zip(grants["target_title"], grants["principal_type"] == "team", strict=True))
+    assert keys == sorted(keys)  # by target, users before teams
+
+
+def test_matrix_is_built_on_first_access_from_int8_codes(audit):
+    fresh = analyze(make_data())
+    assert "matrix" not in vars(fresh)
+    matrix = fresh.matrix
+    assert "matrix" in vars(fresh)
+    assert list(matrix.columns) == ["S1", "S2", "S3", "S4"]
+    assert matrix.loc["Alice", "S1"] == "review"
+    assert matrix.loc["Owner", "S3"] == "admin"  # organization admin
+    assert pd.isna(matrix.loc["Fred", "S2"])
+    assert all(matrix[column].dtype == audit.effective["role"].dtype for column in matrix)
+    assert matrix["S1"].cat.codes.dtype == np.int8
+    assert matrix.notna().to_numpy().sum() == len(fresh.effective)
+
+
+def test_matrix_labels_tell_apart_users_with_the_same_name():
+    org = make_org().member("alice2", "read").grant("s3", "alice2", "read")
+    org.rows["members"][-1]["display_name"] = "Alice"
+    matrix = analyze(org.data()).matrix
+    assert {"Alice (alice)", "Alice (alice2)"} <= set(matrix.index)
+
+
+def test_summary_counts_paths_roles_principals_and_severities(audit):
+    assert audit.count("spaces") == 4
+    assert audit.count("user", "principal_type") == len(USER_GRANTS)
+    assert audit.count("team", "principal_type") == len(TEAM_GRANTS)
+    assert audit.count("org-admin", "path") == 4
+    assert audit.count("findings") == len(audit.findings)
+    assert audit.count("high", "severity") == len(audit.findings[audit.findings.severity == "high"])
+    assert "findings=" in repr(audit) and "complete" in repr(audit)
+
+
+def test_findings_are_sorted_most_severe_first_with_a_sentence_each(audit):
+    findings = audit.findings
+    assert list(findings.columns) == [
+        "severity",
+        "rule",
+        "target_type",
+        "target_id",
+        "target_title",
         "space_id",
         "space_title",
         "principal_type",
         "principal_id",
         "principal_name",
-        "role",
-        "source",
+        "detail",
     ]
-    assert set(grants.loc[grants["principal_type"] == "user", "source"]) == {"direct"}
-    team_rows = grants[grants["principal_type"] == "team"]
-    assert (team_rows["source"] == "team:" + team_rows["principal_id"]).all()
-    team = grants[(grants.principal_type == "team") & (grants.principal_id == "t2")].iloc[0]
-    assert (team.space_title, team.principal_name, team.role) == ("API", "Admins", "admin")
+    ranks = findings["severity"].map({"high": 0, "medium": 1, "low": 2}).tolist()
+    assert ranks == sorted(ranks)
+    rules = list(RULES)
+    order = [rules.index(rule) for rule in findings["rule"]]
+    assert order == sorted(order)
+    assert findings["detail"].str.endswith(".").all()
+    guest = findings[findings.rule == "guest_write"].iloc[0]
+    assert (guest.principal_name, guest.space_title) == ("Gina", "S1")
+    assert "guest" in guest.detail and "Lower the role" in guest.detail
 
 
-def test_matrix_is_users_by_spaces_of_effective_roles():
-    matrix = analyze(make_data()).matrix
-    assert list(matrix.columns) == ["API", "Empty", "Handbook", "Ops"]
-    assert matrix.loc["Alice", "Handbook"] == "review"
-    assert matrix.loc["Owner", "API"] == "admin"
-    assert pd.isna(matrix.loc["Fred", "API"])
-    assert matrix["Empty"].isna().all()
-    assert matrix["Ops"].dtype.ordered
+def test_every_rule_is_registered_once_with_severity_description_and_check():
+    assert len(RULES) == 13
+    for name, rule in RULES.items():
+        assert rule.name == name and rule.severity in {"high", "medium", "low"}
+        assert rule.description and callable(rule.check)
 
 
-def test_summary_counts_roles_principals_and_severities():
-    audit = analyze(make_data())
-    assert audit.count("spaces") == 4
-    assert audit.count("user", "principal_type") == len(USER_GRANTS)
-    assert audit.count("team", "principal_type") == len(TEAM_GRANTS)
-    assert audit.count("high", "severity") == 2
-    assert audit.count("admin", "role") == 3  # owner on s1, owner and carol on s2
-    assert audit.count("findings") == len(audit.findings)
-    assert "findings=6" in repr(audit)
+def test_an_empty_organization_gives_empty_tables_with_their_columns():
+    audit = analyze(AuditData(org_id="org", token_role="admin"))
+    for table in ("effective", "grants", "exposure", "findings", "aggregate_mismatches"):
+        assert getattr(audit, table).empty, table
+    assert "role" in audit.effective.columns and audit.matrix.empty and audit.paths.empty
+    assert audit.complete
 
 
-def test_space_with_unreadable_permissions_is_not_called_adminless():
-    error = {
-        "space_id": "s3",
-        "team_id": None,
-        "stage": "space users",
-        "error_type": "PermissionDeniedError",
-        "message": "403",
-    }
-    audit = analyze(make_data(errors=[error]))
-    assert found(audit, "no_admin") == {("s4", None)}
-    assert audit.count("errors") == 1
-
-
-def test_empty_organization_gives_empty_tables_with_their_columns():
-    data = make_data(user_grants=[], team_grants=[])
-    audit = analyze(data)
-    assert audit.grants.empty and audit.effective.empty
-    assert "role" in audit.effective.columns
-    assert found(audit, "no_admin") == {(s, None) for s in SPACES}
+def test_thresholds_are_keyword_limits():
+    data = make_data()
+    assert found(analyze(data), "admin_sprawl") == set()
+    audit = analyze(data, thresholds=AuditThresholds(admin_share=0.2, max_admins=1))
+    assert found(audit, "admin_sprawl") == {("carol", "carol")}  # admin of 1 of 4 spaces
+    assert found(audit, "too_many_admins") == {("s2", None)}  # owner and carol through t2
+    detail = audit.findings.set_index("rule").loc["admin_sprawl", "detail"]
+    assert "Carol is admin on 1 of 4 spaces (25%, above 20%)" in detail
 
 
 @pytest.mark.parametrize(
@@ -269,8 +213,51 @@ def test_empty_organization_gives_empty_tables_with_their_columns():
         {"max_admins": 2.5},
         {"max_admin": 3},
         {"max_admins": True},
+        {"inactive_days": 0},
+        {"share_link_max_age_days": -1},
+        {"guest_collection_spaces": 1.5},
     ],
 )
 def test_bad_thresholds_are_refused(kwargs):
     with pytest.raises(ValidationError):
         AuditThresholds.from_kwargs(**kwargs)
+
+
+# -- the raw tables ----------------------------------------------------------------------------
+
+
+def test_raw_tables_are_conformed_to_their_declared_columns():
+    data = AuditData(org_id="org", members=pd.DataFrame({"user_id": ["u1"], "extra": [1]}))
+    for name, schema in RAW_SCHEMAS.items():
+        assert list(getattr(data, name).columns) == list(schema), name
+    assert "extra" not in data.members
+    assert data.members["user_id"].dtype == "string"
+    assert isinstance(data.user_permissions["user_id"].dtype, pd.CategoricalDtype)
+
+
+def test_duplicate_rows_from_shifted_pages_are_dropped():
+    frame = pd.DataFrame(
+        {"target_type": "space", "target_id": ["s1", "s1"], "user_id": ["u", "u"], "role": "read"}
+    )
+    assert len(conform("user_permissions", frame)) == 1
+
+
+def test_unknown_roles_are_refused_naming_the_table():
+    with pytest.raises(ValidationError, match=r"aggregate\.role"):
+        conform("aggregate", pd.DataFrame({"space_id": ["s"], "user_id": ["u"], "role": ["boss"]}))
+
+
+def test_column_accumulator_appends_pages_and_shares_repeated_strings():
+    pages = ColumnAccumulator("aggregate")
+    pages.append(space_id="s1", user_id=["u1", "u2"], role=["read", "edit"])
+    pages.append(space_id="s2", user_id=["u1"], role=["admin"])
+    frame = pages.frame()
+    assert len(pages) == 3
+    assert frame[["space_id", "user_id", "role"]].astype(object).values.tolist() == [
+        ["s1", "u1", "read"],
+        ["s1", "u2", "edit"],
+        ["s2", "u1", "admin"],
+    ]
+    assert list(frame["user_id"].cat.categories) == ["u1", "u2"]
+    with pytest.raises(ValidationError):
+        pages.append(space_id=["s1"], user_id=["u1", "u2"])

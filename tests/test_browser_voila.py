@@ -1,5 +1,8 @@
 """One real browser round trip: voila serves a SpaceSettingsForm; chromium edits and saves it.
 
+The form sends nothing when it is built and loads when the notebook displays it, so the
+page shows the space's current title before it is edited.
+
 The notebook is written at test time (pytest runs nbval over committed notebooks). The
 sandbox's URL, the space id and the token reach the voila kernel through environment
 variables, so the token is never written to the notebook file. The screenshot is kept
@@ -17,17 +20,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from browser import launched_chromium
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = REPO_ROOT / "test-artifacts"
 STARTUP_SECONDS = 30.0
@@ -43,10 +37,6 @@ client = docsapi.DocsClient(base_url=os.environ["DOCSAPI_BASE_URL"])
 form = SpaceSettingsForm(client, os.environ["DOCSAPI_SPACE_ID"])
 form
 """
-
-pytestmark = pytest.mark.skipif(
-    not Path(CHROMIUM).exists(), reason=f"Debian's chromium is not installed at {CHROMIUM}"
-)
 
 
 def _free_port() -> int:
@@ -66,6 +56,13 @@ def _wait_for_port(port: int, process: subprocess.Popen, log: Path) -> None:
         except OSError:
             time.sleep(0.1)
     pytest.fail(f"voila did not listen on port {port} within {STARTUP_SECONDS:.0f} s")
+
+
+@pytest.fixture
+def browser():
+    """A headless Chromium (the test is skipped before voila starts when there is none)."""
+    with launched_chromium() as chromium:
+        yield chromium
 
 
 def _write_notebook(path: Path) -> None:
@@ -122,27 +119,25 @@ def voila_url(sandbox, tmp_path):
             process.wait(timeout=5)
 
 
-def test_title_edited_in_the_browser_is_saved(sandbox, voila_url):
-    from playwright.sync_api import sync_playwright
+def test_title_edited_in_the_browser_is_saved(browser, sandbox, voila_url):
+    from playwright.sync_api import expect
 
     space_id = sandbox.demo["space_ids"][0]
     new_title = "Edited in the browser"
-    assert sandbox.client().spaces.get(space_id).title != new_title
+    loaded_title = sandbox.client().spaces.get(space_id).title
+    assert loaded_title != new_title
     ARTIFACTS.mkdir(exist_ok=True)
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1000, "height": 1100})
-            page.goto(voila_url, timeout=60_000)
-            title_input = page.locator(".docsapi-title input")
-            title_input.wait_for(timeout=60_000)
-            title_input.fill(new_title)
-            # Save becomes enabled once the kernel has checked the new title.
-            page.locator(".docsapi-save").click(timeout=30_000)
-            page.get_by_text("Saved title.").wait_for(timeout=30_000)
-            page.screenshot(path=str(ARTIFACTS / "voila_space_settings.png"), full_page=True)
-        finally:
-            browser.close()
+    page = browser.new_page(viewport={"width": 1000, "height": 1100})
+    page.goto(voila_url, timeout=60_000)
+    title_input = page.locator(".docsapi-title input")
+    title_input.wait_for(timeout=60_000)
+    # The form loaded when the notebook displayed it: the title is the space's own.
+    expect(title_input).to_have_value(loaded_title, timeout=30_000)
+    title_input.fill(new_title)
+    # Save becomes enabled once the kernel has checked the new title.
+    page.locator(".docsapi-save").click(timeout=30_000)
+    page.get_by_text("Saved title.").wait_for(timeout=30_000)
+    page.screenshot(path=str(ARTIFACTS / "voila_space_settings.png"), full_page=True)
 
     assert sandbox.client().spaces.get(space_id).title == new_title

@@ -18,7 +18,7 @@ from docsapi.models import (
     RevisionPageMetaLinks,
 )
 
-SOURCE = {"type": "builtin:openapi", "props": {"spec": "petstore"}}
+SOURCE = {"type": "integration:acme:toc", "props": {"spec": "petstore"}}
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from functools import cached_property
 
 import pytest
 
@@ -11,6 +12,7 @@ from docsapi import DocsClient
 from docsapi.errors import AuthenticationError, NotFoundError
 from docsapi.models import ApiInformation
 from docsapi.resources import ChangeRequests, Content, Git, Orgs, Permissions, Spaces, Users
+from docsapi.resources._base import ResourceGroup
 
 GROUPS = {
     "users": Users,
@@ -157,7 +159,7 @@ def test_context_manager_closes_the_session(sandbox):
     # a session passed in belongs to the caller; the client leaves it open
     assert closed == []
     with DocsClient(token=sandbox.token, base_url=sandbox.url) as client:
-        own = client.transport._session
+        own = client.transport.sender.session
         own_closed = []
         own.close = lambda: own_closed.append(True)
     assert own_closed == [True]
@@ -181,3 +183,28 @@ def test_import_docsapi_stays_light():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+class Labels(ResourceGroup):
+    """Labels of spaces (a group added by a subclass)."""
+
+    _name = "labels"
+
+    def tag(self, space_id: str) -> None:
+        """Tag a space."""
+
+
+class LabelledClient(DocsClient):
+    @cached_property
+    def labels(self) -> Labels:
+        """Labels."""
+        return Labels(self._transport)
+
+
+def test_groups_are_found_by_introspection_and_list_their_own_methods(client):
+    extended = LabelledClient(token="gb_api_x", base_url=client.base_url)
+    lines = dict(extended._group_lines())
+    assert list(lines) == [*GROUPS, "labels"]
+    assert lines["labels"] == "Labels: tag"
+    assert lines["users"] == "User accounts: get, me, notifications_token, update"
+    assert "client.labels" in extended._repr_markdown_()

@@ -8,7 +8,7 @@ import docsapi
 from docsapi.errors import NotFoundError, PermissionDeniedError
 
 UNKNOWN = "NoSuchSpace000000000"
-SOURCE = {"type": "builtin:openapi", "props": {"spec": "petstore"}}
+SOURCE = {"type": "integration:acme:toc", "props": {"spec": "petstore"}}
 REPO = {"url": "https://github.com/acme/docs", "ref": "main"}
 
 # (group, method, extra positional args after space_id, keyword args)

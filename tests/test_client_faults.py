@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import pytest
+from fake_clock import FakeClock
 
 from docsapi import RetryPolicy
 from docsapi.errors import APIConnectionError, RateLimitError, ResponseFormatError, ServerError
 
-FAST = RetryPolicy(max_retries=3, backoff=0.01, jitter=False, max_rate_limit_wait=5.0)
+FAST = RetryPolicy(max_retries=3, backoff=0.5, jitter=False, max_rate_limit_wait=5.0)
 
 
 @pytest.fixture
-def fast_client(sandbox):
-    return sandbox.client(retry=FAST)
+def clock():
+    return FakeClock()
+
+
+@pytest.fixture
+def fast_client(sandbox, clock):
+    """A client whose waits (backoff, Retry-After) run on a fake clock: recorded, not slept."""
+    return sandbox.client(retry=FAST, clock=clock)
 
 
 @pytest.fixture
@@ -24,10 +31,11 @@ def _calls(sandbox, method: str, fragment: str) -> int:
     return sum(1 for m, path, _ in sandbox.request_log if m == method and fragment in path)
 
 
-def test_get_survives_three_503s(sandbox, fast_client, space_id):
+def test_get_survives_three_503s(sandbox, fast_client, clock, space_id):
     sandbox.inject("503", count=3, methods=["GET"])
     assert fast_client.spaces.get(space_id).id == space_id
     assert _calls(sandbox, "GET", f"/spaces/{space_id}") == 4
+    assert clock.sleeps == [0.5, 1.0, 2.0]
 
 
 def test_post_503_raises_after_one_attempt(sandbox, fast_client, space_id):
@@ -59,18 +67,20 @@ def test_html_page_is_a_clear_error(sandbox, fast_client, space_id):
         fast_client.spaces.get(space_id)
 
 
-def test_short_retry_after_is_waited_and_long_one_raises(sandbox, fast_client, space_id):
+def test_short_retry_after_is_waited_and_long_one_raises(sandbox, fast_client, clock, space_id):
     sandbox.inject("retry-after:1", count=1)
     assert fast_client.spaces.get(space_id).id == space_id
     assert fast_client.transport.history[-1].attempt == 1
+    assert clock.sleeps == [pytest.approx(1.0, abs=1e-5)]
     sandbox.inject("retry-after:3600", count=1)
     with pytest.raises(RateLimitError) as info:
         fast_client.spaces.get(space_id)
     assert info.value.reset_at is not None
+    assert len(clock.sleeps) == 1
 
 
 def test_max_retries_zero_never_retries(sandbox, space_id):
-    client = sandbox.client(max_retries=0)
+    client = sandbox.client(max_retries=0, clock=FakeClock())
     sandbox.inject("503", count=1)
     with pytest.raises(ServerError):
         client.spaces.get(space_id)

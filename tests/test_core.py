@@ -12,13 +12,17 @@ from docsapi._ratelimit import rate_limit_reset
 from docsapi._redact import register_secret, scrub
 from docsapi._secret import Secret
 from docsapi.errors import (
+    APIConnectionError,
     APIStatusError,
     AuthenticationError,
     ConflictError,
+    MissingCredentialError,
     NotFoundError,
     RateLimitError,
+    ResponseFormatError,
     ServerError,
     ValidationError,
+    retry_flags,
     status_error_class,
 )
 
@@ -121,8 +125,119 @@ def test_validation_error_is_a_value_error_naming_the_argument():
 
 def test_rate_limit_reset_reads_epoch_seconds_milliseconds_and_deltas():
     now = time.time()
-    assert rate_limit_reset({"X-RateLimit-Reset": "1700000000"}).timestamp() == 1700000000
-    assert rate_limit_reset({"X-RateLimit-Reset": "1700000000500"}).timestamp() == 1700000000.5
-    assert abs(rate_limit_reset({"X-RateLimit-Reset": "30"}).timestamp() - (now + 30)) < 5
-    assert rate_limit_reset({"X-RateLimit-Reset": "soon"}) is None
-    assert rate_limit_reset({}) is None
+    assert rate_limit_reset({"X-RateLimit-Reset": "1700000000"}, now) == 1700000000
+    assert rate_limit_reset({"X-RateLimit-Reset": "1700000000500"}, now) == 1700000000.5
+    assert rate_limit_reset({"X-RateLimit-Reset": "30"}, now) == now + 30
+    assert rate_limit_reset({"X-RateLimit-Reset": "soon"}, now) is None
+    assert rate_limit_reset({}, now) is None
+
+
+def test_validation_error_is_also_a_type_error():
+    error = ValidationError("space_id", "must be a str, got int")
+    assert isinstance(error, TypeError) and isinstance(error, ValueError)
+
+
+@pytest.mark.parametrize(
+    ("error", "flags"),
+    [
+        (ServerError(503, "busy"), (True, False)),
+        (ServerError(501, "no"), (False, False)),
+        (NotFoundError(404, "gone"), (False, False)),
+        (RateLimitError(429, "slow"), (True, True)),
+        (APIConnectionError("refused", reached=False), (True, True)),
+        (APIConnectionError("lost", reached=True), (True, False)),
+        (APIConnectionError("loop", transient=False), (False, False)),
+        (ResponseFormatError("cut", truncated=True), (True, False)),
+        (ResponseFormatError("html"), (False, False)),
+        (MissingCredentialError("none"), (False, False)),
+        (ValidationError("x", "bad"), (False, False)),
+    ],
+    ids=lambda value: type(value).__name__ if isinstance(value, Exception) else str(value),
+)
+def test_retry_flags_are_decided_in_one_place(error, flags):
+    assert retry_flags(error) == flags == (error.retryable, error.unprocessed)
+    with pytest.raises(AttributeError):
+        error.retryable = True
+
+
+def test_errors_keep_the_parsed_body_headers_and_request_id_masked():
+    register_secret(Secret("tok-e8d1c0ffee"))
+    error = NotFoundError(
+        404,
+        "no space for tok-e8d1c0ffee",
+        request_id="req-tok-e8d1c0ffee",
+        body={"error": {"message": "tok-e8d1c0ffee"}, "tok-e8d1c0ffee": [1]},
+        headers={"X-Echo": "Bearer tok-e8d1c0ffee"},
+    )
+    rendered = str(error) + repr(error) + repr(vars(error))
+    assert "tok-e8d1c0ffee" not in rendered
+    assert error.body == {"error": {"message": "********"}, "********": [1]}
+    assert error.headers == {"X-Echo": "Bearer ********"}
+    assert error.request_id == "req-********"
+
+
+def test_missing_credential_error_claims_no_status():
+    error = MissingCredentialError("No API token found.", method="GET", path="/user")
+    assert error.status is None and isinstance(error, AuthenticationError)
+    assert str(error) == "No API token found. Nothing was sent (GET /user)."
+
+
+def test_timeout_and_retry_settings_refuse_nonsense_as_validation_errors():
+    for bad in ((0, 0), (1, float("nan")), (1,), float("inf"), -1, "30", True):
+        with pytest.raises(ValidationError, match="timeout"):
+            Timeout.coerce(bad)
+    with pytest.raises(ValidationError, match="max_rate_limit_wait"):
+        RetryPolicy(max_rate_limit_wait=float("nan"))
+    with pytest.raises(ValidationError, match="backoff"):
+        RetryPolicy(backoff=-1)
+
+
+def test_secret_refuses_what_a_header_cannot_carry_without_repeating_it():
+    for bad in ("tok\u20ac-9f1", "tok\r\n-9f1", "tok\x00-9f1", 123, b"tok"):
+        with pytest.raises(ValidationError) as info:
+            Secret(bad)
+        assert "9f1" not in str(info.value)
+        assert info.value.__context__ is None
+
+
+def test_the_package_namespace_is_clean_and_complete():
+    import docsapi
+
+    names = dir(docsapi)
+    assert not {"annotations", "import_module", "TYPE_CHECKING"} & set(names)
+    assert set(docsapi.__all__) <= set(names)
+    assert {"ResponseFormatError", "MissingCredentialError"} <= set(docsapi.__all__)
+
+
+def test_the_version_has_one_source():
+    from importlib.metadata import version
+    from pathlib import Path
+
+    import docsapi
+
+    assert docsapi.__version__ == version("docsapi")
+    source = Path(docsapi.__file__).read_text()
+    assert version("docsapi") not in source
+
+
+def test_docsapi_version_option(capsys):
+    from docsapi.cli import main
+
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    import docsapi
+
+    assert capsys.readouterr().out.strip() == f"docsapi {docsapi.__version__}"
+
+
+def test_not_given_reads_well_in_signatures():
+    import inspect
+
+    from docsapi.resources import Spaces
+    from docsapi.resources._base import NOT_GIVEN
+
+    assert repr(NOT_GIVEN) == "NOT_GIVEN" and not NOT_GIVEN
+    signature = str(inspect.signature(Spaces.update))
+    assert "title: 'str | NotGiven' = NOT_GIVEN" in signature
+    assert "Ellipsis" not in signature and "..." not in signature

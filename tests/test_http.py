@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
+from fake_clock import FakeClock
 from scripted_server import Reply, ScriptedServer
 
 from docsapi._config import RetryPolicy, Timeout
@@ -13,7 +12,7 @@ from docsapi._secret import Secret
 from docsapi.errors import (
     APIConnectionError,
     APITimeoutError,
-    AuthenticationError,
+    MissingCredentialError,
     NotFoundError,
     PaginationError,
     RateLimitError,
@@ -21,7 +20,7 @@ from docsapi.errors import (
     ServerError,
 )
 
-FAST = RetryPolicy(max_retries=3, backoff=0.01, jitter=False, max_rate_limit_wait=5.0)
+FAST = RetryPolicy(max_retries=3, backoff=0.5, jitter=False, max_rate_limit_wait=5.0)
 OK = Reply(200, {"ok": True})
 
 
@@ -31,13 +30,16 @@ def transport(
     retry: RetryPolicy = FAST,
     token: str | None = "tok-123",
     timeout: Timeout | None = None,
+    clock: FakeClock | None = None,
 ) -> Transport:
+    """A transport on a fake clock: backoff and rate-limit waits are recorded, not slept."""
     return Transport(
         url + "/v1",
         credential=Secret(token) if token else None,
         timeout=timeout or Timeout(connect=2, read=5),
         retry=retry,
         missing_credential="Pass token=... or set GITBOOK_API_TOKEN.",
+        clock=clock or FakeClock(),
     )
 
 
@@ -74,11 +76,15 @@ def test_post_that_reached_the_server_is_not_retried_when_the_connection_drops()
     assert len(srv.seen) == 1
 
 
-def test_three_503_then_200_on_get_succeeds():
+def test_three_503_then_200_on_get_succeeds_after_doubling_backoff():
+    clock = FakeClock()
     with ScriptedServer([Reply(503), Reply(503), Reply(503), OK]) as srv:
-        resp = transport(srv.url).request("GET", "/x")
+        t = transport(srv.url, clock=clock)
+        resp = t.request("GET", "/x")
     assert resp.status == 200
     assert len(srv.seen) == 4
+    assert clock.sleeps == [0.5, 1.0, 2.0]
+    assert [r.waited for r in t.history] == [0.0, 0.5, 1.0, 2.0]
 
 
 def test_retries_run_out_and_raise_the_last_error():
@@ -95,60 +101,66 @@ def test_503_on_post_raises_after_one_attempt():
 
 
 def test_retry_after_one_second_is_waited():
+    clock = FakeClock()
     with ScriptedServer([Reply(429, headers={"Retry-After": "1"}), OK]) as srv:
-        transport(srv.url).request("POST", "/x")
+        transport(srv.url, clock=clock).request("POST", "/x")
     assert len(srv.seen) == 2
-    assert srv.seen[1].arrived - srv.seen[0].arrived >= 0.95
+    assert clock.sleeps == [pytest.approx(1.0, abs=1e-5)]
 
 
 def test_retry_after_longer_than_the_allowed_wait_raises_at_once():
+    clock = FakeClock()
     with (
         ScriptedServer([Reply(429, headers={"Retry-After": "3600"}), OK]) as srv,
         pytest.raises(RateLimitError) as info,
     ):
-        transport(srv.url).request("GET", "/x")
+        transport(srv.url, clock=clock).request("GET", "/x")
     assert len(srv.seen) == 1
     assert info.value.reset_at is not None
-    assert 3500 < info.value.reset_at.timestamp() - time.time() <= 3600
+    assert info.value.reset_at.timestamp() - clock.time() == pytest.approx(3600, abs=1e-3)
     assert "max_rate_limit_wait" in str(info.value)
+    assert clock.sleeps == []
 
 
 def test_rate_limit_reset_header_is_honoured_on_429():
-    reset = str(int(time.time()) + 2)
+    clock = FakeClock(start=1_700_000_000.0)
+    reset = "1700000002"
     with ScriptedServer([Reply(429, headers={"X-RateLimit-Reset": reset}), OK]) as srv:
-        transport(srv.url).request("GET", "/x")
+        transport(srv.url, clock=clock).request("GET", "/x")
     assert len(srv.seen) == 2
-    assert time.time() >= int(reset) - 0.05
+    assert clock.sleeps == [2.0]
 
 
 def test_exhausted_budget_waits_for_the_reset_before_the_next_request():
-    reset = int(time.time()) + 2
+    clock = FakeClock(start=1_700_000_000.0)
     exhausted = Reply(
         200,
         {"n": 1},
         headers={
             "X-RateLimit-Limit": "5",
             "X-RateLimit-Remaining": "0",
-            "X-RateLimit-Reset": str(reset),
+            "X-RateLimit-Reset": "1700000002",
         },
     )
     with ScriptedServer([exhausted, OK]) as srv:
-        t = transport(srv.url)
+        t = transport(srv.url, clock=clock)
         t.request("GET", "/x")
+        assert clock.sleeps == []
         t.request("GET", "/x")
-    assert srv.seen[1].arrived >= srv.seen[0].arrived
-    assert time.time() >= reset - 0.05
-    assert t.history[-1].waited > 0.5
+    assert len(srv.seen) == 2
+    assert clock.sleeps == [2.0]
+    assert t.history[-1].waited == 2.0
 
 
 def test_exhausted_budget_with_a_distant_reset_raises_without_sending():
+    clock = FakeClock(start=1_700_000_000.0)
     exhausted = Reply(
         200,
         {},
-        headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(time.time()) + 900)},
+        headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1700000900"},
     )
     with ScriptedServer([exhausted, OK]) as srv:
-        t = transport(srv.url)
+        t = transport(srv.url, clock=clock)
         t.request("GET", "/x")
         with pytest.raises(RateLimitError, match="max_rate_limit_wait"):
             t.request("GET", "/x")
@@ -205,24 +217,28 @@ def test_error_without_json_body_keeps_an_excerpt():
 def test_missing_credential_raises_before_any_request():
     with (
         ScriptedServer([OK]) as srv,
-        pytest.raises(AuthenticationError, match="GITBOOK_API_TOKEN"),
+        pytest.raises(MissingCredentialError, match="GITBOOK_API_TOKEN") as info,
     ):
         transport(srv.url, token=None).request("GET", "/user")
     assert srv.seen == []
+    assert info.value.status is None and "401" not in str(info.value)
 
 
 def test_connect_failure_is_retried_even_for_post_then_raised():
     with ScriptedServer([OK]) as srv:
         url = srv.url
-    t = transport(url, retry=RetryPolicy(max_retries=2, backoff=0.01, jitter=False))
+    clock = FakeClock()
+    t = transport(url, retry=RetryPolicy(max_retries=2, jitter=False), clock=clock)
     with pytest.raises(APIConnectionError, match="could not connect"):
         t.request("POST", "/x")
     assert [r.attempt for r in t.history] == [0, 1, 2]
+    assert clock.sleeps == [0.5, 1.0]
 
 
+# The two tests below wait for real: a read timeout is the socket's, not the clock's.
 def test_read_timeout_on_post_is_not_retried():
     with ScriptedServer([Reply(200, {}, action="stall", stall_seconds=1.5), OK]) as srv:
-        t = transport(srv.url, timeout=Timeout(connect=1, read=0.3))
+        t = transport(srv.url, timeout=Timeout(connect=1, read=0.2))
         with pytest.raises(APITimeoutError, match="outcome unknown"):
             t.request("POST", "/x")
     assert len(srv.seen) == 1
@@ -230,7 +246,7 @@ def test_read_timeout_on_post_is_not_retried():
 
 def test_read_timeout_on_get_is_retried():
     with ScriptedServer([Reply(200, {}, action="stall", stall_seconds=1.0), OK]) as srv:
-        t = transport(srv.url, timeout=Timeout(connect=1, read=0.3))
+        t = transport(srv.url, timeout=Timeout(connect=1, read=0.2))
         assert t.request("GET", "/x").data == {"ok": True}
     assert len(srv.seen) == 2
 
@@ -282,12 +298,12 @@ def test_own_session_pools_enough_connections_for_audit_threads():
     import requests
 
     own = transport("http://127.0.0.1:9")
-    assert own._session.get_adapter("http://127.0.0.1:9")._pool_maxsize >= 16
+    assert own.sender.session.get_adapter("http://127.0.0.1:9")._pool_maxsize >= 16
     given = requests.Session()
     borrowed = Transport(
         "http://127.0.0.1:9/v1", credential=None, timeout=Timeout(), retry=FAST, session=given
     )
-    assert borrowed._session is given
+    assert borrowed.sender.session is given
 
 
 def test_connection_reset_before_the_request_is_read_is_retried_on_get():

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import types
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from docsapi import models
@@ -172,27 +174,15 @@ def test_temporary_token_never_shows_the_token():
     assert "********" in repr(token)
 
 
-@pytest.mark.parametrize(
-    "model",
-    [
-        models.User,
-        models.Space,
-        models.Team,
-        models.Revision,
-        models.RevisionPage,
-        models.RevisionFile,
-        models.Embed,
-        models.GitSyncState,
-        models.ChangeRequest,
-        models.ApiInformation,
-        models.Organization,
-        models.APITemporaryToken,
-        models.RevisionPageMetaLinks,
-        models.ReusableContent,
-        models.Document,
-        models.ComputedRevision,
-    ],
-)
+#: every model class of the module
+MODELS = [
+    getattr(models, name)
+    for name in models.__all__
+    if isinstance(getattr(models, name), type) and name != "Model"
+]
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda model: model.__name__)
 def test_every_model_builds_from_an_empty_object_and_renders(model):
     instance = model.from_api({})
     assert instance.raw == {}
@@ -200,7 +190,114 @@ def test_every_model_builds_from_an_empty_object_and_renders(model):
     assert "<table>" in instance._repr_html_()
 
 
+@pytest.mark.parametrize("model", MODELS, ids=lambda model: model.__name__)
+def test_from_api_sets_every_field_as_the_constructor_would(model):
+    instance = model.from_api({})
+    assert set(vars(instance)) == {spec.name for spec in dataclasses.fields(model)}
+    assert dataclasses.replace(instance) == instance
+
+
 def test_models_compare_by_value_not_raw():
     a = models.User.from_api({"id": "u", "displayName": "A", "extra": 1})
     b = models.User.from_api({"id": "u", "displayName": "A"})
     assert a == b
+
+
+def test_raw_is_the_decoded_object_itself_not_a_copy():
+    data = SPACES[0]
+    assert models.Space.from_api(data).raw is data
+    proxy = types.MappingProxyType({"id": "u1"})
+    user = models.User.from_api(proxy)
+    assert user.raw == {"id": "u1"} and isinstance(user.raw, dict)
+
+
+#: model -> (its list's schema, the fixture the list is built from, the frame's extra arguments)
+SHARED = {
+    models.Space: ("spaces", "spaces", ()),
+    models.Team: ("teams", "teams", ("org_acme",)),
+    models.Organization: ("organizations", "organizations", ()),
+    models.OrganizationMember: ("org_members", "org_members", ("org_acme",)),
+    models.RevisionFile: ("files", "files", ("sp_handbook",)),
+    models.ChangeRequest: ("change_requests", "change_requests", ("sp_handbook",)),
+    models.Collection: ("collections", "collections", ()),
+    models.Site: ("sites", "sites", ("org_acme",)),
+    models.ShareLink: ("share_links", "share_links", ("site_partners",)),
+    models.InviteLink: ("invite_links", "invite_links", ("org_acme",)),
+    models.AuditEvent: ("audit_events", "audit_events", ("org_acme",)),
+}
+
+
+@pytest.mark.parametrize("model", list(SHARED), ids=lambda model: model.__name__)
+def test_models_and_frames_agree_on_every_column_they_share(model):
+    """One declaration: a model's attributes and its list's columns hold the same values."""
+    from docsapi import frames
+
+    name, fixture, parents = SHARED[model]
+    records = load(fixture)["items"]
+    frame = getattr(frames, name)(*parents, records)
+    attributes = {spec.name for spec in dataclasses.fields(model)}
+    shared = [column for column in frames.SCHEMAS[name] if column in attributes]
+    supplied = {column for column in frames.SCHEMAS[name] if column.endswith("_id")}
+    assert set(frames.SCHEMAS[name]) - attributes <= supplied  # only the ids given as arguments
+    for row, record in zip(frame.to_dict("records"), records, strict=True):
+        instance = model.from_api(record)
+        for column in shared:
+            value, cell = getattr(instance, column), row[column]
+            if column in instance._json_plan.masks:
+                value = instance._json_plan.masks[column](value)
+            if value is None:
+                assert pd.isna(cell), (column, cell)
+            else:
+                assert cell == value, column
+
+
+def test_space_has_every_column_of_the_spaces_frame():
+    from docsapi import frames
+
+    attributes = {spec.name for spec in dataclasses.fields(models.Space)}
+    assert set(frames.SCHEMAS["spaces"]) <= attributes
+
+
+def test_collection_and_site_models():
+    collection = models.Collection.from_api(load("collections")["items"][1])
+    assert collection.parent == "col_guides" and collection.default_level is None
+    assert collection.permissions["admin"] is True
+    site = models.Site.from_api(load("sites")["items"][0])
+    assert site.visibility == "public" and site.published is True
+    assert site.created_at == datetime(2023, 6, 1, 10, tzinfo=UTC)
+    assert "public" in repr(site)
+
+
+def test_share_link_masks_its_key_in_reprs_but_keeps_it():
+    data = load("share_links")["items"][0]
+    key = data["urls"]["published"].split("share=")[1]
+    link = models.ShareLink.from_api(data)
+    assert link.url_published == data["urls"]["published"]  # to hand the link out
+    assert key not in repr(link) and key not in link._repr_html_()
+    assert "share=********" in repr(link)
+    assert link.active is True and link.name == "Launch partners"
+
+
+def test_invite_link_kinds_and_targets():
+    links = [models.InviteLink.from_api(item) for item in load("invite_links")["items"]]
+    assert [(link.kind, link.role, link.target_id) for link in links] == [
+        ("organization", "admin", None),
+        ("organization", None, None),
+        ("space", "edit", "sp_handbook"),
+        ("collection", "read", "col_internal"),
+    ]
+
+
+def test_organization_member_and_audit_event():
+    member = models.OrganizationMember.from_api(load("org_members")["items"][0])
+    assert member.user_id == "u_ada" and member.role == "admin" and member.disabled is False
+    assert member.last_seen_at == datetime(2024, 5, 1, 8, 30, tzinfo=UTC)
+    assert isinstance(member.user, models.User) and member.user.email == "ada@acme.example"
+    assert models.OrganizationMember.from_api({"id": "u_bare"}).user_id == "u_bare"
+    event = models.AuditEvent.from_api(load("audit_events")["items"][0])
+    assert (event.action, event.actor_id, event.target_id) == (
+        "space.permission.user.updated",
+        "u_ada",
+        "sp_handbook",
+    )
+    assert event.occurred_at == datetime(2024, 5, 3, 10, 15, tzinfo=UTC)

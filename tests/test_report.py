@@ -69,12 +69,12 @@ def test_html_lists_every_finding_with_its_severity_class(audit):
     text = render_html(audit)
     assert text.count('<tr class="sev-high">') == 2
     assert text.count('<tr class="sev-medium">') == 2
-    assert "Add members or remove the team from the space." in text
+    assert "Add members or remove the team&#x27;s permission." in text
 
 
 def test_notebook_view_shows_summary_and_first_findings(audit):
     view = audit._repr_html_()
-    assert "Permission audit of org" in view
+    assert "Permission audit of Example (org)" in view
     assert "guest_write" in view and "<script" not in view
 
 
@@ -83,7 +83,8 @@ def test_excel_has_one_sheet_per_table(audit, tmp_path):
 
     path = audit.to_excel(tmp_path / "audit.xlsx")
     book = openpyxl.load_workbook(path)
-    assert book.sheetnames == ["summary", "findings", "effective", "grants", "matrix", "errors"]
+    assert book.sheetnames == list(audit.tables())
+    assert book.sheetnames[:3] == ["summary", "coverage", "findings"]
     findings = pd.read_excel(path, sheet_name="findings")
     assert len(findings) == len(audit.findings)
     assert findings.loc[0, "severity"] == "high"
@@ -97,14 +98,8 @@ def test_excel_without_openpyxl_says_how_to_install_it(audit, tmp_path, monkeypa
 
 def test_csv_writes_one_readable_file_per_table(audit, tmp_path):
     files = audit.to_csv(tmp_path / "csv")
-    assert [f.name for f in files] == [
-        "summary.csv",
-        "findings.csv",
-        "effective.csv",
-        "grants.csv",
-        "matrix.csv",
-        "errors.csv",
-    ]
+    assert [f.name for f in files] == [f"{name}.csv" for name in audit.tables()]
+    assert {"effective.csv", "paths.csv", "exposure.csv", "coverage.csv"} <= {f.name for f in files}
     effective = pd.read_csv(tmp_path / "csv" / "effective.csv")
     assert len(effective) == len(audit.effective)
     assert set(effective["role"]) <= {

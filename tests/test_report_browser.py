@@ -5,33 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from browser import launched_chromium
 
 from docsapi import audit_permissions
 
-CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 @pytest.fixture
 def browser():
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed at /usr/bin/chromium")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    with launched_chromium() as chromium:
+        yield chromium
 
 
 def test_report_renders_with_charts_and_every_finding(sandbox, browser, tmp_path):
@@ -57,5 +41,5 @@ def test_report_renders_with_charts_and_every_finding(sandbox, browser, tmp_path
     assert all(complete and width > 0 and height > 0 for complete, width, height in sizes)
     assert page.locator("tr[class^=sev-]").count() == len(audit.findings)
     assert page.locator("tr.sev-high").count() == audit.count("high", "severity")
-    assert page.title() == f"Permission audit of organization {sandbox.org_id}"
+    assert page.title() == f"Permission audit of {audit.org_name} ({sandbox.org_id})"
     assert outside == []

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import signal
+import socket
 import subprocess
 import sys
+from datetime import timedelta
+from email.utils import parsedate_to_datetime
 
 import pytest
 import requests
@@ -46,6 +49,14 @@ def test_reset_restores_the_seeded_state(sandbox):
     assert api.get(f"/spaces/{sandbox.demo['space_ids'][1]}").status_code == 200
     assert "X-RateLimit-Limit" not in api.get("/").headers
     assert sandbox.request_count == 3
+
+
+def test_answers_are_dated_by_the_sandbox_clock(sandbox):
+    api = ApiSession(sandbox.url, sandbox.token)
+    before = parsedate_to_datetime(api.get("/").headers["Date"])
+    sandbox.advance_clock(days=30)
+    after = parsedate_to_datetime(api.get("/").headers["Date"])
+    assert timedelta(days=30) <= after - before < timedelta(days=30, minutes=5)
 
 
 def test_demo_is_a_copy(sandbox):
@@ -125,3 +136,71 @@ def test_serve_prints_the_url_org_and_tokens_and_stops_on_ctrl_c():
         assert value in out
     assert "curl -H 'Authorization: Bearer " in out
     assert "stopped" in rest
+
+
+def test_sandbox_command_reports_a_port_in_use_in_one_sentence(capfd):
+    from docsapi.cli import EXIT_USAGE, main
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["sandbox", "--port", str(port)]) == EXIT_USAGE
+    out, err = capfd.readouterr()
+    assert out == ""
+    assert err == (
+        f"docsapi: error: cannot listen on 127.0.0.1:{port}: the port is in use; "
+        "choose another with --port.\n"
+    )
+
+
+@pytest.mark.parametrize("timeout", [0, 1.5, True, "5"])
+def test_channel_timeout_is_a_whole_number_of_seconds(timeout):
+    with pytest.raises(ValueError):
+        Sandbox(seed=0, channel_timeout=timeout)
+
+
+def test_stop_closes_kept_alive_connections():
+    with Sandbox(seed=0) as sb:
+        connection = socket.create_connection(("127.0.0.1", sb.port), timeout=10)
+        connection.sendall(b"GET /v1/ HTTP/1.1\r\nHost: x\r\n\r\n")
+        received = b""
+        while not received.endswith(b"}"):  # the whole 401 answer; the connection stays open
+            received += connection.recv(65536)
+        assert received.startswith(b"HTTP/1.1 401")
+    try:
+        assert connection.recv(65536) == b""  # closed by stop()
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize(
+    "amount", [{"days": 1e10}, {"days": float("nan")}, {"hours": float("inf")}, {"days": 40000}]
+)
+def test_the_clock_moves_a_bounded_finite_amount(sandbox, amount):
+    with pytest.raises(ValueError):
+        sandbox.advance_clock(**amount)
+    assert sandbox.clock.offset.total_seconds() == 0
+
+
+def test_the_trash_expires_when_it_is_read_not_before_each_request(sandbox):
+    api = ApiSession(sandbox.url, sandbox.token)
+    space = sandbox.demo["space_ids"][0]
+    assert api.delete(f"/spaces/{space}").status_code == 205
+    sandbox.clock.advance(timedelta(days=8))  # the clock alone: nothing is purged yet
+    assert space in sandbox._store.state.trash
+    assert api.get("/").status_code == 200
+    assert space in sandbox._store.state.trash  # other requests do not purge
+    assert api.post(f"/spaces/{space}/restore").status_code == 404  # reading the trash does
+
+
+def test_a_git_operation_finishes_when_its_state_is_read(sandbox):
+    api = ApiSession(sandbox.url, sandbox.token)
+    space = sandbox.demo["space_ids"][0]
+    repo = {"url": "https://github.com/acme/docs.git", "ref": "main"}
+    assert api.post(f"/spaces/{space}/git/import", json=repo).status_code == 204
+    sandbox.clock.advance(timedelta(seconds=6))  # past the delay, without advance_clock()
+    assert api.get("/").status_code == 200
+    assert sandbox._store.state.git[space]["operation"]["state"] == "running"
+    info = api.get(f"/spaces/{space}/git/info").json()  # the first read finishes it
+    assert info["operation"]["state"] == "success"

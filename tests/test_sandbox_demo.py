@@ -1,139 +1,196 @@
-"""The seeded demo organization: deterministic, and violating each audit rule exactly where
-``sb.demo`` says (recomputed here independently, from the HTTP API)."""
+"""The seeded demo organization: deterministic, exercising every access path, and violating
+each audit rule exactly where ``sb.demo`` says (recomputed here independently, from the HTTP
+API, by ``access_reading``)."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
+from access_reading import (
+    crawl,
+    effective,
+    fetch_all,
+    findings,
+    from_state,
+    paths,
+    rank,
+    read_invites,
+    resolved_default,
+    spaces_under,
+)
 from contract import ApiSession
 
 from docsapi.sandbox import Sandbox
 from docsapi.sandbox._demo import DemoSize, build_demo
 
-ORDER = ["read", "comment", "edit", "review", "create", "admin"]  # weakest first
-WRITE = {"admin", "create", "edit"}
+PAIR_RULES = (
+    "guest_write",
+    "former_member",
+    "redundant_grant",
+    "empty_team",
+    "public_exposure",
+    "stale_share_link",
+    "inactive_writer",
+    "guest_collection_write",
+)
+ID_RULES = ("admin_sprawl", "no_admin", "too_many_admins", "risky_invite_link")
 
 
-def rank(role):
-    return ORDER.index(role) + 1 if role else 0
+def expected(demo: dict) -> dict[str, set]:
+    places = {rule: set(map(tuple, demo[rule])) for rule in PAIR_RULES}
+    places.update({rule: set(demo[rule]) for rule in ID_RULES})
+    return places
 
 
-def audit(members, team_members, spaces, user_grants, team_grants):
-    """Every audit rule under the default thresholds, from plain data.
+@pytest.fixture(scope="module")
+def org(sandbox_server):
+    """The demo organization as the API shows it (read once for the read-only tests)."""
+    sandbox_server.reset()
+    return crawl(ApiSession(sandbox_server.url, sandbox_server.token), sandbox_server.org_id)
 
-    members: {user: org role or None}; team_members: {team: set(users)};
-    spaces: [space ids]; user_grants / team_grants: {space: {user or team: role}}.
-    """
-    found = {
-        key: set()
-        for key in [
-            "guest_write",
-            "former_member",
-            "admin_sprawl",
-            "no_admin",
-            "too_many_admins",
-            "redundant_grant",
-            "redundant_grant_alt",
-            "empty_team",
-        ]
-    }
-    admin_spaces = {}
-    for space in spaces:
-        via_teams = {}
-        for team, role in team_grants[space].items():
-            if not team_members[team]:
-                found["empty_team"].add((space, team))
-            for user in team_members[team]:
+
+def test_every_rule_recomputed_over_http_matches_the_demo_facts(org, sandbox_server):
+    found = findings(org, datetime.now(UTC))
+    for rule, places in expected(sandbox_server.demo).items():
+        assert found[rule] == places, rule
+        assert places, f"the demo must violate {rule}"
+    assert sandbox_server.demo["aggregate_mismatch"] == []
+
+
+def test_other_direct_grants_give_more_than_any_other_path(org, sandbox_server):
+    """Outside the deliberate cases a direct grant is never redundant, however the rule is
+    read (any other path, or only the space's teams), so the audit's reading cannot matter."""
+    deliberate = set(map(tuple, sandbox_server.demo["redundant_grant"]))
+    for space_id, grants in org.space_users.items():
+        for user, role in grants.items():
+            others = [r for s, r in paths(org, space_id, user) if s != "direct"]
+            in_teams = [r for s, r in paths(org, space_id, user) if s.startswith("team:")]
+            if (space_id, user) in deliberate:
+                assert others and rank(role) <= max(map(rank, others))
+                assert in_teams and rank(role) <= max(map(rank, in_teams))
+            else:
+                assert all(rank(role) > rank(other) for other in others), (space_id, user)
+
+
+def test_the_legacy_rules_agree_with_explicit_space_grants_alone(org, sandbox_server):
+    """Read with space grants only (no defaults, collections or disabled members), the demo
+    shows the same admins, admin sprawl and redundant grants: only guest write access
+    through a collection needs the whole model."""
+    demo = sandbox_server.demo
+    admins: dict[str, set[str]] = {}
+    redundant = set()
+    for space_id in org.spaces:
+        roles = dict(org.space_users[space_id])
+        via_teams: dict[str, list[str]] = {}
+        for team, role in org.space_teams[space_id].items():
+            for user in org.team_members[team]:
+                roles[user] = max(roles.get(user), role, key=rank)
                 via_teams.setdefault(user, []).append(role)
-        effective = {}
-        for user in set(user_grants[space]) | set(via_teams):
-            direct = user_grants[space].get(user)
-            effective[user] = max([direct, *via_teams.get(user, [])], key=rank)
-            if direct and via_teams.get(user):
-                if rank(direct) <= max(rank(r) for r in via_teams[user]):
-                    found["redundant_grant"].add((space, user))
-                if rank(direct) >= min(rank(r) for r in via_teams[user]):
-                    found["redundant_grant_alt"].add((space, user))
-            if user not in members and direct:
-                found["former_member"].add((space, user))
-            if effective[user] in WRITE and (user not in members or members[user] is None):
-                found["guest_write"].add((space, user))
-        admins = {u for u, r in effective.items() if r == "admin"}
-        if not admins:
-            found["no_admin"].add(space)
-        if len(admins) > 5:
-            found["too_many_admins"].add(space)
-        for user in admins:
-            admin_spaces[user] = admin_spaces.get(user, 0) + 1
-    found["admin_sprawl"] = {u for u, n in admin_spaces.items() if n / len(spaces) > 0.5}
+        admins[space_id] = {u for u, r in roles.items() if r == "admin"}
+        for user, direct in org.space_users[space_id].items():
+            if user in via_teams and rank(direct) <= max(map(rank, via_teams[user])):
+                redundant.add((space_id, user))
+    assert {s for s, users in admins.items() if not users} == set(demo["no_admin"])
+    assert {s for s, users in admins.items() if len(users) > 5} == set(demo["too_many_admins"])
+    assert redundant == set(map(tuple, demo["redundant_grant"]))
+    share = {u: sum(u in a for a in admins.values()) / len(admins) for u in demo["admin_sprawl"]}
+    assert all(value > 0.5 for value in share.values())
+    via_collection = set(map(tuple, demo["guest_write_via_collection"]))
+    assert via_collection < set(map(tuple, demo["guest_write"]))
+    assert all(user == demo["guest_collection_write"][0][1] for _, user in via_collection)
+
+
+def test_every_access_path_is_exercised(org, sandbox_server):
+    demo = sandbox_server.demo
+    kinds = set()
+    for space_id in org.spaces:
+        for user in effective(org, space_id):
+            kinds |= {source.split(":")[0] for source, _ in paths(org, space_id, user)}
+            kinds |= {s for s, _ in paths(org, space_id, user) if s.startswith("default:")}
+    assert {
+        "org-admin",
+        "default:inherit",
+        "default:read",
+        "direct",
+        "team",
+        "collection",
+        "collection-team",
+    } <= kinds
+    levels = {s["defaultLevel"] for s in org.spaces.values()}
+    assert {"inherit", None} <= levels
+    assert {"read", None} <= {resolved_default(org, s) for s in org.spaces.values()}
+    depth = max(len(_chain(org, c)) for c in org.collections.values())
+    assert depth >= 1  # collections two levels deep
+    assert any(org.collection_users[c] for c in org.collections if org.collections[c].get("parent"))
+    assert any(org.collection_teams[c] for c in org.collections if org.collections[c].get("parent"))
+    guests = {u for u, m in org.members.items() if m["role"] is None}
+    assert any(set(g) & guests for g in org.space_users.values())
+    assert any(set(g) & guests for g in org.collection_users.values())
+    disabled = demo["disabled_member_ids"][0]
+    assert org.members[disabled]["disabled"]
+    assert any(disabled in grants for grants in org.space_users.values())
+    assert all(disabled not in effective(org, s) for s in org.spaces)
+    former = demo["former_member_ids"][0]
+    assert former not in org.members
+    assert any(former in effective(org, s) for s in org.spaces)
+    now = datetime.now(UTC)
+    unseen = {
+        u
+        for u, m in org.members.items()
+        if (now - datetime.fromisoformat(m["lastSeenAt"].replace("Z", "+00:00"))).days > 90
+    }
+    assert set(demo["inactive_member_ids"]) <= unseen
+    assert any(org.site_teams.values()) and any(org.site_users.values())
+    visibilities = {s["visibility"] for s in org.sites.values() if s["published"]}
+    assert visibilities == {"public", "unlisted", "share-link", "visitor-auth"}
+    assert any(not s["published"] for s in org.sites.values())
+    links = org.share_links[demo["sites"]["share-link"]]
+    assert {link["active"] for link in links} == {True, False}
+    assert "admin" in {invite["role"] for invite in org.invites}
+    api = ApiSession(sandbox_server.url, sandbox_server.token)
+    by_id = read_invites(api, sandbox_server.org_id, demo["invite_ids"].values())
+    assert {("space" in i, "collection" in i) for i in by_id} == {
+        (False, False),
+        (True, False),
+        (False, True),
+    }
+
+
+def _chain(org, record):
+    found, parent = [], record.get("parent")
+    while parent:
+        found.append(parent)
+        parent = org.collections[parent].get("parent")
     return found
 
 
-def _all(api, path):
-    items, params = [], {"limit": 1000}
-    while True:
-        body = api.get(path, params=params).json()
-        items.extend(body["items"])
-        if "next" not in body:
-            return items
-        params = {"limit": 1000, "page": body["next"]["page"]}
+def test_path_examples_name_real_paths(org, sandbox_server):
+    for name, example in sandbox_server.demo["path_examples"].items():
+        found = dict(paths(org, example["space_id"], example["user_id"]))
+        assert found.get(example["source"]) == example["role"], name
 
 
-def _expected(demo):
-    return {
-        key: set(map(tuple, demo[key]))
-        if key != "admin_sprawl" and key != "no_admin" and key != "too_many_admins"
-        else set(demo[key])
-        for key in [
-            "guest_write",
-            "former_member",
-            "admin_sprawl",
-            "no_admin",
-            "too_many_admins",
-            "redundant_grant",
-            "empty_team",
-        ]
-    }
-
-
-def test_audit_rules_recomputed_over_http_match_the_demo_facts(sandbox):
-    api = ApiSession(sandbox.url, sandbox.token, check=False)
-    org = sandbox.org_id
-    members = {m["id"]: m["role"] for m in _all(api, f"/orgs/{org}/members")}
-    team_members = {
-        t["id"]: {
-            m["organization"]["id"] for m in _all(api, f"/orgs/{org}/teams/{t['id']}/members")
-        }
-        for t in _all(api, f"/orgs/{org}/teams")
-    }
-    spaces = [s["id"] for s in _all(api, f"/orgs/{org}/spaces")]
-    user_grants = {
-        s: {i["user"]["id"]: i["permission"] for i in _all(api, f"/spaces/{s}/permissions/users")}
-        for s in spaces
-    }
-    team_grants = {
-        s: {i["team"]["id"]: i["permission"] for i in _all(api, f"/spaces/{s}/permissions/teams")}
-        for s in spaces
-    }
-    found = audit(members, team_members, spaces, user_grants, team_grants)
-    expected = _expected(sandbox.demo)
-    assert (
-        found["redundant_grant"] == found["redundant_grant_alt"]
-    )  # both readings of the rule agree
-    for rule, places in expected.items():
-        assert found[rule] == places, rule
-        assert places, f"the demo must violate {rule}"
+def test_aggregate_of_every_space_and_collection_follows_the_model(org, sandbox_server):
+    api = ApiSession(sandbox_server.url, sandbox_server.token)
+    for space_id in org.spaces:
+        listed = fetch_all(api, f"/spaces/{space_id}/permissions/aggregate")
+        assert {i["user"]["id"]: i["permission"] for i in listed} == effective(org, space_id)
+    partners = sandbox_server.demo["collections"]["partners"]
+    assert len(spaces_under(org, partners)) >= 5
 
 
 def test_multi_team_user_is_reachable_directly_and_through_several_teams(sandbox):
     api = ApiSession(sandbox.url, sandbox.token)
     fact = sandbox.demo["multi_team_user"]
+    space = fact["space_id"]
     direct = {
         i["user"]["id"]: i["permission"]
-        for i in _all(api, f"/spaces/{fact['space_id']}/permissions/users")
+        for i in fetch_all(api, f"/spaces/{space}/permissions/users")
     }
     teams = {
         i["team"]["id"]: i["permission"]
-        for i in _all(api, f"/spaces/{fact['space_id']}/permissions/teams")
+        for i in fetch_all(api, f"/spaces/{space}/permissions/teams")
     }
     assert direct[fact["user_id"]] == fact["direct_role"]
     assert len(fact["team_roles"]) >= 2
@@ -141,33 +198,27 @@ def test_multi_team_user_is_reachable_directly_and_through_several_teams(sandbox
         assert teams[team] == role
         members = {
             m["organization"]["id"]
-            for m in _all(api, f"/orgs/{sandbox.org_id}/teams/{team}/members")
+            for m in fetch_all(api, f"/orgs/{sandbox.org_id}/teams/{team}/members")
         }
         assert fact["user_id"] in members
     assert fact["effective"] == max([fact["direct_role"], *fact["team_roles"].values()], key=rank)
     assert fact["effective"] != fact["direct_role"]
 
 
-def test_demo_size_and_shape(sandbox):
-    api = ApiSession(sandbox.url, sandbox.token)
-    demo = sandbox.demo
-    members = _all(api, f"/orgs/{sandbox.org_id}/members")
-    assert 25 <= len(demo["space_ids"]) <= 35
-    assert 55 <= len(members) <= 65
+def test_demo_size_and_shape(org, sandbox_server):
+    demo = sandbox_server.demo
+    assert len(org.spaces) == len(demo["space_ids"]) == 30
+    assert 55 <= len(org.members) <= 65
     assert 6 <= len(demo["team_ids"]) <= 10
-    guests = {m["id"] for m in members if m["role"] is None}
-    assert guests == set(demo["guest_ids"])
-    roles = {m["role"] for m in members}
+    assert {u for u, m in org.members.items() if m["role"] is None} == set(demo["guest_ids"])
+    roles = {m["role"] for m in org.members.values()}
     assert {"admin", "create", "edit", "comment", "read", None} <= roles
-    former = demo["former_member_ids"][0]
-    assert former not in {m["id"] for m in members}
-    assert api.get(f"/users/{former}").status_code == 200
-    in_collections = [s for s in _all(api, f"/orgs/{sandbox.org_id}/spaces") if s.get("parent")]
-    assert 0 < len(in_collections) < len(demo["space_ids"])
-    assert {s["parent"] for s in in_collections} <= set(demo["collection_ids"])
-    owner = next(m for m in members if m["id"] == demo["owner_id"])
-    assert owner["role"] == "admin"
-    assert api.get("/user").json()["id"] == demo["owner_id"]
+    assert {u for u, m in org.members.items() if m["role"] == "admin"} == set(demo["org_admin_ids"])
+    in_collections = [s for s in org.spaces.values() if s.get("parent")]
+    assert 0 < len(in_collections) < len(org.spaces)
+    assert set(org.collections) == set(demo["collection_ids"])
+    assert set(org.sites) == set(demo["site_ids"])
+    assert org.members[demo["owner_id"]]["role"] == "admin"
 
 
 def test_same_seed_same_organization_other_seed_other_one(sandbox):
@@ -191,19 +242,25 @@ def test_ids_look_like_the_apis():
 
 
 def test_a_big_organization_keeps_exactly_the_deliberate_problems():
-    state, facts = build_demo(3, DemoSize(spaces=400, users=1500, teams=25, grants_per_space=20))
-    org = facts["org_id"]
-    members = {u: m["role"] for u, m in state.members[org].items()}
-    team_members = {t: set(team["members"]) for t, team in state.teams.items()}
-    found = audit(members, team_members, list(state.spaces), state.user_grants, state.team_grants)
-    assert found["redundant_grant"] == found["redundant_grant_alt"]
-    for rule, places in _expected(facts).items():
-        assert found[rule] == places, rule
-    assert all(len(grants) >= 20 for grants in state.user_grants.values())
+    size = DemoSize(spaces=400, users=1500, teams=25, grants_per_space=20)
+    state, facts = build_demo(3, size)
+    org = from_state(state, facts["org_id"])
+    found = findings(org, datetime.now(UTC))
+    for rule in ("guest_write", "former_member", "redundant_grant", "inactive_writer"):
+        assert found[rule] == set(map(tuple, facts[rule])), rule
+    for rule in ("admin_sprawl", "no_admin", "too_many_admins"):
+        assert found[rule] == set(facts[rule]), rule
+    space_teams = [(s, t) for s, grants in org.space_teams.items() for t in grants]
+    assert [(s, t) for s, t in space_teams if not org.team_members[t]] == facts["empty_team"]
+    assert all(len(state.space_users.on(s)) >= 20 for s in state.spaces)
+    inheriting = sum(1 for s in state.spaces.values() if s["defaultLevel"] == "inherit")
+    assert inheriting < len(state.spaces) * 0.15  # most spaces are private at scale
+    assert len(state.collections) > 6 and len(state.sites) > 5
 
 
 @pytest.mark.parametrize(
-    "size", [{"spaces": 3}, {"users": 10}, {"teams": 2}, {"grants_per_space": -1}]
+    "size",
+    [{"spaces": 3}, {"users": 10}, {"teams": 2}, {"grants_per_space": -1}, {"inherit_share": 2}],
 )
 def test_too_small_organizations_are_refused(size):
     with pytest.raises(ValueError):

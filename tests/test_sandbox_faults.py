@@ -139,7 +139,9 @@ def test_latency_keeps_answers_correct(sandbox, api):
         sandbox.set_latency(-1)
 
 
-@pytest.mark.parametrize("bad", [("explode", 1), ("503", 0), ("503", "2")])
+@pytest.mark.parametrize(
+    "bad", [("explode", 1), ("503", 0), ("503", "2"), ("retry-after:99999999", 1), (503, 1)]
+)
 def test_inject_rejects_unknown_faults_and_counts(sandbox, bad):
     fault, count = bad
     with pytest.raises(ValueError):
@@ -150,3 +152,46 @@ def test_reset_clears_faults(sandbox, api):
     sandbox.inject("503", count=5)
     sandbox.reset()
     assert api.get("/").status_code == 200
+
+
+def test_faults_are_an_enum_and_names_map_to_it(sandbox, api):
+    from docsapi.sandbox import Fault
+
+    assert Fault("503") is Fault.SERVICE_UNAVAILABLE
+    sandbox.inject(Fault.SERVICE_UNAVAILABLE)
+    assert api.get("/").status_code == 503
+    root = sandbox.url.removesuffix("/v1")
+    sent = requests.post(f"{root}/_sandbox/faults", json={"fault": "retry-after:2"}, timeout=5)
+    assert sent.status_code == 204
+    limited = api.get("/")
+    assert (limited.status_code, limited.headers["Retry-After"]) == (429, "2")
+    for name in ["RETRY-AFTER:2", "Drop", "SERVICE_UNAVAILABLE", "retry-after"]:
+        refused = requests.post(f"{root}/_sandbox/faults", json={"fault": name}, timeout=5)
+        assert refused.status_code == 400
+        assert "unknown fault" in refused.json()["error"]["message"]
+    assert sandbox.faults_pending == 0
+
+
+def test_connection_faults_hit_a_kept_alive_connection(sandbox, api):
+    assert api.get("/").status_code == 200  # the session now holds an open connection
+    sandbox.inject("reset-before-read")
+    with pytest.raises(requests.ConnectionError):
+        api.get("/user")
+    assert api.get("/").status_code == 200  # a fresh connection after the reset
+    sandbox.inject("drop")
+    with pytest.raises(requests.ConnectionError):
+        api.get("/user")
+    assert api.get("/user").status_code == 200
+    assert [status for _, _, status in sandbox.request_log].count(None) == 2
+
+
+@pytest.mark.parametrize(
+    ("setting", "value"),
+    [("latency", 61), ("latency", float("nan")), ("stall", 1e9), ("stall", -1)],
+)
+def test_waits_are_bounded(sandbox, setting, value):
+    with pytest.raises(ValueError):
+        if setting == "latency":
+            sandbox.set_latency(value)
+        else:
+            sandbox.stall_seconds = value

@@ -136,3 +136,66 @@ def test_non_admins_cannot_manage_the_org(sandbox):
     assert weak.get(f"/orgs/{sandbox.org_id}/members").status_code == 200
     assert weak.put(f"/orgs/{sandbox.org_id}/teams", json={"title": "Mine"}).status_code == 403
     assert weak.patch(f"/orgs/{sandbox.org_id}", json={"title": "Taken over"}).status_code == 403
+
+
+def _counts(api, sandbox):
+    """Counts the API reports, and the same counts recomputed from the grant listings."""
+    org = sandbox.org_id
+    reported_members = {
+        m["id"]: (m["spaces"], m["teams"])
+        for m in api.get(f"/orgs/{org}/members", params={"limit": 1000}).json()["items"]
+    }
+    reported_teams = {
+        t["id"]: (t["spaces"], t["members"])
+        for t in api.get(f"/orgs/{org}/teams", params={"limit": 1000}).json()["items"]
+    }
+    spaces = [
+        s["id"] for s in api.get(f"/orgs/{org}/spaces", params={"limit": 1000}).json()["items"]
+    ]
+    user_spaces, team_spaces = {}, {}
+    for space in spaces:
+        for item in api.get(f"/spaces/{space}/permissions/users", params={"limit": 1000}).json()[
+            "items"
+        ]:
+            user_spaces[item["user"]["id"]] = user_spaces.get(item["user"]["id"], 0) + 1
+        for item in api.get(f"/spaces/{space}/permissions/teams", params={"limit": 1000}).json()[
+            "items"
+        ]:
+            team_spaces[item["team"]["id"]] = team_spaces.get(item["team"]["id"], 0) + 1
+    team_members = {
+        t: {
+            m["organization"]["id"]
+            for m in api.get(f"/orgs/{org}/teams/{t}/members", params={"limit": 1000}).json()[
+                "items"
+            ]
+        }
+        for t in reported_teams
+    }
+    recounted_members = {
+        user: (user_spaces.get(user, 0), sum(user in members for members in team_members.values()))
+        for user in reported_members
+    }
+    recounted_teams = {t: (team_spaces.get(t, 0), len(team_members[t])) for t in reported_teams}
+    return (reported_members, reported_teams), (recounted_members, recounted_teams)
+
+
+def test_member_and_team_counts_stay_right_through_writes(sandbox, api):
+    reported, recounted = _counts(api, sandbox)
+    assert reported == recounted
+    demo, org = sandbox.demo, sandbox.org_id
+    space, other = demo["space_ids"][0], demo["other_user_id"]
+    team = demo["team_ids"][0]
+    api.patch(f"/spaces/{demo['no_admin'][0]}/permissions/users/{other}", json={"role": "edit"})
+    api.patch(f"/spaces/{demo['no_admin'][0]}/permissions/teams/{team}", json={"role": "read"})
+    api.delete(f"/spaces/{space}")  # its grants leave the counts while it is in the trash
+    api.put(f"/orgs/{org}/teams/{demo['admin_team_id']}/members/{other}")
+    api.delete(f"/orgs/{org}/teams/{demo['empty_team'][0][1]}")
+    duplicate = api.post(f"/spaces/{demo['space_ids'][2]}/duplicate").json()["id"]
+    assert duplicate
+    reported, recounted = _counts(api, sandbox)
+    assert reported == recounted
+    assert reported[0][other][1] == 1
+    api.post(f"/spaces/{space}/restore")
+    api.delete(f"/orgs/{org}/members/{other}")
+    reported, recounted = _counts(api, sandbox)
+    assert reported == recounted

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import socket
 import time
 
 import pytest
 import requests
-from contract import ApiSession
+from contract import SPEC_PATH, ApiSession
+
+from docsapi.sandbox._validation import SCHEMA_ERROR_PREFIX
 
 
 @pytest.fixture
@@ -242,3 +246,128 @@ def test_junk_bodies_on_every_write_operation_are_client_errors(sandbox):
             assert response.status_code < 500, (route.method, path, body, response.text)
         sandbox.reset()
     assert 400 in statuses
+
+
+def test_answers_keep_the_connection_alive(sandbox):
+    host, port = sandbox.url.split("//")[1].split("/")[0].split(":")
+    request = (
+        f"GET /v1/user HTTP/1.1\r\nHost: {host}:{port}\r\n"
+        f"Authorization: Bearer {sandbox.token}\r\n\r\n"
+    ).encode()
+    with socket.create_connection((host, int(port)), timeout=10) as connection:
+        answers = []
+        for _ in range(3):  # three requests, one after the other, on the same connection
+            connection.sendall(request)
+            received = b""
+            while b'"displayName"' not in received or not received.endswith(b"}"):
+                chunk = connection.recv(65536)
+                assert chunk, "the server closed a kept-alive connection"
+                received += chunk
+            answers.append(received)
+    for answer in answers:
+        head = answer.split(b"\r\n\r\n")[0].lower()
+        assert head.startswith(b"http/1.1 200")
+        assert b"connection: close" not in head
+
+
+def test_a_session_reuses_its_connection(sandbox):
+    session = requests.Session()
+    session.headers["Authorization"] = f"Bearer {sandbox.token}"
+    first = session.get(f"{sandbox.url}/user", timeout=5, stream=True)
+    port = first.raw._connection.sock.getsockname()[1]
+    first.content  # noqa: B018 - read the body so the connection returns to the pool
+    second = session.get(f"{sandbox.url}/user", timeout=5, stream=True)
+    assert second.raw._connection.sock.getsockname()[1] == port
+    assert "close" not in second.headers.get("Connection", "")
+    session.close()
+
+
+@pytest.mark.parametrize(
+    ("path", "method", "body", "field"),
+    [
+        ("/orgs/{org}", "PATCH", {"title": "m\t"}, "body.title"),
+        ("/orgs", "POST", {"title": "m\t"}, "body.title"),
+        (
+            "/spaces/{space}",
+            "PATCH",
+            {
+                "mergeRules": {
+                    "type": "rules",
+                    "rules": [{"rule": "custom", "expression": "", "message": {}}],
+                }
+            },
+            "body.mergeRules",
+        ),
+        (
+            "/orgs/{org}",
+            "PATCH",
+            {
+                "mergeRules": {
+                    "type": "rules",
+                    "rules": [{"rule": "custom", "expression": "", "message": {}}],
+                }
+            },
+            "body.mergeRules",
+        ),
+        (
+            "/spaces/{space}/content/computed/document",
+            "POST",
+            {"source": {"type": "builtin:openapi", "props": {"spec": "x"}}, "seed": "s"},
+            "body.source",
+        ),
+        (
+            "/spaces/{space}/content/computed/revision",
+            "POST",
+            {"source": {"type": "builtin:translation", "props": {}}, "seed": "s"},
+            "body.source",
+        ),
+        ("/spaces/{space}/permissions", "POST", {"role": "read"}, "body"),
+        ("/spaces/{space}/move", "POST", {}, "body"),
+    ],
+)
+def test_what_the_description_forbids_is_refused_naming_the_field(
+    sandbox, api, path, method, body, field
+):
+    target = path.format(org=sandbox.org_id, space=sandbox.demo["space_ids"][0])
+    before = api.get(target if method == "PATCH" else "/").json()
+    response = api.request(method, target, json=body)
+    assert response.status_code == 400
+    message = response.json()["error"]["message"]
+    assert message.startswith(SCHEMA_ERROR_PREFIX)
+    assert f": {field}" in message, message
+    assert api.get(target if method == "PATCH" else "/").json() == before
+
+
+def test_the_description_rules_come_before_the_seed_rules(sandbox, api):
+    # the description allows other properties; the sandbox refuses unknown ones
+    response = api.patch(f"/users/{sandbox.demo['owner_id']}", json={"nickname": "x"})
+    assert response.status_code == 400
+    assert not response.json()["error"]["message"].startswith(SCHEMA_ERROR_PREFIX)
+    # limit=0 passes the description (minimum 0) and is refused by the seed (1 to 1000)
+    response = api.get(f"/orgs/{sandbox.org_id}/members", params={"limit": 0})
+    assert response.status_code == 400
+    assert not response.json()["error"]["message"].startswith(SCHEMA_ERROR_PREFIX)
+
+
+def test_every_operation_of_the_description_is_served_and_checked():
+    from docsapi.sandbox._app import ROUTES
+    from docsapi.sandbox._validation import RequestRules
+
+    rules = RequestRules()
+    routes = {(route.method, route.rule) for route in ROUTES}
+    checked = {
+        rules.for_route(method, rule).label
+        for method, rule in routes
+        if rules.for_route(method, rule) is not None
+    }
+    described = {f"{method} {template}" for method, template in rules.operations()}
+    assert checked == described
+    unchecked = {(m, r) for m, r in routes if rules.for_route(m, r) is None}
+    assert unchecked == {("GET", "/users/<user_id>/spaces")}  # the seed's, not described
+
+
+def test_the_packaged_description_is_the_vendored_one():
+    from docsapi.sandbox._validation import description
+
+    vendored = json.loads(SPEC_PATH.read_text())
+    assert description() == vendored

@@ -6,6 +6,7 @@ import logging
 import traceback
 
 import pytest
+from fake_clock import FakeClock
 from scripted_server import Reply, ScriptedServer
 
 import docsapi
@@ -15,7 +16,9 @@ from docsapi.errors import DocsAPIError
 @pytest.fixture
 def canary_client(sandbox, canary_token):
     sandbox.add_token(canary_token, scheme="user")
-    return docsapi.DocsClient(token=canary_token, base_url=sandbox.url, max_retries=1)
+    return docsapi.DocsClient(
+        token=canary_token, base_url=sandbox.url, max_retries=1, clock=FakeClock()
+    )
 
 
 def test_repr_of_client_and_groups_hide_the_token(canary_client, canary_token):
@@ -35,7 +38,9 @@ def test_errors_and_tracebacks_hide_the_token(canary_client, sandbox, canary_tok
         lambda: canary_client.spaces.get("no-such-space"),
         lambda: canary_client.users.update("no-such-user", display_name="x"),
         lambda: docsapi.DocsClient(token=canary_token + "x", base_url=sandbox.url).users.me(),
-        lambda: docsapi.DocsClient(token=canary_token, base_url="http://127.0.0.1:9").info(),
+        lambda: docsapi.DocsClient(
+            token=canary_token, base_url="http://127.0.0.1:9/v1", clock=FakeClock()
+        ).info(),
     ):
         with pytest.raises(DocsAPIError) as info:
             call()
@@ -77,7 +82,7 @@ def test_missing_token_explains_both_ways(monkeypatch, sandbox):
     monkeypatch.delenv("GITBOOK_API_TOKEN", raising=False)
     client = docsapi.DocsClient(base_url=sandbox.url)
     before = sandbox.request_count
-    with pytest.raises(docsapi.AuthenticationError) as info:
+    with pytest.raises(docsapi.MissingCredentialError) as info:
         client.users.me()
     assert "token=" in str(info.value) and "GITBOOK_API_TOKEN" in str(info.value)
     assert sandbox.request_count == before

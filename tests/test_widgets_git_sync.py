@@ -26,6 +26,7 @@ def plain_space(sandbox) -> str:
 def test_form_shows_the_git_state_and_prefills_the_url(client, git_space):
     state = client.git.info(git_space)
     form = GitSyncForm(client, git_space)
+    form.load()
 
     assert form.state.installation_provider == state.installation_provider
     assert state.installation_provider in form.state_html.value
@@ -36,6 +37,7 @@ def test_form_shows_the_git_state_and_prefills_the_url(client, git_space):
 
 def test_space_without_provider_says_so(client, plain_space):
     form = GitSyncForm(client, plain_space)
+    form.load()
 
     assert form.state is None
     assert "No Git provider is configured" in form.state_html.value
@@ -45,6 +47,7 @@ def test_space_without_provider_says_so(client, plain_space):
 
 def test_import_waits_for_the_operation_to_end(sandbox, client, plain_space):
     form = GitSyncForm(client, plain_space, interval=0.01)
+    form.load()
     form.url_text.value = REPO
     form.standalone_checkbox.value = True
     assert form.value == {"url": REPO, "ref": "refs/heads/main", "standalone": True}
@@ -64,6 +67,7 @@ def test_import_waits_for_the_operation_to_end(sandbox, client, plain_space):
 
 def test_start_button_follows_the_export_in_the_background(sandbox, client, git_space):
     form = GitSyncForm(client, git_space, interval=0.01)
+    form.load()
     form.direction_toggle.value = "export"
     form.commit_message_text.value = "Sync from the notebook"
     assert form.save_button.description == "Start export"
@@ -81,6 +85,7 @@ def test_start_button_follows_the_export_in_the_background(sandbox, client, git_
 
 def test_failed_operation_is_reported(client, plain_space):
     form = GitSyncForm(client, plain_space, interval=0.01)
+    form.load()
     form.url_text.value = "https://git.example.invalid/acme/docs"
     state = form.save(wait=True)
 
@@ -91,6 +96,7 @@ def test_failed_operation_is_reported(client, plain_space):
 
 def test_polling_stops_at_the_timeout(client, git_space):
     form = GitSyncForm(client, git_space, timeout=1e-6, interval=0.01)
+    form.load()
     state = form.save(wait=True)
 
     assert state.operation_state == "running"
@@ -100,6 +106,7 @@ def test_polling_stops_at_the_timeout(client, git_space):
 
 def test_export_needs_a_commit_message_and_nothing_is_sent(sandbox, client, git_space):
     form = GitSyncForm(client, git_space)
+    form.load()
     form.direction_toggle.value = "export"
 
     assert form.errors == {"commit_message": "must not be empty"}
@@ -114,6 +121,7 @@ def test_export_needs_a_commit_message_and_nothing_is_sent(sandbox, client, git_
 
 def test_bad_url_is_marked(sandbox, client, git_space):
     form = GitSyncForm(client, git_space)
+    form.load()
     form.url_text.value = "github.com/acme/docs"
 
     assert "http" in form.url_error.value
@@ -126,6 +134,7 @@ def test_bad_url_is_marked(sandbox, client, git_space):
 def test_refused_import_is_shown_in_the_form(sandbox, git_space):
     readonly = docsapi.DocsClient(base_url=sandbox.url, token=sandbox.tokens["oauth:space:read"])
     form = GitSyncForm(readonly, git_space)
+    form.load()
     form.save_button.click()
 
     assert not form.running
@@ -136,3 +145,14 @@ def test_refused_import_is_shown_in_the_form(sandbox, git_space):
 def test_timeout_must_be_positive(client, git_space):
     with pytest.raises(ValidationError, match="timeout"):
         GitSyncForm(client, git_space, timeout=0)
+
+
+def test_an_import_hides_only_the_commit_message(client, git_space):
+    form = GitSyncForm(client, git_space)
+
+    assert form.commit_message_text.layout.display == "none"
+    assert form.commit_message_error.layout.display == "none"
+    shown = (form.url_text, form.url_error, form.ref_text, form.ref_error)
+    assert all(widget.layout.display != "none" for widget in shown)
+    form.direction_toggle.value = "export"
+    assert form.commit_message_text.layout.display == ""

@@ -16,6 +16,7 @@ def space_id(sandbox) -> str:
 
 def test_panel_explains_the_restore_window(client, space_id):
     panel = SpaceLifecyclePanel(client, space_id)
+    panel.load()
 
     assert "restored within 7 days" in panel.info_html.value
     assert "is active" in panel.state_html.value
@@ -26,6 +27,7 @@ def test_panel_explains_the_restore_window(client, space_id):
 def test_duplicate_shows_the_copy(sandbox, client, space_id):
     before = len(client.spaces.list(org_id=sandbox.org_id))
     panel = SpaceLifecyclePanel(client, space_id)
+    panel.load()
     panel.duplicate_button.click()
 
     copy_id = panel.status.removeprefix("Duplicated: the copy is ").split(" ")[0]
@@ -37,6 +39,7 @@ def test_duplicate_shows_the_copy(sandbox, client, space_id):
 
 def test_delete_asks_for_confirmation_first(sandbox, client, space_id):
     panel = SpaceLifecyclePanel(client, space_id)
+    panel.load()
     count = sandbox.request_count
     panel.delete_button.click()
 
@@ -65,6 +68,7 @@ def test_delete_asks_for_confirmation_first(sandbox, client, space_id):
 
 def test_restore_after_seven_days_fails_in_the_panel(sandbox, client, space_id):
     panel = SpaceLifecyclePanel(client, space_id)
+    panel.load()
     assert panel.delete() is True
     sandbox.advance_clock(days=8)
     panel.restore_button.click()
@@ -76,6 +80,7 @@ def test_restore_after_seven_days_fails_in_the_panel(sandbox, client, space_id):
 def test_panel_for_a_trashed_space_offers_restore(sandbox, client, space_id):
     sandbox.client().spaces.delete(space_id)
     panel = SpaceLifecyclePanel(client, space_id)
+    panel.load()
 
     assert panel.space is None
     assert "in the trash" in panel.status
@@ -86,6 +91,7 @@ def test_panel_for_a_trashed_space_offers_restore(sandbox, client, space_id):
 
 def test_deleting_a_space_already_gone_says_so(sandbox, client, space_id):
     panel = SpaceLifecyclePanel(client, space_id)
+    panel.load()
     sandbox.client().spaces.delete(space_id)
 
     assert panel.delete() is False
@@ -95,6 +101,7 @@ def test_deleting_a_space_already_gone_says_so(sandbox, client, space_id):
 def test_refused_delete_is_shown_in_the_panel(sandbox, space_id):
     readonly = docsapi.DocsClient(base_url=sandbox.url, token=sandbox.tokens["oauth:space:read"])
     panel = SpaceLifecyclePanel(readonly, space_id)
+    panel.load()
     panel.delete_button.click()
     panel.confirm_button.click()
 

@@ -23,6 +23,7 @@ def top_level(spaces) -> list[str]:
 
 def test_form_shows_where_the_space_is(sandbox, client, top_level):
     form = MoveSpaceForm(client, top_level[0])
+    form.load()
 
     assert form.parent_dropdown.value == ""
     offered = {value for _label, value in form.parent_dropdown.options} - {""}
@@ -37,6 +38,7 @@ def test_form_shows_where_the_space_is(sandbox, client, top_level):
 def test_move_into_a_collection_then_again_is_a_friendly_409(sandbox, client, top_level):
     collection = sandbox.demo["collection_ids"][0]
     form = MoveSpaceForm(client, top_level[0])
+    form.load()
     form.parent_dropdown.value = collection
     assert form.value == {"parent": collection}
     form.save_button.click()
@@ -46,6 +48,7 @@ def test_move_into_a_collection_then_again_is_a_friendly_409(sandbox, client, to
     assert form.parent_dropdown.value == collection  # the form shows the new place
 
     again = MoveSpaceForm(client, top_level[0])
+    again.load()
     assert again.value == {"parent": collection}
     assert again.save() is None
     assert sandbox.request_log[-1][2] == 409
@@ -58,6 +61,7 @@ def test_move_into_a_collection_then_again_is_a_friendly_409(sandbox, client, to
 def test_place_after_a_sibling_sends_only_the_position(sandbox, client, top_level):
     space_id, sibling = top_level[0], top_level[3]
     form = MoveSpaceForm(client, space_id)
+    form.load()
     form.place_toggle.value = "after"
     form.sibling_dropdown.value = sibling
     assert form.value == {"position": {"after": sibling}}
@@ -73,6 +77,7 @@ def test_place_after_a_sibling_sends_only_the_position(sandbox, client, top_leve
 def test_move_out_of_a_collection_to_the_top_level(sandbox, client, spaces):
     space_id = next(row.id for row in spaces.itertuples() if clean(row.parent) is not None)
     form = MoveSpaceForm(client, space_id)
+    form.load()
     form.parent_dropdown.value = ""
     form.save_button.click()
 
@@ -82,6 +87,7 @@ def test_move_out_of_a_collection_to_the_top_level(sandbox, client, spaces):
 
 def test_position_without_a_sibling_is_marked_and_not_sent(sandbox, client, top_level):
     form = MoveSpaceForm(client, top_level[0])
+    form.load()
     form.place_toggle.value = "before"
     form.sibling_dropdown.value = None
 
@@ -95,6 +101,7 @@ def test_position_without_a_sibling_is_marked_and_not_sent(sandbox, client, top_
 def test_refused_move_is_shown_in_the_form(sandbox, top_level):
     readonly = docsapi.DocsClient(base_url=sandbox.url, token=sandbox.tokens["oauth:space:read"])
     form = MoveSpaceForm(readonly, top_level[0])
+    form.load()
     form.parent_dropdown.value = sandbox.demo["collection_ids"][0]
     form.save_button.click()
 

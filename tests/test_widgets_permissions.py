@@ -27,6 +27,7 @@ def test_rows_show_the_space_users_and_teams(client, space_id):
     users = _roles(client.permissions.users(space_id), "user_id")
     teams = _roles(client.permissions.teams(space_id), "team_id")
     editor = PermissionEditor(client, space_id)
+    editor.load()
 
     assert {key: row.role for key, row in editor.user_rows.items()} == users
     assert {key: row.role for key, row in editor.team_rows.items()} == teams
@@ -40,6 +41,7 @@ def test_rows_show_the_space_users_and_teams(client, space_id):
 
 def test_role_change_sends_only_the_changed_row(sandbox, client, space_id):
     editor = PermissionEditor(client, space_id)
+    editor.load()
     user_id, row = next((k, r) for k, r in editor.user_rows.items() if r.role != "comment")
     before = _roles(client.permissions.users(space_id), "user_id")
 
@@ -58,6 +60,7 @@ def test_role_change_sends_only_the_changed_row(sandbox, client, space_id):
 
 def test_guest_is_shown_as_guest_and_sent_as_none(sandbox, client, space_id):
     editor = PermissionEditor(client, space_id)
+    editor.load()
     team_id, row = next(iter(editor.team_rows.items()))
     row.role_dropdown.value = "guest"
 
@@ -71,6 +74,7 @@ def test_guest_is_shown_as_guest_and_sent_as_none(sandbox, client, space_id):
 
 def test_remove_says_removed_then_was_not_in_the_space(sandbox, client, space_id):
     editor = PermissionEditor(client, space_id)
+    editor.load()
     user_id, row = next(iter(editor.user_rows.items()))
     row.remove_button.click()
 
@@ -83,6 +87,7 @@ def test_remove_says_removed_then_was_not_in_the_space(sandbox, client, space_id
 
 def test_invite_users_and_teams(sandbox, client, space_id):
     editor = PermissionEditor(client, space_id)
+    editor.load()
     user_id = editor.invite_users_select.options[0][1]
     team_id = editor.invite_teams_select.options[0][1]
     editor.invite_users_select.value = (user_id,)
@@ -102,6 +107,7 @@ def test_invite_users_and_teams(sandbox, client, space_id):
 
 def test_invite_without_anyone_is_marked_and_not_sent(sandbox, client, space_id):
     editor = PermissionEditor(client, space_id)
+    editor.load()
     assert editor.invite_button.disabled
     count = sandbox.request_count
     editor.invite_button.click()
@@ -115,6 +121,7 @@ def test_invite_without_anyone_is_marked_and_not_sent(sandbox, client, space_id)
 def test_refused_role_change_is_shown_on_the_row(sandbox, space_id):
     other = docsapi.DocsClient(base_url=sandbox.url, token=sandbox.tokens["other-user"])
     editor = PermissionEditor(other, space_id)
+    editor.load()
     user_id, row = next((k, r) for k, r in editor.user_rows.items() if r.role != "read")
     row.role_dropdown.value = "read"
 
@@ -131,6 +138,7 @@ def test_refused_role_change_is_shown_on_the_row(sandbox, space_id):
 def test_token_without_permission_scope_cannot_load(sandbox, space_id):
     readonly = docsapi.DocsClient(base_url=sandbox.url, token=sandbox.tokens["oauth:space:read"])
     editor = PermissionEditor(readonly, space_id)
+    editor.load()
 
     assert editor.status.startswith("Loading failed: 403")
     assert editor.user_rows == {}

@@ -27,6 +27,7 @@ def _patches(sandbox) -> list[tuple[str, str, int]]:
 def test_form_shows_the_current_values(client, space_id):
     space = client.spaces.get(space_id)
     form = SpaceSettingsForm(client, space_id)
+    form.load()
 
     assert form.title_text.value == space.title
     assert form.icon_kind_toggle.value == "emoji"
@@ -42,6 +43,7 @@ def test_form_shows_the_current_values(client, space_id):
 
 def test_save_sends_only_the_changed_field(sandbox, client, space_id):
     form = SpaceSettingsForm(client, space_id)
+    form.load()
     # Another client changes other settings after the form has loaded them.
     concurrent = sandbox.client()
     concurrent.spaces.update(space_id, edit_mode="locked", language="fr")
@@ -66,6 +68,7 @@ def test_save_sends_only_the_changed_field(sandbox, client, space_id):
 
 def test_icon_replaces_emoji_and_none_clears_both(sandbox, client, space_id):
     form = SpaceSettingsForm(client, space_id)
+    form.load()
     form.icon_kind_toggle.value = "icon"
     form.icon_text.value = "https://example.com/icon.png"
     assert form.value == {"icon": "https://example.com/icon.png"}
@@ -84,6 +87,7 @@ def test_icon_replaces_emoji_and_none_clears_both(sandbox, client, space_id):
 
 def test_guest_default_level_language_and_merge_rules_are_saved(sandbox, client, space_id):
     form = SpaceSettingsForm(client, space_id)
+    form.load()
     form.default_level_dropdown.value = "guest"
     form.language_dropdown.value = "pt-br"
     form.merge_rules_dropdown.value = "rules"
@@ -109,6 +113,7 @@ def test_guest_default_level_language_and_merge_rules_are_saved(sandbox, client,
 
 def test_too_long_title_is_marked_and_nothing_is_sent(sandbox, client, space_id):
     form = SpaceSettingsForm(client, space_id)
+    form.load()
     form.title_text.value = "x" * 51
 
     assert "at most 50 characters" in form.title_error.value
@@ -129,6 +134,7 @@ def test_too_long_title_is_marked_and_nothing_is_sent(sandbox, client, space_id)
 
 def test_bad_icon_url_is_marked(sandbox, client, space_id):
     form = SpaceSettingsForm(client, space_id)
+    form.load()
     form.icon_kind_toggle.value = "icon"
     form.icon_text.value = "not a url"
 
@@ -141,6 +147,7 @@ def test_bad_icon_url_is_marked(sandbox, client, space_id):
 
 def test_refused_save_is_shown_in_the_form(sandbox, readonly_client, space_id):
     form = SpaceSettingsForm(readonly_client, space_id)
+    form.load()
     original = form.title_text.value
     form.title_text.value = "Not allowed"
     form.save_button.click()
@@ -157,6 +164,7 @@ def test_refused_save_is_shown_in_the_form(sandbox, readonly_client, space_id):
 
 def test_unknown_space_is_reported_and_save_stays_off(client):
     form = SpaceSettingsForm(client, "NoSuchSpace0000000000")
+    form.load()
 
     assert form.status.startswith("Loading failed: 404")
     assert form.resource is None

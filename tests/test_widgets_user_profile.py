@@ -12,6 +12,7 @@ from docsapi.widgets import UserProfileForm
 def test_form_defaults_to_the_current_user(sandbox, client):
     me = client.users.me()
     form = UserProfileForm(client)
+    form.load()
 
     assert form.user_id == me.id == sandbox.demo["owner_id"]
     assert form.display_name_text.value == me.display_name
@@ -22,6 +23,7 @@ def test_form_defaults_to_the_current_user(sandbox, client):
 
 def test_save_sends_only_the_changed_name(sandbox, client):
     form = UserProfileForm(client)
+    form.load()
     photo = "https://example.com/concurrent.png"
     sandbox.client().users.update(form.user_id, photo_url=photo)
 
@@ -38,6 +40,7 @@ def test_save_sends_only_the_changed_name(sandbox, client):
 
 def test_photo_url_is_saved(sandbox, client):
     form = UserProfileForm(client, user_id=sandbox.demo["owner_id"])
+    form.load()
     form.photo_url_text.value = "https://example.com/me.png"
     user = form.save()
 
@@ -52,6 +55,7 @@ def test_photo_url_is_saved(sandbox, client):
 )
 def test_bad_display_name_is_marked_and_nothing_is_sent(sandbox, client, name, problem):
     form = UserProfileForm(client)
+    form.load()
     form.display_name_text.value = name
 
     assert problem in form.display_name_error.value
@@ -65,6 +69,7 @@ def test_bad_display_name_is_marked_and_nothing_is_sent(sandbox, client, name, p
 
 def test_bad_photo_url_is_marked(sandbox, client):
     form = UserProfileForm(client)
+    form.load()
     form.photo_url_text.value = "ftp://example.com/me.png"
 
     assert "http" in form.photo_url_error.value
@@ -78,6 +83,7 @@ def test_editing_someone_else_is_refused_in_the_form(sandbox):
     other = docsapi.DocsClient(base_url=sandbox.url, token=sandbox.tokens["other-user"])
     owner_id = sandbox.demo["owner_id"]
     form = UserProfileForm(other, user_id=owner_id)
+    form.load()
     before = form.display_name_text.value
     form.display_name_text.value = "Hijacked"
     form.save_button.click()
@@ -90,6 +96,7 @@ def test_editing_someone_else_is_refused_in_the_form(sandbox):
 def test_token_without_user_scope_cannot_load(sandbox):
     readonly = docsapi.DocsClient(base_url=sandbox.url, token=sandbox.tokens["oauth:space:read"])
     form = UserProfileForm(readonly)
+    form.load()
 
     assert form.status.startswith("Loading failed: 403")
     assert form.save_button.disabled

@@ -6,15 +6,16 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from docsapi._validate import check_id
 from docsapi.errors import ValidationError
 
 __all__ = ["check_changes", "check_network", "check_record_id", "check_resource", "check_scheme"]
 
 _HOST_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 _NETWORK = re.compile(
-    rf"^(?:{_HOST_LABEL}(?:\.{_HOST_LABEL})*\.?|\[[0-9A-Fa-f:.]+\])(?::(?P<port>\d{{1,5}}))?$"
+    rf"(?:{_HOST_LABEL}(?:\.{_HOST_LABEL})*\.?|\[[0-9A-Fa-f:.]+\])(?::(?P<port>\d{{1,5}}))?"
 )
-_RESOURCE = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
+_RESOURCE = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,63}")
 
 
 def check_network(value: Any) -> str:
@@ -32,10 +33,9 @@ def check_network(value: Any) -> str:
 
     Raises
     ------
-    TypeError
-        If ``value`` is not a string.
     ValidationError
-        If it holds a scheme, a path, credentials or anything else than ``host[:port]``.
+        If it is not a string, or holds a scheme, a path, credentials or anything else
+        than ``host[:port]``.
 
     Examples
     --------
@@ -43,8 +43,8 @@ def check_network(value: Any) -> str:
     ('demo.offerslook.com', '127.0.0.1:8080')
     """
     if not isinstance(value, str):
-        raise TypeError(
-            f"network must be a str such as 'demo.example.com', got {type(value).__name__}"
+        raise ValidationError(
+            "network", f"must be a str such as 'demo.example.com', got {type(value).__name__}"
         )
     network = value.strip()
     if "://" in network:
@@ -53,12 +53,12 @@ def check_network(value: Any) -> str:
             f"pass the host only, without scheme (use scheme=... for http or https); "
             f"got {value!r}, try {network.split('://', 1)[1].split('/', 1)[0]!r}",
         )
-    match = _NETWORK.match(network)
+    match = _NETWORK.fullmatch(network)
     if match is None:
         raise ValidationError(
             "network",
             "must be the network's host with an optional port, such as "
-            f"'demo.example.com' or '127.0.0.1:8080' (no path, no '/api'); got {value!r}",
+            f"'demo.example.com' or '127.0.0.1:8080' (no path, no '/api'); got {value!r:.80}",
         )
     port = match.group("port")
     if port is not None and not 1 <= int(port) <= 65535:
@@ -75,7 +75,7 @@ def check_scheme(value: Any) -> str:
     'http'
     """
     if not isinstance(value, str) or value.lower() not in ("http", "https"):
-        raise ValidationError("scheme", f"must be 'https' or 'http', got {value!r}")
+        raise ValidationError("scheme", f"must be 'https' or 'http', got {value!r:.40}")
     return value.lower()
 
 
@@ -84,10 +84,9 @@ def check_resource(value: Any) -> str:
 
     Raises
     ------
-    TypeError
-        If ``value`` is not a string.
     ValidationError
-        If it is empty, holds a slash or other characters than letters, digits, ``_.-``.
+        If it is not a string, is empty or longer than 64 characters, or holds a slash
+        or other characters than letters, digits, ``_.-`` (it starts with a letter).
 
     Examples
     --------
@@ -95,23 +94,31 @@ def check_resource(value: Any) -> str:
     'affiliate'
     """
     if not isinstance(value, str):
-        raise TypeError(f"resource must be a str such as 'affiliate', got {type(value).__name__}")
-    if not _RESOURCE.match(value):
+        raise ValidationError(
+            "resource", f"must be a str such as 'affiliate', got {type(value).__name__}"
+        )
+    if not _RESOURCE.fullmatch(value):
         raise ValidationError(
             "resource",
-            "must be one collection name such as 'affiliate': letters, digits, "
-            f"'_', '.', '-', no slashes; got {value!r}",
+            "must be one collection name such as 'affiliate': a letter, then letters, "
+            f"digits, '_', '.', '-', no slashes; got {value!r:.80}",
         )
     return value
 
 
 def check_record_id(value: Any) -> str:
-    """Check a resource id (a positive int or a non-empty string without slashes).
+    """Check a resource id: a non-negative int, or a string that is one path segment.
 
     Returns
     -------
     str
         The id as it goes in the path.
+
+    Raises
+    ------
+    ValidationError
+        Another type, a negative number, or a string that is not one path segment
+        (see :func:`docsapi._validate.check_id`: no ``/``, ``%``, ``.``, ``..``).
 
     Examples
     --------
@@ -119,11 +126,12 @@ def check_record_id(value: Any) -> str:
     '1042'
     """
     if isinstance(value, bool) or not isinstance(value, int | str):
-        raise TypeError(f"id must be an int or a str, got {type(value).__name__}")
-    text = str(value).strip()
-    if not text or "/" in text or (isinstance(value, int) and value < 0):
-        raise ValidationError("id", f"must be a non-negative int or an id string, got {value!r}")
-    return text
+        raise ValidationError("id", f"must be an int or a str, got {type(value).__name__}")
+    if isinstance(value, int):
+        if value < 0:
+            raise ValidationError("id", f"must be a non-negative int, got {value}")
+        return str(value)
+    return check_id(value, "id")
 
 
 def check_changes(
@@ -147,10 +155,8 @@ def check_changes(
 
     Raises
     ------
-    TypeError
-        If ``changes`` or ``current`` is not a mapping.
     ValidationError
-        If nothing is left to send.
+        If ``changes`` or ``current`` is not a mapping, or nothing is left to send.
 
     Examples
     --------
@@ -158,10 +164,10 @@ def check_changes(
     {'status': 'paused'}
     """
     if not isinstance(changes, Mapping):
-        raise TypeError(f"{argument} must be a dict of fields, got {type(changes).__name__}")
+        raise ValidationError(argument, f"must be a dict of fields, got {type(changes).__name__}")
     if current is not None and not isinstance(current, Mapping):
-        raise TypeError(
-            f"current must be a dict (the resource as read), got {type(current).__name__}"
+        raise ValidationError(
+            "current", f"must be a dict (the resource as read), got {type(current).__name__}"
         )
     missing = object()
     body = {

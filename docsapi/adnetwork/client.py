@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Hashable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from docsapi import __version__
+from docsapi._client_base import BaseClient
+from docsapi._clock import Clock
 from docsapi._config import (
     DEFAULT_MAX_RATE_LIMIT_WAIT,
     DEFAULT_MAX_RETRIES,
     RetryPolicy,
     Timeout,
 )
-from docsapi._http import Session, Transport, quote_segment
+from docsapi._http import Session, quote_segment
 from docsapi._repr import methods_html, methods_markdown
-from docsapi._secret import Secret
-from docsapi._validate import check_limit
+from docsapi._secret import Secret, describe_sources, find_credential
+from docsapi._validate import check_headers, check_limit, check_text
 from docsapi.adnetwork import frames
 from docsapi.adnetwork._checks import (
     check_changes,
@@ -31,17 +32,41 @@ from docsapi.errors import PaginationError, ResponseFormatError, ValidationError
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["API_KEY_ENV", "MAX_PAGE_SIZE", "AdNetworkClient"]
+__all__ = ["API_KEY_ENV", "API_KEY_SOURCES", "MAX_PAGE_SIZE", "AdNetworkClient", "find_api_key"]
 
 #: The environment variable read when no ``api_key`` is passed.
 API_KEY_ENV = "ADNETWORK_API_KEY"
+#: Where :func:`find_api_key` looks for a key, in order.
+API_KEY_SOURCES: tuple[str, ...] = (
+    "the api_key= argument",
+    f"the {API_KEY_ENV} environment variable",
+)
 #: The largest page the API serves.
 MAX_PAGE_SIZE = 100
 
 Record = dict[str, Any]
 
 
-class AdNetworkClient:
+def find_api_key(api_key: str | None = None) -> Secret | None:
+    """Look the API key up in :data:`API_KEY_SOURCES` order; None when none has one.
+
+    Raises
+    ------
+    ValidationError
+        A value that cannot be a key (never repeated in the message).
+
+    Examples
+    --------
+    >>> find_api_key("k-123")
+    Secret('********')
+    """
+    try:
+        return find_credential(api_key, argument="api_key", env_var=API_KEY_ENV)
+    finally:
+        api_key = None  # a refused key stays out of this frame's locals
+
+
+class AdNetworkClient(BaseClient):
     """A client of one ad network's management API (``{scheme}://{network}/api``).
 
     Parameters
@@ -51,7 +76,8 @@ class AdNetworkClient:
     api_key : str, optional
         The API key from the network's admin settings (``/admin/settings.html``); defaults to
         the environment variable ``ADNETWORK_API_KEY``. Without either, the first call
-        raises :class:`~docsapi.errors.AuthenticationError` saying how to pass one.
+        raises :class:`~docsapi.errors.MissingCredentialError` saying how to pass one
+        (nothing is sent).
     scheme : {"https", "http"}
         How to reach the network.
     timeout : float or (float, float) or Timeout
@@ -66,12 +92,15 @@ class AdNetworkClient:
     session : requests.Session, optional
         A session to send requests with (proxies, certificates).
     headers : Mapping[str, str], optional
-        Extra headers sent with every request.
+        Extra headers sent with every request (not ``X-Api-Key``: pass ``api_key``).
+    clock : Clock, optional
+        Where time is read and waited; tests pass a fake clock.
 
     Raises
     ------
     ValidationError
-        If ``network``, ``scheme`` or ``api_key`` is malformed (nothing is sent).
+        If a setting is malformed, e.g. ``network``, ``scheme`` or ``api_key`` (a key is
+        never repeated in the message).
 
     Examples
     --------
@@ -94,34 +123,40 @@ class AdNetworkClient:
         retry: RetryPolicy | None = None,
         session: Session | None = None,
         headers: Mapping[str, str] | None = None,
+        clock: Clock | None = None,
     ) -> None:
+        try:
+            credential = find_api_key(api_key)
+            extra_headers = check_headers(headers, reserved=("X-Api-Key",))
+        finally:
+            api_key = headers = None  # this frame keeps no plain credential, whatever is raised
         self.network = check_network(network)
         self.scheme = check_scheme(scheme)
-        self.base_url = f"{self.scheme}://{self.network}/api"
         #: Where keys are generated and the IP whitelist is kept.
         self.settings_url = f"{self.scheme}://{self.network}/admin/settings.html"
-        credential = _credential(api_key)
         self._has_key = credential is not None
-        self._transport = Transport(
-            self.base_url,
+        self._connect(
+            f"{self.scheme}://{self.network}/api",
             credential=credential,
-            timeout=Timeout.coerce(timeout),
-            retry=retry
-            or RetryPolicy(max_retries=max_retries, max_rate_limit_wait=max_rate_limit_wait),
+            missing_credential=(
+                f"No API key found: docsapi looked in {describe_sources(API_KEY_SOURCES)}. "
+                f"Pass api_key=... to AdNetworkClient or set {API_KEY_ENV}; generate a key in "
+                f"the network's admin settings ({self.settings_url})."
+            ),
+            timeout=timeout,
+            retry=retry,
+            max_retries=max_retries,
+            max_rate_limit_wait=max_rate_limit_wait,
             session=session,
-            headers={"Cache-Control": "no-cache", **(headers or {})},
+            headers={"Cache-Control": "no-cache", **extra_headers},
+            clock=clock,
+            user_agent=f"docsapi/{__version__}",
             auth_header="X-Api-Key",
             auth_prefix="",
             error_parser=make_error_parser(self.settings_url),
-            missing_credential=(
-                f"No API key: pass api_key=... to AdNetworkClient or set the {API_KEY_ENV} "
-                f"environment variable. Generate a key in the network's admin settings "
-                f"({self.settings_url})."
-            ),
-            user_agent=f"docsapi/{__version__}",
         )
 
-    # -- display and lifetime ---------------------------------------------------------------
+    # -- display ------------------------------------------------------------------------------
 
     def __repr__(self) -> str:
         has = "set" if self._has_key else "missing"
@@ -132,21 +167,6 @@ class AdNetworkClient:
 
     def _repr_html_(self) -> str:
         return methods_html(f"AdNetworkClient for {self.base_url}", self, prefix=".")
-
-    def __enter__(self) -> AdNetworkClient:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    @property
-    def transport(self) -> Transport:
-        """The wire layer (its ``history`` shows every attempt, retries and waits)."""
-        return self._transport
-
-    def close(self) -> None:
-        """Close the pooled connections."""
-        self._transport.close()
 
     # -- lists ------------------------------------------------------------------------------
 
@@ -186,7 +206,7 @@ class AdNetworkClient:
     def paginate(
         self, resource: str, *, page_size: int = MAX_PAGE_SIZE, **filters: Any
     ) -> Iterator[Record]:
-        """Yield every record of a collection, page after page.
+        """Every record of a collection, page after page.
 
         Parameters
         ----------
@@ -197,17 +217,25 @@ class AdNetworkClient:
         **filters
             As in :meth:`affiliates`.
 
-        Yields
-        ------
-        dict
-            One record, as the API sends it.
+        Returns
+        -------
+        Iterator[dict]
+            The records, as the API sends them; pages are read as it is consumed.
 
         Raises
         ------
+        ValidationError
+            A bad resource, page size or filter (raised at once, before any request).
         PaginationError
             If the server answers another page than the one asked for.
         ResponseFormatError
-            If an answer is not a list (``data.rowset``).
+            If an answer is not a list (``data.rowset``) of objects.
+
+        Notes
+        -----
+        Pages are read by offset: when records are added or removed while reading, a
+        record may be served twice (it is yielded once, by id) or skipped; read again for
+        an exact snapshot.
 
         Examples
         --------
@@ -218,7 +246,11 @@ class AdNetworkClient:
             **_filter_params(filters),
             "limit": check_limit(page_size, "page_size", maximum=MAX_PAGE_SIZE),
         }
+        return self._pages(resource, path, query)
+
+    def _pages(self, resource: str, path: str, query: dict[str, Any]) -> Iterator[Record]:
         page = 1
+        seen: set[Hashable] = set()
         while True:
             data = self._data("GET", path, params={**query, "offset": page})
             rows = data.get("rowset") if isinstance(data, Mapping) else None
@@ -232,7 +264,17 @@ class AdNetworkClient:
                     f"GET {path} answered page {served} when page {page} was asked for; "
                     "stopped to avoid reading rows twice or forever. Try again later."
                 )
-            yield from rows
+            for row in rows:
+                if not isinstance(row, dict):
+                    raise ResponseFormatError(
+                        f"GET {path}: a row is {type(row).__name__}, not a JSON object"
+                    )
+                row_id = row.get("id")
+                if isinstance(row_id, str | int) and not isinstance(row_id, bool):
+                    if row_id in seen:
+                        continue  # pages shifted while the collection changed
+                    seen.add(row_id)
+                yield row
             total_pages = data.get("totalPages")
             if not rows or not isinstance(total_pages, int) or page >= total_pages:
                 return
@@ -270,7 +312,8 @@ class AdNetworkClient:
         >>> client.get("affiliate", 1001)["email"]             # doctest: +SKIP
         'ava.lee@brightleads.example'
         """
-        return self._data("GET", self._path(resource, id), params=params)
+        path = "/" + check_resource(resource) if id is None else self._path(resource, id)
+        return self._data("GET", path, params=params)
 
     def create(self, resource: str, data: Mapping[str, Any]) -> Record:
         """Create a resource in a collection (POST).
@@ -301,7 +344,7 @@ class AdNetworkClient:
         1301
         """
         body = _check_body(data, "data")
-        return self._data("POST", self._path(resource, None), json=body)
+        return self._data("POST", "/" + check_resource(resource), json=body)
 
     def replace(self, resource: str, id: int | str, data: Mapping[str, Any]) -> Record:
         """Replace a resource with ``data`` (PUT); fields left out go back to their defaults.
@@ -404,11 +447,9 @@ class AdNetworkClient:
     # -- plumbing -----------------------------------------------------------------------------
 
     @staticmethod
-    def _path(resource: str, id: int | str | None) -> str:
-        path = "/" + check_resource(resource)
-        if id is not None:
-            path += "/" + quote_segment(check_record_id(id))
-        return path
+    def _path(resource: str, id: int | str) -> str:
+        """The path of one resource; ``id`` is required (None is refused)."""
+        return "/" + check_resource(resource) + "/" + quote_segment(check_record_id(id))
 
     def _data(
         self,
@@ -430,24 +471,9 @@ class AdNetworkClient:
         return body.get("data")
 
 
-def _credential(api_key: str | None) -> Secret | None:
-    if api_key is None:
-        api_key = os.environ.get(API_KEY_ENV) or None
-        return Secret(api_key) if api_key and api_key.strip() else None
-    if not isinstance(api_key, str):
-        raise TypeError(f"api_key must be a str, got {type(api_key).__name__}")
-    if not api_key.strip():
-        raise ValidationError(
-            "api_key",
-            f"is empty; pass the key from the network's admin settings, or leave it "
-            f"out to use {API_KEY_ENV}",
-        )
-    return Secret(api_key)
-
-
 def _check_body(data: Any, argument: str) -> dict[str, Any]:
     if not isinstance(data, Mapping):
-        raise TypeError(f"{argument} must be a dict of fields, got {type(data).__name__}")
+        raise ValidationError(argument, f"must be a dict of fields, got {type(data).__name__}")
     if not data:
         raise ValidationError(argument, "is empty; pass the resource's fields")
     return dict(data)
@@ -472,10 +498,10 @@ def _filter_value(name: str, value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if not isinstance(value, str | int | float):
-        raise TypeError(
-            f"filter {name} must be a str, a number or a list of them, got {type(value).__name__}"
+        raise ValidationError(
+            name, f"a filter must be a str, a number or a list of them, got {type(value).__name__}"
         )
-    text = str(value)
+    text = check_text(str(value), name)
     if "," in text:
         raise ValidationError(name, f"a filter value cannot hold a comma, got {value!r}")
     return text

@@ -36,11 +36,10 @@ Examples
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from docsapi._redact import scrub
+from docsapi._redact import excerpt
 from docsapi.errors import (
     APIStatusError,
     AuthenticationError,
@@ -168,10 +167,11 @@ class DuplicatedResourceError(AdNetworkError, ConflictError):
 
 
 class TooManyRequestsError(AdNetworkError, RateLimitError):
-    """Code 40: too many requests; the server did nothing, so the client retries after a wait."""
+    """Code 40: too many requests; the server did nothing, so the client retries after a wait.
 
-    retryable = True
-    unprocessed = True
+    Being a :class:`~docsapi.errors.RateLimitError`, it declares that the server did nothing.
+    """
+
     hint = "Too many requests: wait a moment, send fewer requests, or raise max_retries."
 
 
@@ -193,12 +193,8 @@ class AccountLockedError(AdNetworkError, PermissionDeniedError):
 class SystemUpgradeError(AdNetworkError, ServerError):
     """Code 50: the system is being upgraded; nothing was done, so the client retries."""
 
+    server_did_nothing = True
     hint = "The network is being upgraded; try again in a few minutes."
-
-    def __init__(self, status: int, *args: Any, **kwargs: Any) -> None:
-        super().__init__(status, *args, **kwargs)
-        self.retryable = True
-        self.unprocessed = True
 
 
 class ServerInternalError(AdNetworkError, ServerError):
@@ -246,8 +242,6 @@ _STATUS_CODES: dict[int, int] = {
     500: 51,
     503: 50,
 }
-
-_EXCERPT_CHARS = 200
 
 
 def error_class(code: int | None, status: int) -> type[AdNetworkError]:
@@ -304,8 +298,9 @@ def make_error_parser(settings_url: str) -> Callable[..., DocsAPIError | None]:
     Returns
     -------
     callable
-        ``(status, body, text, *, method, path, request_id) -> AdNetworkError | None``:
-        None for a success (status below 400 and code 0 or absent).
+        ``(status, body, text, *, method, path, request_id, headers=None)
+        -> AdNetworkError | None``: None for a success (status below 400 and code 0 or
+        absent).
 
     Examples
     --------
@@ -316,7 +311,14 @@ def make_error_parser(settings_url: str) -> Callable[..., DocsAPIError | None]:
     """
 
     def parse(
-        status: int, body: Any, text: str, *, method: str, path: str, request_id: str | None
+        status: int,
+        body: Any,
+        text: str,
+        *,
+        method: str,
+        path: str,
+        request_id: str | None,
+        headers: Mapping[str, str] | None = None,
     ) -> AdNetworkError | None:
         code = _app_code(body)
         if status < 400 and not code:
@@ -325,7 +327,7 @@ def make_error_parser(settings_url: str) -> Callable[..., DocsAPIError | None]:
         if isinstance(body, Mapping) and body.get("message"):
             message = str(body["message"])
         if not message:
-            message = _excerpt(text) or f"HTTP {status} without an error message"
+            message = excerpt(text) or f"HTTP {status} without an error message"
         cls = error_class(code, status)
         hint = cls.hint.format(settings=settings_url)
         return cls(
@@ -335,11 +337,8 @@ def make_error_parser(settings_url: str) -> Callable[..., DocsAPIError | None]:
             path=path,
             request_id=request_id,
             code=code,
+            body=body,
+            headers=headers,
         )
 
     return parse
-
-
-def _excerpt(text: str) -> str:
-    flat = scrub(re.sub(r"\s+", " ", text).strip())
-    return flat[:_EXCERPT_CHARS] + ("…" if len(flat) > _EXCERPT_CHARS else "")

@@ -4,7 +4,8 @@ The API does not publish its fields, so a frame keeps every field it receives: n
 objects are flattened with underscores (``manager.id`` → ``manager_id``), names become
 snake_case (``createdAt`` → ``created_at``), ids come first, and each column gets a type
 from its values: numbers numeric (``Int64`` or ``float64``), ISO 8601 timestamps
-``datetime64[ns, UTC]``, flags ``boolean``, text ``string``, lists ``object``.
+``datetime64[ns, UTC]``, flags ``boolean``, text ``string``, lists ``object``, each built by
+:func:`docsapi.frames.convert` as the documentation platform's frames are.
 
 Examples
 --------
@@ -19,6 +20,9 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from docsapi._columns import BOOLEAN, COUNT, FLOAT, OBJECT, STRING, TIMESTAMP
+from docsapi.frames import convert
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -26,19 +30,19 @@ __all__ = ["AFFILIATE_COLUMNS", "affiliates", "flatten", "snake_case"]
 
 #: The columns of an empty affiliate list (what the sandbox and the platform send).
 AFFILIATE_COLUMNS: dict[str, str] = {
-    "id": "Int64",
-    "manager_id": "Int64",
-    "name": "string",
-    "email": "string",
-    "company": "string",
-    "status": "string",
-    "country": "string",
-    "currency": "string",
-    "manager_name": "string",
-    "payout_total_paid": "float64",
-    "payout_pending": "float64",
-    "created_at": "datetime64[ns, UTC]",
-    "updated_at": "datetime64[ns, UTC]",
+    "id": COUNT,
+    "manager_id": COUNT,
+    "name": STRING,
+    "email": STRING,
+    "company": STRING,
+    "status": STRING,
+    "country": STRING,
+    "currency": STRING,
+    "manager_name": STRING,
+    "payout_total_paid": FLOAT,
+    "payout_pending": FLOAT,
+    "created_at": TIMESTAMP,
+    "updated_at": TIMESTAMP,
 }
 
 _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$")
@@ -97,31 +101,18 @@ def _ordered(columns: Iterable[str]) -> list[str]:
 def _infer_dtype(values: list[Any]) -> str:
     present = [v for v in values if v is not None]
     if not present:
-        return "object"
+        return OBJECT
     if all(isinstance(v, bool) for v in present):
-        return "boolean"
+        return BOOLEAN
     if all(isinstance(v, int) and not isinstance(v, bool) for v in present):
-        return "Int64"
+        return COUNT
     if all(isinstance(v, int | float) and not isinstance(v, bool) for v in present):
-        return "float64"
+        return FLOAT
     if all(isinstance(v, str) for v in present):
         if all(_TIMESTAMP.match(v) for v in present):
-            return "datetime64[ns, UTC]"
-        return "string"
-    return "object"
-
-
-def _column(values: list[Any], dtype: str) -> pd.Series:
-    import pandas as pd
-
-    if dtype == "datetime64[ns, UTC]":
-        stamps = pd.to_datetime(pd.Series(values, dtype="object"), utc=True, format="ISO8601")
-        return stamps.astype(dtype)
-    if dtype == "float64":
-        return pd.Series([float("nan") if v is None else v for v in values], dtype="float64")
-    if dtype == "string":
-        dtype = "string[python]"  # the same storage whether or not pyarrow is installed
-    return pd.Series(values, dtype=dtype)
+            return TIMESTAMP
+        return STRING
+    return OBJECT
 
 
 def affiliates(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
@@ -149,7 +140,7 @@ def affiliates(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     rows = [flatten(record) for record in records]
     if not rows:
         return pd.DataFrame(
-            {name: pd.Series([], dtype=dtype) for name, dtype in AFFILIATE_COLUMNS.items()}
+            {name: convert([], dtype) for name, dtype in AFFILIATE_COLUMNS.items()}, copy=False
         )
     names: dict[str, None] = {}
     for row in rows:
@@ -157,5 +148,5 @@ def affiliates(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     data = {}
     for name in _ordered(names):
         values = [row.get(name) for row in rows]
-        data[name] = _column(values, _infer_dtype(values))
-    return pd.DataFrame(data)
+        data[name] = convert(values, _infer_dtype(values))
+    return pd.DataFrame(data, copy=False)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from docsapi._http import quote_segment
 from docsapi._redact import scrub
+from docsapi._validate import check_text
 from docsapi.api._operation import BODY, NOT_GIVEN, Operation, Parameter
 from docsapi.api._spec import load_description, reader
 from docsapi.errors import ValidationError
@@ -248,6 +249,13 @@ def _wire(value: Any) -> Any:
     return value if isinstance(value, str) else str(value)
 
 
+def _query(parameter: Parameter, value: Any) -> Any:
+    wire = _wire(value)
+    for text in wire if isinstance(wire, list) else [wire]:
+        check_text(text, parameter.python_name)
+    return wire
+
+
 def _header(parameter: Parameter, value: Any) -> str:
     text = _wire(value)
     if not isinstance(text, str) or not _HEADER_VALUE.fullmatch(text):
@@ -389,7 +397,7 @@ def prepare(operation: Operation, args: tuple[Any, ...], kwargs: Mapping[str, An
         if parameter.location == "path":
             path = path.replace("{" + parameter.name + "}", _segment(parameter, value))
         elif parameter.location == "query":
-            params[parameter.name] = _wire(value)
+            params[parameter.name] = _query(parameter, value)
         else:
             headers[parameter.name] = _header(parameter, value)
     return Call(operation.method, path, params, headers, _body(operation, values))

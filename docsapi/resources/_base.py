@@ -2,20 +2,47 @@
 
 from __future__ import annotations
 
-from types import EllipsisType
-from typing import Any
+import enum
+from collections.abc import Mapping
+from typing import Any, Final, Literal
 
 from docsapi._http import Response, Transport, quote_segment
 from docsapi._repr import method_listing, methods_html, methods_markdown
+from docsapi.errors import ResponseFormatError
 
-__all__ = ["PAGE_SIZE", "UNSET", "ResourceGroup", "api_path", "query_flag", "was_removed"]
+__all__ = [
+    "NOT_GIVEN",
+    "PAGE_SIZE",
+    "NotGiven",
+    "ResourceGroup",
+    "api_path",
+    "object_of",
+    "query_flag",
+    "was_removed",
+]
 
 #: Items asked per page when following a List endpoint.
 PAGE_SIZE = 100
 
+
+class NotGiven(enum.Enum):
+    """The type of :data:`NOT_GIVEN`, so signatures can say ``str | NotGiven``."""
+
+    NOT_GIVEN = "NOT_GIVEN"
+
+    def __repr__(self) -> str:
+        return "NOT_GIVEN"
+
+    def __bool__(self) -> Literal[False]:
+        return False
+
+
 #: The default of optional update arguments: "leave this field as it is" (``None`` may mean
 #: "remove" or "guest", so it cannot serve).
-UNSET: EllipsisType = ...
+#:
+#: >>> NOT_GIVEN
+#: NOT_GIVEN
+NOT_GIVEN: Final = NotGiven.NOT_GIVEN
 
 
 def api_path(*segments: str) -> str:
@@ -56,11 +83,53 @@ class ResourceGroup:
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
 
-    def _get(self, path: str, params: dict[str, Any] | None = None) -> Any:
-        return self._transport.request("GET", path, params=params).data
+    def _object(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        json: Any = None,
+    ) -> dict[str, Any]:
+        """Send a request whose answer must be a JSON object, and return that object.
 
-    def _items(self, path: str, params: dict[str, Any] | None = None) -> list[Any]:
-        return list(self._transport.paginate(path, params=params, limit=PAGE_SIZE))
+        Raises
+        ------
+        ResponseFormatError
+            The answer is empty, an array or anything else than an object.
+        """
+        response = self._transport.request(method, path, params=params, json=json)
+        return object_of(response)
+
+    def _get(self, path: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        return self._object("GET", path, params=params)
+
+    def _items(
+        self,
+        path: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        key: tuple[str, ...] = ("id",),
+        limit: int = PAGE_SIZE,
+    ) -> list[dict[str, Any]]:
+        """Every item of a List endpoint, each a JSON object, each id once.
+
+        ``key`` says where an item's id is (``("user", "id")`` for a member): a server
+        whose pages shift while the list changes may repeat an item, which is kept once.
+
+        Raises
+        ------
+        ResponseFormatError
+            An answer that is not a list envelope, or an item that is not an object.
+        """
+        items = []
+        for item in self._transport.paginate(path, params=params, limit=limit, key=key):
+            if not isinstance(item, dict):
+                raise ResponseFormatError(
+                    f"GET {path}: a list item is {type(item).__name__}, not a JSON object"
+                )
+            items.append(item)
+        return items
 
     def __repr__(self) -> str:
         names = ", ".join(name for name, _, _ in method_listing(self))
@@ -71,3 +140,22 @@ class ResourceGroup:
 
     def _repr_html_(self) -> str:
         return methods_html(f"client.{self._name}", self, prefix=f"client.{self._name}.")
+
+
+def object_of(response: Response) -> dict[str, Any]:
+    """The body of an answer that must be a JSON object.
+
+    Raises
+    ------
+    ResponseFormatError
+        The body is empty, an array, or anything else than an object.
+    """
+    data = response.data
+    if not isinstance(data, dict):
+        kind = "an empty body" if data is None else f"JSON {type(data).__name__}"
+        raise ResponseFormatError(
+            f"{response.method} {response.path}: expected a JSON object, got {kind} "
+            f"(status {response.status}). Is base_url the API's address (ending in /v1)?",
+            status=response.status,
+        )
+    return data

@@ -54,7 +54,7 @@ class ChangeRequests(ResourceGroup):
         if subject is not None:
             body["subject"] = check_text(subject, "subject", max_length=MAX_SUBJECT)
         path = api_path("spaces", space_id, "change-requests")
-        return ChangeRequest.from_api(self._transport.request("POST", path, json=body).data)
+        return ChangeRequest.from_api(self._object("POST", path, json=body))
 
     def list(self, space_id: str, *, status: str | None = None) -> pd.DataFrame:
         """List the change requests of a space (all pages are fetched).
@@ -85,8 +85,8 @@ class ChangeRequests(ResourceGroup):
         from docsapi import frames
 
         check_entity_id(space_id, "space_id")
-        params = (
-            {"status": check_choice(status, CHANGE_REQUEST_STATUSES, "status")} if status else None
-        )
+        params = None
+        if status is not None:
+            params = {"status": check_choice(status, CHANGE_REQUEST_STATUSES, "status")}
         items = self._items(api_path("spaces", space_id, "change-requests"), params)
         return frames.change_requests(space_id, items)

@@ -13,9 +13,10 @@ from docsapi._validate import (
     check_entity_id,
     check_id,
     check_mapping,
+    check_page_path,
     check_text,
 )
-from docsapi.errors import ValidationError
+from docsapi.errors import ResponseFormatError, ValidationError
 from docsapi.models import (
     ComputedRevision,
     Document,
@@ -37,7 +38,9 @@ def _flag_or(value: Any, word: str, argument: str) -> bool | str | None:
     """A query option that is a boolean or one special word (``None``: server default)."""
     if value is None or isinstance(value, bool) or value == word:
         return value
-    raise ValidationError(argument, f"must be True, False or {word!r}; got {value!r}")
+    raise ValidationError(
+        argument, f"must be True, False or {word!r}; got {type(value).__name__} {value!r:.40}"
+    )
 
 
 def _page_params(
@@ -122,8 +125,11 @@ class Content(ResourceGroup):
         from docsapi import frames
 
         check_entity_id(space_id, "space_id")
-        data = self._get(api_path("spaces", space_id, "content", "pages"))
-        return frames.pages(space_id, (data or {}).get("pages") or [])
+        path = api_path("spaces", space_id, "content", "pages")
+        pages = self._get(path).get("pages")
+        if not isinstance(pages, list) or not all(isinstance(page, dict) for page in pages):
+            raise ResponseFormatError(f"GET {path}: the answer has no 'pages' list of objects")
+        return frames.pages(space_id, pages)
 
     def files(self, space_id: str) -> pd.DataFrame:
         """List the files of a space's live revision (all pages are fetched).
@@ -243,7 +249,8 @@ class Content(ResourceGroup):
             The space's id.
         path : str
             The page's full path, e.g. ``"guides/install"`` (it is URL-encoded for you,
-            slashes included; leading and trailing slashes are ignored).
+            slashes included; leading and trailing slashes are ignored). Empty, ``.``
+            and ``..`` segments are refused.
         format, markdown_refs, evaluated, dereferenced
             As for :meth:`page`.
 
@@ -254,7 +261,7 @@ class Content(ResourceGroup):
         Raises
         ------
         ValidationError
-            An empty path or an unknown option value.
+            An empty path, a dot segment, or an unknown option value.
         NotFoundError
             No page at this path, or no such space.
 
@@ -264,9 +271,7 @@ class Content(ResourceGroup):
         'Install'
         """
         check_entity_id(space_id, "space_id")
-        page_path = check_text(path, "path").strip("/")
-        if not page_path.strip():
-            raise ValidationError("path", "must name a page, e.g. 'guides/install'")
+        page_path = check_page_path(path)
         params = _page_params(format, markdown_refs, evaluated, dereferenced)
         data = self._get(api_path("spaces", space_id, "content", "path", page_path), params)
         return RevisionPage.from_api(data)
@@ -364,8 +369,7 @@ class Content(ResourceGroup):
             "schema": None if schema is None else check_choice(schema, DOCUMENT_SCHEMAS, "schema")
         }
         path = api_path("spaces", space_id, "content", "computed", "document")
-        data = self._transport.request("POST", path, params=params, json=body).data
-        return Document.from_api(data)
+        return Document.from_api(self._object("POST", path, params=params, json=body))
 
     def computed_revision(
         self, space_id: str, *, source: Mapping[str, Any], seed: str
@@ -397,7 +401,7 @@ class Content(ResourceGroup):
         check_entity_id(space_id, "space_id")
         body = _computed_body(source, seed)
         path = api_path("spaces", space_id, "content", "computed", "revision")
-        return ComputedRevision.from_api(self._transport.request("POST", path, json=body).data)
+        return ComputedRevision.from_api(self._object("POST", path, json=body))
 
     def apply_template(
         self,

@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from docsapi._validate import check_bool, check_entity_id, check_text, check_url
+from docsapi.errors import ValidationError
 from docsapi.models import GitSyncState
 from docsapi.resources._base import ResourceGroup, api_path
 
@@ -26,8 +27,8 @@ def _git_body(url: Any, ref: Any, options: dict[str, Any]) -> dict[str, Any]:
     """The common body of import and export, options mapped to the API's names."""
     unknown = sorted(set(options) - set(GIT_OPTIONS))
     if unknown:
-        raise TypeError(
-            f"unexpected option(s) {', '.join(unknown)}; accepted: {', '.join(GIT_OPTIONS)}"
+        raise ValidationError(
+            ", ".join(unknown), f"unknown option; accepted: {', '.join(GIT_OPTIONS)}"
         )
     body: dict[str, Any] = {
         "url": check_url(url, "url"),
@@ -38,7 +39,7 @@ def _git_body(url: Any, ref: Any, options: dict[str, Any]) -> dict[str, Any]:
             value = check_bool(value, name)
         elif name == "timestamp":
             if not isinstance(value, datetime):
-                raise TypeError(f"timestamp must be a datetime, got {type(value).__name__}")
+                raise ValidationError(name, f"must be a datetime, got {type(value).__name__}")
             value = value.isoformat()
         elif name in ("repo_tree_url", "repo_commit_url"):
             value = check_url(value, name)
@@ -72,10 +73,8 @@ class Git(ResourceGroup):
 
         Raises
         ------
-        TypeError
-            An unknown option, or an option of the wrong type.
         ValidationError
-            A bad URL or an empty ref.
+            An unknown option, an option of the wrong type, a bad URL or an empty ref.
         NotFoundError
             No such space.
 
@@ -109,10 +108,9 @@ class Git(ResourceGroup):
 
         Raises
         ------
-        TypeError
-            An unknown option, or an option of the wrong type.
         ValidationError
-            A bad URL, or an empty ref or commit message.
+            An unknown option, an option of the wrong type, a bad URL, or an empty ref
+            or commit message.
         NotFoundError
             No such space.
 
@@ -123,7 +121,9 @@ class Git(ResourceGroup):
         """
         check_entity_id(space_id, "space_id")
         body = _git_body(url, ref, options)
-        body["commitMessage"] = check_text(commit_message, "commit_message", min_length=1)
+        body["commitMessage"] = check_text(
+            commit_message, "commit_message", min_length=1, multiline=True
+        )
         self._transport.request("POST", api_path("spaces", space_id, "git", "export"), json=body)
 
     def info(self, space_id: str) -> GitSyncState:

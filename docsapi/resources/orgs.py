@@ -170,5 +170,6 @@ class Orgs(ResourceGroup):
 
         check_entity_id(org_id, "org_id")
         check_entity_id(team_id, "team_id")
-        items = self._items(api_path("orgs", org_id, "teams", team_id, "members"))
+        path = api_path("orgs", org_id, "teams", team_id, "members")
+        items = self._items(path, key=("organization", "id"))
         return frames.team_members(org_id, team_id, items)

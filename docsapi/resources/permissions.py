@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, Literal
 
 from docsapi._validate import check_entity_id, check_id, check_id_list, check_role
 from docsapi.errors import ValidationError
@@ -13,6 +13,14 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["Permissions"]
+
+Principal = Literal["users", "teams"]
+
+#: Per kind of principal: the argument naming it, its id check, and the item key of its id.
+_PRINCIPALS: dict[str, tuple[str, Callable[[Any, str], str], str]] = {
+    "users": ("user_id", check_id, "user"),
+    "teams": ("team_id", check_entity_id, "team"),
+}
 
 
 class Permissions(ResourceGroup):
@@ -105,8 +113,7 @@ class Permissions(ResourceGroup):
         >>> client.permissions.user_records("sp_abc")[0]["permission"]  # doctest: +SKIP
         'edit'
         """
-        check_entity_id(space_id, "space_id")
-        return self._items(api_path("spaces", space_id, "permissions", "users"))
+        return self._records("users", space_id)
 
     def team_records(self, space_id: str) -> list[dict]:
         """The raw ``{permission, team}`` items of a space, every page fetched.
@@ -131,8 +138,7 @@ class Permissions(ResourceGroup):
         >>> client.permissions.team_records("sp_abc")[0]["team"]["title"]  # doctest: +SKIP
         'Design'
         """
-        check_entity_id(space_id, "space_id")
-        return self._items(api_path("spaces", space_id, "permissions", "teams"))
+        return self._records("teams", space_id)
 
     def invite(
         self,
@@ -199,11 +205,7 @@ class Permissions(ResourceGroup):
         --------
         >>> client.permissions.set_user_role("sp_abc", "u_1", "edit")  # doctest: +SKIP
         """
-        check_entity_id(space_id, "space_id")
-        check_id(user_id, "user_id")
-        body = {"role": check_role(role)}
-        path = api_path("spaces", space_id, "permissions", "users", user_id)
-        self._transport.request("PATCH", path, json=body)
+        self._set_role("users", space_id, user_id, role)
 
     def set_team_role(self, space_id: str, team_id: str, role: str | None) -> None:
         """Change a team's role on a space.
@@ -226,11 +228,7 @@ class Permissions(ResourceGroup):
         --------
         >>> client.permissions.set_team_role("sp_abc", "tm_1", "read")  # doctest: +SKIP
         """
-        check_entity_id(space_id, "space_id")
-        check_entity_id(team_id, "team_id")
-        body = {"role": check_role(role)}
-        path = api_path("spaces", space_id, "permissions", "teams", team_id)
-        self._transport.request("PATCH", path, json=body)
+        self._set_role("teams", space_id, team_id, role)
 
     def remove_user(self, space_id: str, user_id: str) -> bool:
         """Take a user's direct access to a space away.
@@ -255,10 +253,7 @@ class Permissions(ResourceGroup):
         >>> client.permissions.remove_user("sp_abc", "u_1")  # doctest: +SKIP
         True
         """
-        check_entity_id(space_id, "space_id")
-        check_id(user_id, "user_id")
-        path = api_path("spaces", space_id, "permissions", "users", user_id)
-        return was_removed(self._transport.request("DELETE", path))
+        return self._remove("users", space_id, user_id)
 
     def remove_team(self, space_id: str, team_id: str) -> bool:
         """Take a team's access to a space away.
@@ -283,7 +278,26 @@ class Permissions(ResourceGroup):
         >>> client.permissions.remove_team("sp_abc", "tm_1")  # doctest: +SKIP
         True
         """
+        return self._remove("teams", space_id, team_id)
+
+    # -- one implementation for users and teams -------------------------------------------
+
+    def _records(self, kind: Principal, space_id: str) -> list[dict]:
         check_entity_id(space_id, "space_id")
-        check_entity_id(team_id, "team_id")
-        path = api_path("spaces", space_id, "permissions", "teams", team_id)
+        item_key = _PRINCIPALS[kind][2]
+        path = api_path("spaces", space_id, "permissions", kind)
+        return self._items(path, key=(item_key, "id"))
+
+    def _principal_path(self, kind: Principal, space_id: str, principal_id: str) -> str:
+        argument, check, _ = _PRINCIPALS[kind]
+        check_entity_id(space_id, "space_id")
+        check(principal_id, argument)
+        return api_path("spaces", space_id, "permissions", kind, principal_id)
+
+    def _set_role(self, kind: Principal, space_id: str, principal_id: str, role: Any) -> None:
+        path = self._principal_path(kind, space_id, principal_id)
+        self._transport.request("PATCH", path, json={"role": check_role(role)})
+
+    def _remove(self, kind: Principal, space_id: str, principal_id: str) -> bool:
+        path = self._principal_path(kind, space_id, principal_id)
         return was_removed(self._transport.request("DELETE", path))

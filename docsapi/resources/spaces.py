@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from itertools import islice
-from types import EllipsisType
 from typing import TYPE_CHECKING, Any
 
 from docsapi._validate import (
@@ -23,14 +22,22 @@ from docsapi._validate import (
     check_url,
     require_any,
 )
-from docsapi.errors import ValidationError
+from docsapi.errors import ResponseFormatError, ValidationError
 from docsapi.models import Embed, Space
-from docsapi.resources._base import PAGE_SIZE, UNSET, ResourceGroup, api_path, was_removed
+from docsapi.resources._base import (
+    NOT_GIVEN,
+    PAGE_SIZE,
+    NotGiven,
+    ResourceGroup,
+    api_path,
+    object_of,
+    was_removed,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Spaces"]
+__all__ = ["Spaces", "emoji_or_icon_update"]
 
 _POINTER_KINDS = ("space", "collection")
 
@@ -45,14 +52,17 @@ def _pointer(value: Any, argument: str) -> dict[str, str]:
                 return {"type": kind, kind: check_entity_id(value[kind], f"{argument}.{kind}")}
     raise ValidationError(
         argument,
-        "must be a space id, {'space': id} or {'collection': id}; got " + repr(value),
+        "must be a space id, {'space': id} or {'collection': id}; got " + type(value).__name__,
     )
 
 
 def _position(position: Any) -> dict[str, Any]:
     """Build a ``ContentPosition`` from ``{"before": ...}`` or ``{"after": ...}``."""
     if not isinstance(position, Mapping):
-        raise TypeError(f"position must be a dict like {{'before': space_id}}, got {position!r}")
+        raise ValidationError(
+            "position",
+            f"must be a dict like {{'before': space_id}}, got {type(position).__name__}",
+        )
     keys = set(position)
     if len(keys) != 1 or not keys <= {"before", "after"}:
         raise ValidationError(
@@ -73,21 +83,51 @@ def _merge_rules(value: Any) -> dict[str, Any]:
     return rules
 
 
-def _emoji_or_icon(emoji: Any, icon: Any) -> dict[str, Any]:
-    """The emoji/icon part of a space update: one of them, or both cleared."""
-    if emoji is UNSET and icon is UNSET:
+def emoji_or_icon_update(emoji: Any = NOT_GIVEN, icon: Any = NOT_GIVEN) -> dict[str, Any]:
+    """The emoji/icon part of a space update: one of them, or both cleared.
+
+    A space shows an emoji or an icon, never both: setting one replaces the other, and
+    ``None`` for either removes both. This is the one statement of that rule, used by
+    :meth:`Spaces.update` and by the space settings form.
+
+    Parameters
+    ----------
+    emoji : str or None, optional
+        The emoji to show; ``None`` removes the emoji and the icon.
+    icon : str or None, optional
+        The URL of the icon to show; ``None`` removes the emoji and the icon.
+
+    Returns
+    -------
+    dict
+        The keyword arguments of the change: ``{}`` (neither given), ``{"emoji": ...}``,
+        ``{"icon": ...}`` or ``{"emoji": None, "icon": None}``.
+
+    Raises
+    ------
+    ValidationError
+        Both set, one set and the other ``None``, or a value breaking its rule.
+
+    Examples
+    --------
+    >>> emoji_or_icon_update(emoji="1f4d8")
+    {'emoji': '1f4d8'}
+    >>> emoji_or_icon_update(None, None)
+    {'emoji': None, 'icon': None}
+    """
+    if emoji is NOT_GIVEN and icon is NOT_GIVEN:
         return {}
     if emoji is None or icon is None:
-        if emoji not in (None, UNSET) or icon not in (None, UNSET):
+        if emoji not in (None, NOT_GIVEN) or icon not in (None, NOT_GIVEN):
             raise ValidationError(
                 "emoji, icon", "set exactly one of emoji or icon, or pass None to remove them"
             )
         return {"emoji": None, "icon": None}
-    if emoji is not UNSET and icon is not UNSET:
+    if emoji is not NOT_GIVEN and icon is not NOT_GIVEN:
         raise ValidationError(
             "emoji, icon", "a space shows an emoji or an icon, not both: set only one"
         )
-    if emoji is not UNSET:
+    if emoji is not NOT_GIVEN:
         return {"emoji": check_emoji(emoji)}
     return {"icon": check_url(icon, "icon")}
 
@@ -167,13 +207,13 @@ class Spaces(ResourceGroup):
         self,
         space_id: str,
         *,
-        title: str | EllipsisType = UNSET,
-        edit_mode: str | EllipsisType = UNSET,
-        default_level: str | EllipsisType | None = UNSET,
-        language: str | EllipsisType = UNSET,
-        merge_rules: Mapping[str, Any] | EllipsisType = UNSET,
-        emoji: str | EllipsisType | None = UNSET,
-        icon: str | EllipsisType | None = UNSET,
+        title: str | NotGiven = NOT_GIVEN,
+        edit_mode: str | NotGiven = NOT_GIVEN,
+        default_level: str | NotGiven | None = NOT_GIVEN,
+        language: str | NotGiven = NOT_GIVEN,
+        merge_rules: Mapping[str, Any] | NotGiven = NOT_GIVEN,
+        emoji: str | NotGiven | None = NOT_GIVEN,
+        icon: str | NotGiven | None = NOT_GIVEN,
     ) -> Space:
         """Change a space's settings; only the arguments given are sent.
 
@@ -215,25 +255,24 @@ class Spaces(ResourceGroup):
         """
         check_entity_id(space_id, "space_id")
         body: dict[str, Any] = {}
-        if title is not UNSET:
+        if title is not NOT_GIVEN:
             body["title"] = check_space_title(title)
-        if edit_mode is not UNSET:
+        if edit_mode is not NOT_GIVEN:
             body["editMode"] = check_choice(edit_mode, EDIT_MODES, "edit_mode")
-        if default_level is not UNSET:
+        if default_level is not NOT_GIVEN:
             body["defaultLevel"] = check_default_level(default_level)
-        if language is not UNSET:
+        if language is not NOT_GIVEN:
             body["language"] = check_choice(language, LANGUAGES, "language")
-        if merge_rules is not UNSET:
+        if merge_rules is not NOT_GIVEN:
             body["mergeRules"] = _merge_rules(merge_rules)
-        body.update(_emoji_or_icon(emoji, icon))
+        body.update(emoji_or_icon_update(emoji, icon))
         if not body:
             raise ValidationError(
                 "update",
                 "give at least one of title, edit_mode, default_level, language, "
                 "merge_rules, emoji or icon",
             )
-        data = self._transport.request("PATCH", api_path("spaces", space_id), json=body).data
-        return Space.from_api(data)
+        return Space.from_api(self._object("PATCH", api_path("spaces", space_id), json=body))
 
     def delete(self, space_id: str) -> bool:
         """Move a space to the trash; it can be restored for 7 days.
@@ -289,7 +328,7 @@ class Spaces(ResourceGroup):
         """
         check_entity_id(space_id, "space_id")
         response = self._transport.request("POST", api_path("spaces", space_id, "duplicate"))
-        space = Space.from_api(response.data)
+        space = Space.from_api(object_of(response))
         space.location = response.headers.get("Location")
         return space
 
@@ -316,15 +355,14 @@ class Spaces(ResourceGroup):
         >>> client.spaces.restore("sp_abc")  # doctest: +SKIP
         """
         check_entity_id(space_id, "space_id")
-        data = self._transport.request("POST", api_path("spaces", space_id, "restore")).data
-        return Space.from_api(data)
+        return Space.from_api(self._object("POST", api_path("spaces", space_id, "restore")))
 
     def move(
         self,
         space_id: str,
         *,
-        parent: str | EllipsisType | None = UNSET,
-        position: Mapping[str, Any] | EllipsisType = UNSET,
+        parent: str | NotGiven | None = NOT_GIVEN,
+        position: Mapping[str, Any] | NotGiven = NOT_GIVEN,
     ) -> Space:
         """Move a space into a collection and/or next to another space or collection.
 
@@ -363,15 +401,14 @@ class Spaces(ResourceGroup):
         require_any(
             {"parent": parent, "position": position},
             "give parent, position or both",
-            missing=UNSET,
+            missing=NOT_GIVEN,
         )
         body: dict[str, Any] = {}
-        if parent is not UNSET:
+        if parent is not NOT_GIVEN:
             body["parent"] = None if parent is None else check_entity_id(parent, "parent")
-        if position is not UNSET:
+        if position is not NOT_GIVEN:
             body["position"] = _position(position)
-        data = self._transport.request("POST", api_path("spaces", space_id, "move"), json=body)
-        return Space.from_api(data.data)
+        return Space.from_api(self._object("POST", api_path("spaces", space_id, "move"), json=body))
 
     def embed(self, space_id: str, url: str) -> Embed:
         """Describe a URL as an embed (oEmbed-style), as the space's editor would show it.
@@ -438,7 +475,9 @@ class Spaces(ResourceGroup):
         page_size = PAGE_SIZE
         if limit is not None:
             page_size = min(check_limit(limit), PAGE_SIZE)
-        items = self._transport.paginate(
-            api_path("spaces", space_id, "search"), params=params, limit=page_size
-        )
-        return frames.search(space_id, list(islice(items, limit)))
+        path = api_path("spaces", space_id, "search")
+        items = self._transport.paginate(path, params=params, limit=page_size, key=("id",))
+        results = list(islice(items, limit))
+        if not all(isinstance(item, dict) for item in results):
+            raise ResponseFormatError(f"GET {path}: a search result is not a JSON object")
+        return frames.search(space_id, results)

@@ -100,8 +100,7 @@ class Users(ResourceGroup):
             body["displayName"] = check_display_name(display_name)
         if photo_url is not None:
             body["photoURL"] = check_url(photo_url, "photo_url")
-        data = self._transport.request("PATCH", api_path("users", user_id), json=body).data
-        return User.from_api(data)
+        return User.from_api(self._object("PATCH", api_path("users", user_id), json=body))
 
     def notifications_token(self) -> APITemporaryToken:
         """Create a short-lived token for the in-app notifications service.
@@ -122,5 +121,4 @@ class Users(ResourceGroup):
         --------
         >>> jwt = client.users.notifications_token().token  # doctest: +SKIP
         """
-        data = self._transport.request("POST", "/user/notifications/token").data
-        return APITemporaryToken.from_api(data)
+        return APITemporaryToken.from_api(self._object("POST", "/user/notifications/token"))

@@ -2,7 +2,7 @@
 
 :class:`Sandbox` serves the documentation-platform API (GitBook API v1) on 127.0.0.1 with a
 seeded demo organization; :func:`serve` runs it in the foreground; ``AdNetworkSandbox`` does
-the same for the ad-network API.
+the same for the ad-network API. :class:`Fault` names the failures a sandbox can inject.
 
 Examples
 --------
@@ -16,6 +16,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from docsapi.sandbox._faults import Fault
 from docsapi.sandbox._sandbox import Sandbox
 from docsapi.sandbox._serve import serve
 from docsapi.sandbox._server import ServerThread
@@ -23,7 +24,7 @@ from docsapi.sandbox._server import ServerThread
 if TYPE_CHECKING:
     from docsapi.sandbox.adnetwork import AdNetworkSandbox
 
-__all__ = ["AdNetworkSandbox", "Sandbox", "ServerThread", "serve"]
+__all__ = ["AdNetworkSandbox", "Fault", "Sandbox", "ServerThread", "serve"]
 
 
 def __getattr__(name: str) -> Any:

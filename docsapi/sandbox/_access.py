@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from docsapi.sandbox._errors import ApiError, forbidden, not_found
+from docsapi.sandbox._permission_model import site_role
 from docsapi.sandbox._render import viewer_role
 from docsapi.sandbox._roles import at_least
 from docsapi.sandbox._state import Record
@@ -24,6 +25,48 @@ def space_for(ctx: Ctx, space_id: str, need: str = "read") -> Record:
     if not at_least(role, need):
         held = f"you have {role!r}" if role else "you have no access to it"
         raise forbidden(f"This operation needs the {need!r} role on space {space_id!r}; {held}.")
+    return record
+
+
+def collection_for(ctx: Ctx, collection_id: str, need: str = "read") -> Record:
+    """The collection ``collection_id``, if the caller holds at least ``need`` on it.
+
+    Raises
+    ------
+    ApiError
+        404 when no collection has this id; 403 when the caller's role is too weak.
+    """
+    record = ctx.state.collections.get(collection_id)
+    if record is None:
+        raise not_found(f"Collection {collection_id!r} not found.")
+    role = viewer_role(
+        ctx.store, ctx.credential, record["organization"], collection_id, "collection"
+    )
+    if not at_least(role, need):
+        held = f"you have {role!r}" if role else "you have no access to it"
+        raise forbidden(
+            f"This operation needs the {need!r} role on collection {collection_id!r}; {held}."
+        )
+    return record
+
+
+def site_for(ctx: Ctx, org_id: str, site_id: str, need: str | None = None) -> Record:
+    """The site ``site_id`` of organization ``org_id``, for a member (with ``need`` if given).
+
+    Raises
+    ------
+    ApiError
+        404 for an unknown organization or site; 403 for a non-member or a role below ``need``
+        on the site.
+    """
+    org_for(ctx, org_id)
+    record = ctx.state.sites.get(site_id)
+    if record is None or record["organization"] != org_id:
+        raise not_found(f"Site {site_id!r} not found in organization {org_id!r}.")
+    if need is not None and ctx.credential.user_id is not None:
+        role = site_role(ctx.state, ctx.credential.user_id, site_id)
+        if not at_least(role, need):
+            raise forbidden(f"This operation needs the {need!r} role on site {site_id!r}.")
     return record
 
 

@@ -1,13 +1,14 @@
-"""The WSGI application: faults and rate limit first, then routing, authentication, handler."""
+"""The WSGI application: faults and rate limit first, then routing, authentication, the
+description's request rules, then the handler (under the store lock)."""
 
 from __future__ import annotations
 
 import itertools
 import json
 import logging
-import socket
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
+from email.utils import format_datetime
 from typing import Any
 
 from werkzeug.exceptions import MethodNotAllowed, NotFound
@@ -15,18 +16,24 @@ from werkzeug.routing import Map, Rule
 from werkzeug.wrappers import Request, Response
 
 from docsapi.sandbox import (
+    _routes_audit_events,
     _routes_changes,
+    _routes_collections,
     _routes_content,
     _routes_git,
+    _routes_invites,
     _routes_orgs,
     _routes_permissions,
+    _routes_sites,
     _routes_spaces,
     _routes_users,
 )
 from docsapi.sandbox._auth import TokenRegistry, allowed, describe
 from docsapi.sandbox._errors import ApiError
-from docsapi.sandbox._faults import Faults, retry_after_seconds
+from docsapi.sandbox._faults import Fault, Faults, Planned
+from docsapi.sandbox._server import CONNECTION_KEY
 from docsapi.sandbox._store import Store
+from docsapi.sandbox._validation import RequestRules
 from docsapi.sandbox._web import Ctx, Reply, Route
 
 logger = logging.getLogger("docsapi.sandbox")
@@ -39,6 +46,10 @@ ROUTES: list[Route] = [
     *_routes_git.ROUTES,
     *_routes_changes.ROUTES,
     *_routes_orgs.ROUTES,
+    *_routes_collections.ROUTES,
+    *_routes_sites.ROUTES,
+    *_routes_invites.ROUTES,
+    *_routes_audit_events.ROUTES,
 ]
 _HTML_PAGE = (
     b"<!DOCTYPE html><html><head><title>Sign in</title></head><body><h1>Sign in to continue</h1>"
@@ -111,6 +122,10 @@ class DocsApp:
         self.log = log
         self.controls = controls
         self.url_map, self.endpoints = _build_map()
+        described = RequestRules()
+        self.rules = {
+            key: described.for_route(r.method, r.rule) for key, r in self.endpoints.items()
+        }
         self._ids = itertools.count(1)
 
     def __call__(
@@ -119,52 +134,34 @@ class DocsApp:
         request = Request(environ)
         if request.path == "/_sandbox" or request.path.startswith("/_sandbox/"):
             return self.controls(request)(environ, start_response)
-        raw_path = environ.get("RAW_URI") or request.full_path.rstrip("?")
+        raw_path = environ.get("REQUEST_URI") or request.full_path.rstrip("?")
+        planned = self.faults.take(request.method, request.path)
+        fault = planned.fault if planned else None
+        if fault is Fault.RESET_BEFORE_READ:
+            self.log.add(request.method, raw_path, None)
+            return _cut(environ, reset=True)
         if self.faults.latency > 0:
             self.faults.stop_event.wait(self.faults.latency)
-        fault = self.faults.take(request.method, request.path)
-        if fault == "stall":
+        if fault is Fault.STALL:
             # logged now: the answer never comes (the connection is cut after the stall)
             self.log.add(request.method, raw_path, None)
             self.faults.stop_event.wait(self.faults.stall_seconds)
-            return _dropped(environ)(environ, start_response)
-        app, status = self._serve(request, environ, fault)
-        self.log.add(request.method, raw_path, status)
-        return app(environ, start_response)
-
-    # -- the pipeline -----------------------------------------------------------------
-    def _serve(
-        self, request: Request, environ: dict[str, Any], fault: str | None
-    ) -> tuple[WSGIApp, int | None]:
-        if fault == "drop":
-            request.get_data()
-            return _dropped(environ), None
-        response = self._fault_response(fault) if fault and fault != "truncate" else None
+            return _cut(environ)
+        if fault is Fault.DROP:
+            self.log.add(request.method, raw_path, None)
+            return _cut(environ)
+        response = None if planned is None else _fault_response(planned)
         if response is None:
             response = self._answer(request)
         response.headers["X-Request-Id"] = f"sbx-req-{next(self._ids)}"
-        if fault == "truncate":
-            return _truncated(response, environ), response.status_code
-        return response, response.status_code
+        # The answer's Date is the sandbox clock's, so advancing it ages what clients compute.
+        response.headers["Date"] = format_datetime(self.store.clock.now(), usegmt=True)
+        self.log.add(request.method, raw_path, response.status_code)
+        if fault is Fault.TRUNCATE:
+            return _truncated(response)(environ, start_response)
+        return response(environ, start_response)
 
-    def _fault_response(self, fault: str) -> Response:
-        if fault in ("500", "503"):
-            message = (
-                "Service unavailable, try again later."
-                if fault == "503"
-                else "Internal server error."
-            )
-            return error_response(int(fault), message)
-        if fault == "html":
-            return Response(_HTML_PAGE, status=200, content_type="text/html; charset=utf-8")
-        seconds = retry_after_seconds(fault)
-        retry_after = "1" if seconds is None else (f"{seconds:g}")
-        return error_response(
-            429,
-            "Too many requests: slow down and retry after the delay in Retry-After.",
-            {"Retry-After": retry_after},
-        )
-
+    # -- the pipeline -----------------------------------------------------------------
     def _answer(self, request: Request) -> Response:
         limit_headers, retry_after = self.faults.count_request()
         if retry_after is not None:
@@ -209,11 +206,31 @@ class DocsApp:
                 f"{describe(route.security)}.",
             )
         ctx = Ctx(self.store, request, credential)
+        rules = self.rules[endpoint]
+        if rules is not None:
+            rules.check(ctx)  # reads and checks the body before any lock is taken
         with self.store.lock:
-            self.store.purge_trash()
-            _routes_git.finish_due_operations(self.store)
             reply = route.handler(ctx, **args)
             return _to_response(reply)
+
+
+def _fault_response(planned: Planned) -> Response | None:
+    """The answer of an HTTP-level fault (None for faults that are not an answer)."""
+    fault = planned.fault
+    if fault is Fault.SERVICE_UNAVAILABLE:
+        return error_response(503, "Service unavailable, try again later.")
+    if fault is Fault.SERVER_ERROR:
+        return error_response(500, "Internal server error.")
+    if fault is Fault.HTML:
+        return Response(_HTML_PAGE, status=200, content_type="text/html; charset=utf-8")
+    if fault in (Fault.TOO_MANY_REQUESTS, Fault.RETRY_AFTER):
+        seconds = planned.retry_after
+        return error_response(
+            429,
+            "Too many requests: slow down and retry after the delay in Retry-After.",
+            {"Retry-After": "1" if seconds is None else f"{seconds:g}"},
+        )
+    return None
 
 
 def _to_response(reply: Reply) -> Response:
@@ -227,38 +244,26 @@ def _to_response(reply: Reply) -> Response:
     )
 
 
-def _socket(environ: dict[str, Any]) -> socket.socket | None:
-    return environ.get("werkzeug.socket")
+def _cut(environ: dict[str, Any], *, reset: bool = False) -> Iterable[bytes]:
+    """End the request's connection without answering (orderly close, or a reset)."""
+    connection = environ.get(CONNECTION_KEY)
+    if connection is None:
+        raise RuntimeError("connection faults need the sandbox's own server (ServerThread)")
+    if reset:
+        connection.reset()
+    else:
+        connection.close()
+    return []
 
 
-def _dropped(environ: dict[str, Any]) -> WSGIApp:
-    """Close the connection without answering (the request has been read).
-
-    The socket is shut when the returned app runs, after the request has been logged, so
-    a client that sees the connection close also sees the request in the log.
-    """
-
-    def app(environ_: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        connection = _socket(environ)
-        if connection is not None:
-            connection.shutdown(socket.SHUT_RDWR)
-        start_response("500 Dropped", [])
-        return []
-
-    return app
-
-
-def _truncated(response: Response, environ: dict[str, Any]) -> WSGIApp:
-    """Declare the full Content-Length, send half of the body, then close the connection."""
+def _truncated(response: Response) -> WSGIApp:
+    """Declare the full Content-Length, send half of the body; the server then closes."""
     body = response.get_data()
     headers = [(k, v) for k, v in response.headers.items() if k.lower() != "content-length"]
     headers.append(("Content-Length", str(len(body))))
 
-    def app(environ_: dict[str, Any], start_response: Callable[..., Any]) -> Iterator[bytes]:
+    def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         start_response(response.status, headers)
-        yield body[: len(body) // 2]
-        connection = _socket(environ)
-        if connection is not None:
-            connection.shutdown(socket.SHUT_RDWR)
+        return [body[: len(body) // 2]]
 
     return app

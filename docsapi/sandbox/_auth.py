@@ -43,6 +43,13 @@ OAUTH_SCOPES = (
     "organization:members:write",
     "organization:search",
     "organization:ask",
+    "site:read",
+    "site:write",
+    "site:publish",
+    "site:permissions:read",
+    "site:permissions:write",
+    "site:auth:read",
+    "site:auth:write",
 )
 
 

@@ -9,17 +9,25 @@ POST    /_sandbox/latency          ``{"seconds"}``
 POST    /_sandbox/rate-limit       ``{"limit", "per_seconds"}`` (limit null turns it off)
 GET     /_sandbox/stats            request count, the request log, pending faults
 GET     /_sandbox/files/...        the bytes of a file listed in a space's content
+POST    /_sandbox/grant            ``{"target", "principal", "role"}`` (role null revokes)
+POST    /_sandbox/default-level    ``{"target", "level"}``
+POST    /_sandbox/member           ``{"user", "role"?, "disabled"?}``
+POST    /_sandbox/publish          ``{"site"}``; ``/_sandbox/unpublish`` likewise
+POST    /_sandbox/share-links      ``{"site", "name"?}``: 201 ``{"id"}`` of a new active link
+POST    /_sandbox/share-link       ``{"site", "link", "active"}``
 ======  =========================  ==============================================================
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from typing import TYPE_CHECKING, Any
 
 from werkzeug.wrappers import Request, Response
 
 from docsapi.sandbox._clock import iso
+from docsapi.sandbox._jsonbody import parse_json_body
 
 if TYPE_CHECKING:
     from docsapi.sandbox._sandbox import Sandbox
@@ -31,6 +39,39 @@ def _json(body: Any, status: int = 200) -> Response:
 
 def _error(status: int, message: str) -> Response:
     return _json({"error": {"code": status, "message": message}}, status)
+
+
+logger = logging.getLogger("docsapi.sandbox")
+#: The properties each control's body may have.
+_ALLOWED = {
+    "reset": (),
+    "clock": ("days", "hours", "seconds"),
+    "faults": ("fault", "count", "methods", "path"),
+    "latency": ("seconds",),
+    "rate-limit": ("limit", "per_seconds"),
+    "grant": ("target", "principal", "role"),
+    "default-level": ("target", "level"),
+    "member": ("user", "role", "disabled"),
+    "publish": ("site",),
+    "unpublish": ("site",),
+    "share-links": ("site", "name"),
+    "share-link": ("site", "link", "active"),
+}
+
+
+def _body(request: Request, control: str) -> dict[str, Any]:
+    """The JSON object sent to a POST control (empty when there is no body)."""
+    if request.method != "POST" or not request.get_data().strip():
+        return {}
+    body = parse_json_body(request.get_data())
+    if not isinstance(body, dict):
+        raise ValueError("the body must be a JSON object")
+    allowed = _ALLOWED.get(control, ())
+    unknown = sorted(set(body) - set(allowed))
+    if unknown:
+        shown = ", ".join(allowed) or "nothing"
+        raise ValueError(f"unknown properties {unknown}; this control takes {shown}")
+    return body
 
 
 class Controls:
@@ -51,17 +92,26 @@ class Controls:
             ("POST", "rate-limit"): self._rate_limit,
             ("GET", "stats"): self._stats,
             ("GET", "files"): self._file,
+            ("POST", "grant"): self._grant,
+            ("POST", "default-level"): self._default_level,
+            ("POST", "member"): self._member,
+            ("POST", "publish"): self._publish,
+            ("POST", "unpublish"): self._unpublish,
+            ("POST", "share-links"): self._new_share_link,
+            ("POST", "share-link"): self._share_link_active,
         }
         handler = handlers.get(key)
         if handler is None:
             return _error(404, f"No sandbox control {request.method} {request.path}.")
         try:
-            body = json.loads(request.get_data() or b"{}") if request.method == "POST" else {}
-            if not isinstance(body, dict):
-                raise ValueError("the body must be a JSON object")
-            return handler(body, parts[1:])
+            return handler(_body(request, key[1]), parts[1:])
         except (ValueError, TypeError) as error:
-            return _error(400, str(error))
+            return _error(400, f"{error}.".replace("..", "."))
+        except KeyError as error:
+            return _error(400, f"missing property {error}.")
+        except Exception:
+            logger.exception("sandbox control failed: %s %s", request.method, request.path)
+            return _error(500, "The sandbox control failed; this is a sandbox bug.")
 
     def _reset(self, body: dict[str, Any], rest: list[str]) -> Response:
         self.sandbox.reset()
@@ -79,7 +129,7 @@ class Controls:
 
     def _inject(self, body: dict[str, Any], rest: list[str]) -> Response:
         self.sandbox.inject(
-            body.get("fault"),
+            body.get("fault", ""),
             body.get("count", 1),
             methods=body.get("methods"),
             path=body.get("path"),
@@ -112,3 +162,32 @@ class Controls:
             return _error(404, "No such file.")
         content_type, data = found
         return Response(data, content_type=content_type)
+
+    # -- access changes (see Sandbox.grant ...) -------------------------------------------
+    def _grant(self, body: dict[str, Any], rest: list[str]) -> Response:
+        previous = self.sandbox.grant(body["target"], body["principal"], body.get("role"))
+        return _json({"previous": previous})
+
+    def _default_level(self, body: dict[str, Any], rest: list[str]) -> Response:
+        self.sandbox.set_default_level(body["target"], body.get("level"))
+        return Response(status=204)
+
+    def _member(self, body: dict[str, Any], rest: list[str]) -> Response:
+        options = {key: body[key] for key in ("role", "disabled") if key in body}
+        return _json(self.sandbox.set_member(body["user"], **options))
+
+    def _publish(self, body: dict[str, Any], rest: list[str]) -> Response:
+        self.sandbox.publish(body["site"])
+        return Response(status=204)
+
+    def _unpublish(self, body: dict[str, Any], rest: list[str]) -> Response:
+        self.sandbox.unpublish(body["site"])
+        return Response(status=204)
+
+    def _new_share_link(self, body: dict[str, Any], rest: list[str]) -> Response:
+        name = body.get("name", "Shared by the sandbox")
+        return _json({"id": self.sandbox.create_share_link(body["site"], name)}, 201)
+
+    def _share_link_active(self, body: dict[str, Any], rest: list[str]) -> Response:
+        self.sandbox.set_share_link_active(body["site"], body["link"], body["active"])
+        return Response(status=204)

@@ -1,7 +1,13 @@
-"""The seeded demo organization: users, teams, collections, spaces and their permissions.
+"""The seeded demo organization: people, teams, collections, spaces, sites and their access.
 
-The permissions hold one deliberate instance of each problem a permission audit looks for,
-at places recorded in the returned facts, and no other instance (see :func:`build_demo`).
+The organization exercises every path of the access model (``docs/access-model.md``) and
+holds one deliberate instance of each problem a permission audit looks for, at places
+recorded in the returned facts, and no other instance (see :func:`build_demo`). Grants and
+sites are laid out by :mod:`._demo_grants` and :mod:`._demo_sites`.
+
+Timestamps that an audit compares with today (when members were last seen, when share links
+were made) are drawn back from ``now``; every other timestamp is drawn before :data:`EPOCH`,
+so names, ids and findings never depend on the day the demo is built.
 """
 
 from __future__ import annotations
@@ -11,35 +17,43 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from docsapi.sandbox import _demo_grants, _demo_sites
 from docsapi.sandbox import _names as names
 from docsapi.sandbox._clock import iso
+from docsapi.sandbox._demo_plan import EPOCH, PLACES, moment
 from docsapi.sandbox._ids import new_id
 from docsapi.sandbox._state import State
 
-#: Demo timestamps are drawn before this instant, so they never depend on the real clock.
-EPOCH = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)
 DEFAULT_SPACES, DEFAULT_USERS, DEFAULT_TEAMS = 30, 60, 8
-MIN_SPACES, MIN_USERS, MIN_TEAMS = 12, 30, 6
-_DIRECT_ROLES = ["read"] * 30 + ["comment"] * 20 + ["edit"] * 30 + ["review"] * 10 + ["create"] * 10
-_TEAM_ROLES = ["read"] * 3 + ["comment"] * 2 + ["edit"] * 3 + ["review"]
-_ORG_ROLES = (
-    ["edit"] * 35
-    + ["comment"] * 15
-    + ["review"] * 10
-    + ["read"] * 25
-    + ["create"] * 10
-    + ["admin"] * 5
-)
+MIN_SPACES, MIN_USERS, MIN_TEAMS = 30, 40, 6
+#: Share of spaces whose own default level is ``inherit`` at the demo size, and when big.
+DEMO_INHERIT_SHARE, BIG_INHERIT_SHARE = 0.5, 0.02
+_ORG_ROLES = ["edit"] * 35 + ["comment"] * 15 + ["review"] * 10 + ["read"] * 30 + ["create"] * 10
 
 
 @dataclass(frozen=True)
 class DemoSize:
-    """How big a demo organization to build."""
+    """How big a demo organization to build.
+
+    Parameters
+    ----------
+    spaces, users, teams
+        Counts (at least 30 spaces, 40 users, 6 teams).
+    grants_per_space
+        Direct user grants per space (default: 2 to 6, drawn per space).
+    inherit_share
+        Share of the spaces (other than those with a fixed part) whose own default level is
+        ``inherit``; the others get ``null`` (private: only explicit grants reach them), or
+        ``read`` for a fifth of them at the demo size. Default 0.5 at the demo size and 0.02
+        for big organizations, whose further collections are mostly private too, so that
+        access there is dominated by the explicit grants of each space.
+    """
 
     spaces: int = DEFAULT_SPACES
     users: int = DEFAULT_USERS
     teams: int = DEFAULT_TEAMS
     grants_per_space: int | None = None
+    inherit_share: float | None = None
 
     def check(self) -> None:
         """Raise ValueError when the organization would be too small to hold every case."""
@@ -48,7 +62,7 @@ class DemoSize:
             ("users", self.users, MIN_USERS),
             ("teams", self.teams, MIN_TEAMS),
         ):
-            if not isinstance(value, int) or value < minimum:
+            if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
                 raise ValueError(f"{label} must be an integer of at least {minimum}, got {value!r}")
         if self.grants_per_space is not None and (
             not isinstance(self.grants_per_space, int) or self.grants_per_space < 0
@@ -56,23 +70,43 @@ class DemoSize:
             raise ValueError(
                 f"grants_per_space must be a non-negative integer, got {self.grants_per_space!r}"
             )
+        share = self.inherit_share
+        if share is not None and (
+            isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share <= 1
+        ):
+            raise ValueError(f"inherit_share must be a number from 0 to 1, got {share!r}")
 
     @property
     def big(self) -> bool:
         """True for organizations far above the demo size (content is then kept small)."""
         return self.spaces > 100 or self.users > 500
 
+    @property
+    def share_inheriting(self) -> float:
+        """The share of free spaces whose default level is ``inherit``."""
+        if self.inherit_share is not None:
+            return float(self.inherit_share)
+        return BIG_INHERIT_SHARE if self.big else DEMO_INHERIT_SHARE
 
-def _moment(rng: random.Random, days_back: int) -> datetime:
-    return EPOCH - timedelta(days=rng.uniform(1, days_back), seconds=rng.randint(0, 86_399))
 
+class Builder:
+    """Builds the State step by step; each step draws from the same seeded Random.
 
-class _Builder:
-    """Builds the State step by step; each step draws from the same seeded Random."""
+    Attributes hold the cast: who plays which part, which collection and space is which.
+    """
 
-    def __init__(self, seed: int, size: DemoSize) -> None:
+    # set by the steps of _demo_grants and _demo_sites
+    collection_user: dict[str, str]
+    collection_team: dict[str, str]
+    deliberate_spaces: dict[str, Any]
+    site: dict[str, str]
+    stale_links: list[str]
+    invite: dict[str, str]
+
+    def __init__(self, seed: int, size: DemoSize, now: datetime) -> None:
         self.rng = random.Random(seed)
         self.size = size
+        self.now = now
         self.state = State(rng=random.Random(f"requests:{seed}"))
         self.facts: dict[str, Any] = {}
 
@@ -87,7 +121,7 @@ class _Builder:
             "title": title,
             "type": "business",
             "plan": "pro",
-            "createdAt": iso(_moment(rng, 1500)),
+            "createdAt": iso(moment(rng, 1500)),
             "inviteLinks": True,
             "emailDomains": [self.domain],
             "defaultRole": "read",
@@ -121,38 +155,56 @@ class _Builder:
         self.owner, self.sprawler, self.other_user = ids[0], ids[1], ids[2]
         self.multi, self.redundant = ids[3], ids[4]
         self.pool = ids[5:8]  # per-space admins, in no team
+        self.disabled, self.inactive = ids[8], ids[9]
+        self.dormant = ids[10:12]  # not seen for months, read-only
         self.former = ids[-1]
-        guest_count = max(3, self.size.users // 15)
+        guest_count = max(4, self.size.users // 15)
         self.guests = ids[-1 - guest_count : -1]
+        self.direct_guest, self.partner_guest, self.reading_guest = self.guests[:3]
+        self.plain_guests = self.guests[3:]
+        special = {*ids[:12], *self.guests, self.former}
+        self.regular = [u for u in ids if u not in special]
+        self.admins = [self.owner, *self.regular[: 1 + self.size.users // 1000]]
+        fixed = {
+            self.owner: "admin",
+            self.sprawler: "create",
+            self.other_user: "read",
+            **dict.fromkeys(self.pool, "create"),
+            self.disabled: "read",
+            self.inactive: "comment",
+            **dict.fromkeys(self.dormant, "read"),
+            **dict.fromkeys(self.admins, "admin"),
+            **dict.fromkeys(self.guests, None),
+        }
         members = self.state.members[self.org_id]
         for user_id in ids:
             if user_id == self.former:
                 continue
-            if user_id in self.guests:
-                role = None
-            elif user_id == self.owner:
-                role = "admin"
-            elif user_id == self.other_user:
-                role = "read"
-            elif user_id in (self.sprawler, *self.pool):
-                role = "create"
+            role = fixed[user_id] if user_id in fixed else rng.choice(_ORG_ROLES)
+            joined = moment(rng, 1400)
+            if user_id in (self.inactive, *self.dormant):
+                last_seen = moment(rng, 400, self.now - timedelta(days=150))
+            elif user_id == self.disabled:
+                last_seen = moment(rng, 300, self.now - timedelta(days=200))
             else:
-                role = rng.choice(_ORG_ROLES)
-            joined = _moment(rng, 1400)
+                last_seen = moment(rng, 30, self.now)
             members[user_id] = {
                 "role": role,
                 "joinedAt": iso(joined),
-                "disabled": False,
-                "lastSeenAt": iso(joined + (EPOCH - joined) * rng.random()),
+                "disabled": user_id == self.disabled,
+                "lastSeenAt": iso(last_seen),
             }
         self.facts.update(
             owner_id=self.owner,
             other_user_id=self.other_user,
+            org_admin_ids=list(self.admins),
             guest_ids=list(self.guests),
             former_member_ids=[self.former],
+            disabled_member_ids=[self.disabled],
+            inactive_member_ids=[self.inactive, *self.dormant],
         )
 
-    # -- teams and collections --------------------------------------------------------
+    # -- teams ----------------------------------------------------------------------------
     def teams(self) -> None:
         rng = self.rng
         titles = list(names.TEAM_TITLES)
@@ -161,28 +213,8 @@ class _Builder:
             titles[i % len(titles)] + ("" if i < len(titles) else f" {i // len(titles) + 1}")
             for i in range(regular_count)
         ]
-        special = {
-            self.owner,
-            self.sprawler,
-            self.other_user,
-            self.multi,
-            self.redundant,
-            self.former,
-            *self.pool,
-            *self.guests,
-        }
-        eligible = [u for u in self.user_ids if u not in special]
-        self.regular_teams: list[str] = []
-        for title in titles:
-            team_id = new_id(rng)
-            self.state.teams[team_id] = {
-                "id": team_id,
-                "title": title,
-                "organization": self.org_id,
-                "createdAt": iso(_moment(rng, 900)),
-                "members": {},
-            }
-            self.regular_teams.append(team_id)
+        eligible = [u for u in self.regular if u not in self.admins]
+        self.regular_teams = [self._team(title) for title in titles]
         per_team = max(2, len(eligible) * 2 // (3 * regular_count))
         for team_id in self.regular_teams:
             for user_id in rng.sample(eligible, min(per_team, len(eligible))):
@@ -191,54 +223,76 @@ class _Builder:
         self._join(t1, self.multi)
         self._join(t2, self.multi)
         self._join(t3, self.redundant)
-        self.admin_team = new_id(rng)
-        self.state.teams[self.admin_team] = {
-            "id": self.admin_team,
-            "title": names.ADMIN_TEAM_TITLE,
-            "organization": self.org_id,
-            "createdAt": iso(_moment(rng, 900)),
-            "members": {},
-        }
+        self.admin_team = self._team(names.ADMIN_TEAM_TITLE)
         for user_id in rng.sample(eligible, 4):
             self._join(self.admin_team, user_id)
-        self.empty_team = new_id(rng)
-        self.state.teams[self.empty_team] = {
-            "id": self.empty_team,
-            "title": names.EMPTY_TEAM_TITLE,
-            "organization": self.org_id,
-            "createdAt": iso(_moment(rng, 900)),
-            "members": {},
-        }
+        self.empty_team = self._team(names.EMPTY_TEAM_TITLE)
         self.team_members = {tid: set(t["members"]) for tid, t in self.state.teams.items()}
         self.facts.update(team_ids=list(self.state.teams), admin_team_id=self.admin_team)
+
+    def _team(self, title: str) -> str:
+        team_id = new_id(self.rng)
+        self.state.teams[team_id] = {
+            "id": team_id,
+            "title": title,
+            "organization": self.org_id,
+            "createdAt": iso(moment(self.rng, 900)),
+            "members": {},
+        }
+        return team_id
 
     def _join(self, team_id: str, user_id: str) -> None:
         members = self.state.teams[team_id]["members"]
         members[user_id] = "owner" if not members else "member"
 
+    # -- collections ------------------------------------------------------------------
     def collections(self) -> None:
         rng = self.rng
-        count = min(len(names.COLLECTION_TITLES), max(3, self.size.spaces // 8))
-        self.collection_ids = []
-        root = self.state.children.setdefault((self.org_id, None), [])
-        for title in names.COLLECTION_TITLES[:count]:
-            collection_id = new_id(rng)
-            self.state.collections[collection_id] = {
-                "id": collection_id,
-                "title": title,
-                "organization": self.org_id,
-            }
-            self.state.children[(self.org_id, collection_id)] = []
-            root.append(("collection", collection_id))
-            self.collection_ids.append(collection_id)
-        self.facts["collection_ids"] = list(self.collection_ids)
+        self.collection: dict[str, str] = {}
+        for key, title, parent_key, level in names.COLLECTION_TREE:
+            parent = self.collection[parent_key] if parent_key else None
+            self.collection[key] = self._collection(title, parent, level)
+        extra_top = max(0, self.size.spaces // 20 - 3)
+        self.extra_collections: list[str] = []
+        for number in range(extra_top):
+            base = names.MORE_COLLECTION_TITLES[number % len(names.MORE_COLLECTION_TITLES)]
+            title = base if number < len(names.MORE_COLLECTION_TITLES) else f"{base} {number}"
+            level = rng.choice([None] * 18 + ["read", "inherit"]) if self.size.big else "inherit"
+            top = self._collection(title, None, level)
+            self.extra_collections.append(top)
+            if number % 2 == 0:
+                sub_level = rng.choice(["inherit", "inherit", None])
+                self.extra_collections.append(self._collection(f"{title} team", top, sub_level))
+        self.facts.update(
+            collection_ids=list(self.state.collections),
+            collections=dict(self.collection),
+        )
+
+    def _collection(self, title: str, parent: str | None, level: str | None) -> str:
+        collection_id = new_id(self.rng)
+        self.state.collections[collection_id] = {
+            "id": collection_id,
+            "title": title,
+            "organization": self.org_id,
+            "parent": parent,
+            "defaultLevel": level,
+            "createdAt": iso(moment(self.rng, 1200)),
+        }
+        self.state.children[(self.org_id, collection_id)] = []
+        self.state.children.setdefault((self.org_id, parent), []).append(
+            ("collection", collection_id)
+        )
+        return collection_id
 
     # -- spaces -------------------------------------------------------------------------
     def spaces(self) -> None:
         rng, n = self.rng, self.size.spaces
         self.space_ids: list[str] = []
         self.empty_spaces = {8, n - 3, n - 2}
-        git_spaces, titles_seen = [], set()
+        free_parents = [
+            c for c in self.state.collections if c != self.collection["partners"]
+        ]  # the partner guest's collection keeps exactly its fixed spaces
+        git_spaces = []
         for index in range(n):
             base = names.SPACE_TITLES[index % len(names.SPACE_TITLES)]
             title = (
@@ -246,15 +300,15 @@ class _Builder:
                 if index < len(names.SPACE_TITLES)
                 else f"{base} {index // len(names.SPACE_TITLES) + 1}"
             )
-            titles_seen.add(title)
             space_id = new_id(rng)
-            created = _moment(rng, 1000)
-            parent = rng.choice(self.collection_ids) if rng.random() < 0.6 else None
-            visibility = (
-                "in-collection"
-                if parent and rng.random() < 0.5
-                else rng.choice(["private", "private", "public", "unlisted", "share-link"])
-            )
+            created = moment(rng, 1000)
+            if index in PLACES and index != n - 1:
+                key, level, visibility = PLACES[index]
+                parent = self.collection[key] if key else None
+            elif index == n - 1:
+                parent, level, visibility = None, None, "private"
+            else:
+                parent, level, visibility = self._free_place(free_parents)
             self.state.spaces[space_id] = {
                 "id": space_id,
                 "title": title,
@@ -264,7 +318,7 @@ class _Builder:
                 "parent": parent,
                 "visibility": visibility,
                 "editMode": "locked" if rng.random() < 0.15 else "live",
-                "defaultLevel": rng.choice(["inherit"] * 4 + ["read", None]),
+                "defaultLevel": level,
                 "language": rng.choice(["en"] * 6 + ["fr", "de", "es"]),
                 "mergeRules": {"type": "inherit"},
                 "createdAt": iso(created),
@@ -286,6 +340,23 @@ class _Builder:
             empty_space_ids=[self.space_ids[i] for i in sorted(self.empty_spaces)],
             git_space_ids=git_spaces,
         )
+
+    def _free_place(self, parents: list[str]) -> tuple[str | None, str | None, str]:
+        """Parent, default level and visibility of a space without a fixed part.
+
+        A space published on its own (public, unlisted, share-link) is one that members can
+        read anyway, so that no such space is a deliberate problem.
+        """
+        rng = self.rng
+        parent = rng.choice(parents) if rng.random() < 0.6 else None
+        if rng.random() < self.size.share_inheriting:
+            level: str | None = "inherit"
+        else:
+            level = None if self.size.big else rng.choice([None, None, None, None, "read"])
+        visibility = "in-collection" if parent else "private"
+        if parent is None and level is not None and rng.random() < 0.15:
+            visibility = rng.choice(["public", "unlisted", "share-link"])
+        return parent, level, visibility
 
     def _git(self, space_id: str, created: datetime) -> None:
         rng = self.rng
@@ -312,7 +383,6 @@ class _Builder:
     def _change_requests(self, space_id: str, created: datetime) -> None:
         rng = self.rng
         records = []
-        authors = [u for u, m in self.state.members[self.org_id].items() if m["role"] is not None]
         for number in range(1, rng.choice([0, 0, 1, 2, 3, 4]) + 1):
             opened = created + (EPOCH - created) * rng.random()
             records.append(
@@ -330,7 +400,7 @@ class _Builder:
                             "",
                         ]
                     ),
-                    "createdBy": rng.choice(authors),
+                    "createdBy": rng.choice(self.regular),
                     "createdAt": iso(opened),
                     "updatedAt": iso(opened),
                     "comments": rng.randint(0, 6),
@@ -338,95 +408,10 @@ class _Builder:
             )
         self.state.change_requests[space_id] = records
 
-    # -- permissions ------------------------------------------------------------------
-    def permissions(self) -> None:
-        rng, n, ids = self.rng, self.size.spaces, self.space_ids
-        s_many, s_guest, s_former1, s_former2, s_multi, s_redundant, s_empty_team = ids[1:8]
-        s_noadmin = ids[n - 1]
-        t1, t2, t3 = self.regular_teams[:3]
-        forced_teams = {
-            s_multi: {t1: "read", t2: "edit"},
-            s_redundant: {t3: "edit"},
-            s_many: {self.admin_team: "admin"},
-            s_empty_team: {self.empty_team: "read"},
-        }
-        others = self.regular_teams[3:] or self.regular_teams
-        direct_pool = [
-            u
-            for u in self.user_ids
-            if u
-            not in {
-                self.owner,
-                self.sprawler,
-                self.other_user,
-                self.former,
-                *self.pool,
-                *self.guests,
-            }
-        ]
-        plain_guests = self.guests[1:]
-        pool_turn = 0
-        for index, space_id in enumerate(ids):
-            users: dict[str, str] = {}
-            teams: dict[str, str] = dict(forced_teams.get(space_id, {}))
-            if space_id not in (s_multi, s_redundant):
-                choices = [t for t in others if t not in teams]
-                for team_id in rng.sample(choices, min(len(choices), rng.randint(1, 3))):
-                    teams[team_id] = rng.choice(_TEAM_ROLES)
-            if space_id != s_noadmin:
-                if index % 5 < 3:
-                    users[self.sprawler] = "admin"
-                else:
-                    users[self.pool[pool_turn % len(self.pool)]] = "admin"
-                    pool_turn += 1
-                if space_id == s_many:
-                    users[self.pool[0]] = "admin"
-                if index % 7 == 3:
-                    users[self.owner] = "admin"
-            covered = set().union(*(self.team_members[t] for t in teams)) if teams else set()
-            wanted = (
-                self.size.grants_per_space
-                if self.size.grants_per_space is not None
-                else rng.randint(2, 6)
-            )
-            target, attempts = len(users) + wanted, 0
-            while len(users) < target and attempts < wanted * 6 and direct_pool:
-                attempts += 1
-                user_id = rng.choice(direct_pool)
-                if user_id in users or user_id in covered:
-                    continue
-                users[user_id] = rng.choice(_DIRECT_ROLES)
-            if plain_guests and rng.random() < 0.3:
-                users[rng.choice(plain_guests)] = rng.choice(["read", "comment"])
-            self.state.user_grants[space_id] = users
-            self.state.team_grants[space_id] = teams
-        grants = self.state.user_grants
-        grants[s_guest][self.guests[0]] = "edit"
-        grants[s_former1][self.former] = "read"
-        grants[s_former2][self.former] = "comment"
-        grants[s_multi][self.multi] = "comment"
-        grants[s_redundant][self.redundant] = "edit"
-        for space_id in (ids[0], s_former1):
-            grants[space_id][self.other_user] = "read"
-        self.facts.update(
-            guest_write=[(s_guest, self.guests[0])],
-            former_member=[(s_former1, self.former), (s_former2, self.former)],
-            admin_sprawl=[self.sprawler],
-            no_admin=[s_noadmin],
-            too_many_admins=[s_many],
-            redundant_grant=[(s_multi, self.multi), (s_redundant, self.redundant)],
-            empty_team=[(s_empty_team, self.empty_team)],
-            multi_team_user={
-                "user_id": self.multi,
-                "space_id": s_multi,
-                "direct_role": "comment",
-                "team_roles": {t1: "read", t2: "edit"},
-                "effective": "edit",
-            },
-        )
 
-
-def build_demo(seed: int = 0, size: DemoSize | None = None) -> tuple[State, dict[str, Any]]:
+def build_demo(
+    seed: int = 0, size: DemoSize | None = None, now: datetime | None = None
+) -> tuple[State, dict[str, Any]]:
     """Build the demo organization for ``seed``.
 
     Parameters
@@ -435,15 +420,17 @@ def build_demo(seed: int = 0, size: DemoSize | None = None) -> tuple[State, dict
         Same seed, same ids, names and numbers.
     size
         Counts of spaces, users, teams and direct grants per space (default: the demo size).
+    now
+        The instant "last seen" and share-link ages count back from (default: the current
+        time, rounded down to the day).
 
     Returns
     -------
     (State, dict)
-        The data, and facts about it for tests and demos: ``org_id``, ``owner_id``,
-        ``other_user_id``, ``guest_ids``, ``former_member_ids``, ``team_ids``, ``admin_team_id``,
-        ``collection_ids``, ``space_ids``, ``empty_space_ids``, ``git_space_ids``,
-        ``multi_team_user`` and one list per audit rule: ``guest_write``, ``former_member``,
-        ``admin_sprawl``, ``no_admin``, ``too_many_admins``, ``redundant_grant``, ``empty_team``.
+        The data, and facts about it for tests and demos (listed in
+        ``docs/sandbox-demo.md``): ids of the people, teams, collections, spaces, sites,
+        share links and invite links that play a part, ``path_examples``, and one list per
+        audit rule with exactly the places the rule must report.
 
     Examples
     --------
@@ -453,12 +440,19 @@ def build_demo(seed: int = 0, size: DemoSize | None = None) -> tuple[State, dict
     """
     size = size or DemoSize()
     size.check()
-    builder = _Builder(seed, size)
+    if now is None:
+        now = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    builder = Builder(seed, size, now)
     builder.organization()
     builder.users()
     builder.roles()
     builder.teams()
     builder.collections()
     builder.spaces()
-    builder.permissions()
+    _demo_grants.collection_grants(builder)
+    _demo_grants.space_grants(builder)
+    _demo_sites.sites(builder)
+    _demo_sites.invites(builder)
+    _demo_sites.history(builder)
+    _demo_grants.facts(builder)
     return builder.state, builder.facts

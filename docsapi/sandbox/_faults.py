@@ -1,7 +1,8 @@
 """Injected faults, latency and rate limiting.
 
 Faults are queued rules: the next request that matches a rule's methods and path suffers the
-fault, until the rule's count is used up.
+fault, until the rule's count is used up. Fault names arrive as strings (Python calls and the
+``/_sandbox/faults`` control) and are turned into :class:`Fault` members here, at the edge.
 """
 
 from __future__ import annotations
@@ -9,47 +10,113 @@ from __future__ import annotations
 import fnmatch
 import math
 import re
-import socket
 import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from enum import StrEnum
+from typing import NamedTuple
 
-#: Faults answered at the HTTP level or by cutting the connection.
-FAULTS = ("503", "500", "429", "drop", "reset-before-read", "truncate", "stall", "html")
-_RETRY_AFTER = re.compile(r"^retry-after:(\d+(?:\.\d+)?)$")
-_REQUEST_LINE = re.compile(rb"^([A-Z]+) (\S+) HTTP/")
+#: Longest latency, stall or ``Retry-After`` a control accepts, in seconds.
+MAX_LATENCY = 60.0
+MAX_STALL = 600.0
+MAX_RETRY_AFTER = 86400.0
+MAX_RATE_PERIOD = 86400.0
+_RETRY_AFTER = re.compile(r"retry-after:(\d{1,9}(?:\.\d{1,6})?)")
+_METHOD = re.compile(r"[A-Za-z]{1,20}")
 
 
-def check_fault(fault: str) -> str:
-    """Return ``fault`` if it names a known fault.
+class Fault(StrEnum):
+    """The faults a sandbox can inject; the value is the name used on the wire.
+
+    ``RETRY_AFTER`` is written ``"retry-after:<seconds>"``: a 429 with that ``Retry-After``.
+    """
+
+    SERVICE_UNAVAILABLE = "503"
+    SERVER_ERROR = "500"
+    TOO_MANY_REQUESTS = "429"
+    RETRY_AFTER = "retry-after"
+    DROP = "drop"
+    RESET_BEFORE_READ = "reset-before-read"
+    TRUNCATE = "truncate"
+    STALL = "stall"
+    HTML = "html"
+
+
+class Planned(NamedTuple):
+    """A fault chosen for one request: the fault and, for ``RETRY_AFTER``, its seconds."""
+
+    fault: Fault
+    retry_after: float | None = None
+
+
+def parse_fault(name: object) -> Planned:
+    """Turn a fault name into a :class:`Planned` fault.
 
     Raises
     ------
     ValueError
-        For anything else, listing the known faults.
+        For anything but a :class:`Fault` value or ``"retry-after:<seconds>"`` (at most one
+        day), listing the known names.
 
     Examples
     --------
-    >>> check_fault("retry-after:3")
-    'retry-after:3'
+    >>> parse_fault("drop")
+    Planned(fault=<Fault.DROP: 'drop'>, retry_after=None)
+    >>> parse_fault("retry-after:3").retry_after
+    3.0
     """
-    if fault in FAULTS or (isinstance(fault, str) and _RETRY_AFTER.match(fault)):
-        return fault
+    if isinstance(name, str):
+        match = _RETRY_AFTER.fullmatch(name)
+        if match and float(match.group(1)) <= MAX_RETRY_AFTER:
+            return Planned(Fault.RETRY_AFTER, float(match.group(1)))
+        if name != Fault.RETRY_AFTER and name in Fault._value2member_map_:
+            return Planned(Fault(name))
+    names = ", ".join(f.value for f in Fault if f is not Fault.RETRY_AFTER)
     raise ValueError(
-        f"unknown fault {fault!r}; use one of {', '.join(FAULTS)} or 'retry-after:<seconds>'"
+        f"unknown fault {name!r}; use one of {names} or 'retry-after:<seconds>' "
+        f"(at most {MAX_RETRY_AFTER:g} seconds)"
     )
 
 
-def retry_after_seconds(fault: str) -> float | None:
-    """The seconds of a ``retry-after:<s>`` fault, else None."""
-    match = _RETRY_AFTER.match(fault)
-    return float(match.group(1)) if match else None
+def check_seconds(value: object, name: str, maximum: float, *, positive: bool = False) -> float:
+    """A finite number of seconds from 0 (or above 0) to ``maximum``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name`` and the accepted range.
+    """
+    low = "above 0" if positive else "from 0"
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value < 0
+        or (positive and value == 0)
+        or value > maximum
+    ):
+        raise ValueError(f"{name} must be a number of seconds {low} to {maximum:g}, got {value!r}")
+    return float(value)
+
+
+def _check_methods(methods: Iterable[str] | str | None) -> frozenset[str] | None:
+    if methods is None:
+        return None
+    if isinstance(methods, str):
+        methods = [methods]
+    if not isinstance(methods, list | tuple | set | frozenset) or not all(
+        isinstance(m, str) and _METHOD.fullmatch(m) for m in methods
+    ):
+        raise ValueError(
+            f"methods must be a list of HTTP methods such as ['POST'], got {methods!r}"
+        )
+    return frozenset(m.upper() for m in methods)
 
 
 @dataclass
 class _Rule:
-    fault: str
+    planned: Planned
     remaining: int
     methods: frozenset[str] | None
     path: str | None
@@ -75,7 +142,7 @@ class Faults:
         self._lock = threading.Lock()
         self._rules: list[_Rule] = []
         self.latency = 0.0
-        self.stall_seconds = stall_seconds
+        self.stall_seconds = check_seconds(stall_seconds, "stall_seconds", MAX_STALL)
         self.stop_event = threading.Event()
         self._limit: int | None = None
         self._period = 60.0
@@ -92,84 +159,66 @@ class Faults:
 
     def inject(
         self,
-        fault: str,
+        fault: Fault | str,
         count: int = 1,
         *,
-        methods: Iterable[str] | None = None,
+        methods: Iterable[str] | str | None = None,
         path: str | None = None,
     ) -> None:
-        """Queue ``fault`` for the next ``count`` matching requests."""
-        check_fault(fault)
+        """Queue ``fault`` for the next ``count`` matching requests.
+
+        Raises
+        ------
+        ValueError
+            For an unknown fault, a count that is not a positive integer, methods that are
+            not HTTP method names, or a path that is not a string.
+        """
+        planned = parse_fault(fault)
         if not isinstance(count, int) or isinstance(count, bool) or count < 1:
             raise ValueError(f"count must be a positive integer, got {count!r}")
-        if isinstance(methods, str):
-            methods = [methods]
-        chosen = frozenset(m.upper() for m in methods) if methods is not None else None
-        if path is not None and not isinstance(path, str):
+        chosen = _check_methods(methods)
+        if path is not None and (not isinstance(path, str) or len(path) > 2048):
             raise ValueError("path must be a string such as '/spaces/' or '/v1/spaces/*/content'")
         with self._lock:
-            self._rules.append(_Rule(fault, count, chosen, path))
+            self._rules.append(_Rule(planned, count, chosen, path))
 
     def pending(self) -> int:
         """How many faulty requests are still queued."""
         with self._lock:
             return sum(rule.remaining for rule in self._rules)
 
-    def take(self, method: str, path: str, *, before_read: bool = False) -> str | None:
-        """Consume and return the fault for this request, if a rule matches.
-
-        ``before_read`` selects connection-level rules (``reset-before-read``); otherwise
-        those are skipped.
-        """
+    def take(self, method: str, path: str) -> Planned | None:
+        """Consume and return the fault for this request, if a rule matches."""
         with self._lock:
             for rule in self._rules:
-                if (rule.fault == "reset-before-read") != before_read or not rule.matches(
-                    method, path
-                ):
+                if not rule.matches(method, path):
                     continue
                 rule.remaining -= 1
                 if rule.remaining == 0:
                     self._rules.remove(rule)
-                return rule.fault
-        return None
-
-    def wants_peek(self) -> bool:
-        """True when a ``reset-before-read`` rule waits, so connections must be inspected."""
-        with self._lock:
-            return any(rule.fault == "reset-before-read" for rule in self._rules)
-
-    def screen_connection(self, connection: socket.socket) -> tuple[str, str] | None:
-        """Peek at a new connection; return (method, path) when it must be reset unread."""
-        if not self.wants_peek():
-            return None
-        try:
-            connection.settimeout(5.0)
-            head = connection.recv(2048, socket.MSG_PEEK)
-        except OSError:
-            return None
-        finally:
-            connection.settimeout(None)
-        match = _REQUEST_LINE.match(head)
-        if not match:
-            return None
-        method, target = match.group(1).decode(), match.group(2).decode("latin-1")
-        path = target.split("?", 1)[0]
-        if self.take(method, path, before_read=True):
-            return method, target
+                return rule.planned
         return None
 
     # -- rate limit -----------------------------------------------------------------------
     def set_rate_limit(self, limit: int | None, per_seconds: float = 60.0) -> None:
-        """Allow ``limit`` requests per ``per_seconds`` window; None turns limiting off."""
+        """Allow ``limit`` requests per ``per_seconds`` window; None turns limiting off.
+
+        Raises
+        ------
+        ValueError
+            For a limit that is not a positive integer (or None), or a window that is not a
+            number of seconds above 0 and at most one day.
+        """
         if limit is not None and (
-            not isinstance(limit, int) or isinstance(limit, bool) or limit < 1
+            not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 10**9
         ):
-            raise ValueError(f"the rate limit must be a positive integer or None, got {limit!r}")
-        if not isinstance(per_seconds, int | float) or per_seconds <= 0:
-            raise ValueError(f"per_seconds must be a positive number, got {per_seconds!r}")
+            raise ValueError(
+                f"the rate limit must be a positive integer (at most 10**9) or None, got {limit!r}"
+            )
+        period = check_seconds(per_seconds, "per_seconds", MAX_RATE_PERIOD, positive=True)
         with self._lock:
             self._limit = limit
-            self._period = float(per_seconds)
+            self._period = period
             self._window_start = time.time()
             self._window_count = 0
 

@@ -116,14 +116,36 @@ TEAM_TITLES = [
 ]
 ADMIN_TEAM_TITLE = "Platform Admins"
 EMPTY_TEAM_TITLE = "Legacy Contractors"
-COLLECTION_TITLES = [
-    "Product documentation",
-    "Engineering handbook",
-    "Internal",
-    "Partners",
+#: The demo's fixed collection tree: (key, title, parent key, default level), top level first.
+COLLECTION_TREE = [
+    ("product", "Product documentation", None, "inherit"),
+    ("engineering", "Engineering handbook", None, "read"),
+    ("internal", "Internal", None, None),
+    ("partners", "Partners", None, None),
+    ("api", "API reference", "product", "inherit"),
+    ("runbooks", "Runbooks", "engineering", "inherit"),
+]
+#: Titles of the further collections of bigger organizations.
+MORE_COLLECTION_TITLES = [
     "Archive",
     "Customer success",
+    "Platform",
+    "Mobile",
+    "Data",
+    "Security",
+    "Onboarding",
+    "Legal",
 ]
+#: The demo's sites: (key, title, visibility, published).
+SITES = [
+    ("public", "Developer docs", "public", True),
+    ("unlisted", "Engineering handbook site", "unlisted", True),
+    ("share-link", "Partner preview", "share-link", True),
+    ("visitor-auth", "Internal knowledge base", "visitor-auth", True),
+    ("unpublished", "Launch preview", "public", False),
+]
+MORE_SITE_TITLES = ["Help center", "SDK docs", "Status guides", "Release hub", "Academy"]
+SHARE_LINK_NAMES = ["Acme review", "Beta customers", "Agency draft", "Press kit", "Auditors"]
 SPACE_TITLES = [
     "Payments API",
     "Mobile SDK",

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
+from docsapi.sandbox import _permission_model as model
 from docsapi.sandbox._auth import Credential
 from docsapi.sandbox._content import Content, File, Page, ReusableContent
 from docsapi.sandbox._document import to_json_document, to_markdown
+from docsapi.sandbox._permission_model import Kind
 from docsapi.sandbox._roles import at_least
 from docsapi.sandbox._state import Record
 from docsapi.sandbox._store import Store
@@ -30,23 +31,31 @@ _LAYOUT = {
 }
 
 
-def user_role(store: Store, user_id: str, org_id: str, space_id: str | None = None) -> str | None:
-    """The role a user has in an organization, or on one of its spaces (org admins: admin)."""
-    member = store.member(org_id, user_id)
-    if member is not None and member["role"] == "admin":
-        return "admin"
-    if space_id is None:
-        return member["role"] if member else None
-    return store.effective_role(space_id, user_id)
+def user_role(
+    store: Store, user_id: str, org_id: str, target_id: str | None = None, kind: Kind = "space"
+) -> str | None:
+    """The role a user has in an organization, or on one of its spaces or collections.
+
+    Inside the organization it is the member's role (None for guests, disabled members and
+    non-members); on content it is the access model's effective role.
+    """
+    if target_id is None:
+        member = store.member(org_id, user_id)
+        return None if member is None or member["disabled"] else member["role"]
+    return model.role_of(store.state, user_id, kind, target_id)
 
 
 def viewer_role(
-    store: Store, credential: Credential, org_id: str, space_id: str | None = None
+    store: Store,
+    credential: Credential,
+    org_id: str,
+    target_id: str | None = None,
+    kind: Kind = "space",
 ) -> str | None:
     """The role the caller acts with: integrations act as admin."""
     if credential.user_id is None:
         return "admin"
-    return user_role(store, credential.user_id, org_id, space_id)
+    return user_role(store, credential.user_id, org_id, target_id, kind)
 
 
 def user(record: Record, api_base: str) -> dict[str, Any]:
@@ -159,22 +168,8 @@ def organization(
     }
 
 
-def grant_counts(store: Store, org_id: str) -> tuple[Counter[str], Counter[str]]:
-    """Per user and per team: on how many of the organization's spaces they hold a grant."""
-    users: Counter[str] = Counter()
-    teams: Counter[str] = Counter()
-    for space_id, record in store.state.spaces.items():
-        if record["organization"] != org_id:
-            continue
-        users.update(store.state.user_grants.get(space_id, {}).keys())
-        teams.update(store.state.team_grants.get(space_id, {}).keys())
-    return users, teams
-
-
-def member(
-    store: Store, org_id: str, user_id: str, api_base: str, space_counts: Counter[str]
-) -> dict[str, Any]:
-    """An OrganizationMember."""
+def member(store: Store, org_id: str, user_id: str, api_base: str) -> dict[str, Any]:
+    """An OrganizationMember; its counts come from the grant and membership indexes."""
     record = store.state.members[org_id][user_id]
     body = {
         "object": "member",
@@ -184,26 +179,25 @@ def member(
         "disabled": record["disabled"],
         "joinedAt": record["joinedAt"],
         "sso": False,
-        "spaces": space_counts.get(user_id, 0),
+        "spaces": store.state.space_users.count(org_id, user_id),
         "teams": len(store.user_teams(org_id, user_id)),
-        "sites": 0,
+        "sites": store.state.site_users.count(org_id, user_id),
     }
     if record.get("lastSeenAt"):
         body["lastSeenAt"] = record["lastSeenAt"]
     return body
 
 
-def team(
-    store: Store, credential: Credential, record: Record, team_counts: Counter[str]
-) -> dict[str, Any]:
+def team(store: Store, credential: Credential, record: Record) -> dict[str, Any]:
     """An OrganizationTeam."""
-    admin = viewer_role(store, credential, record["organization"]) == "admin"
+    org_id = record["organization"]
+    admin = viewer_role(store, credential, org_id) == "admin"
     return {
         "object": "team",
         "id": record["id"],
         "title": record["title"],
         "members": len(record["members"]),
-        "spaces": team_counts.get(record["id"], 0),
+        "spaces": store.state.space_teams.count(org_id, record["id"]),
         "createdAt": record["createdAt"],
         "permissions": {"admin": admin, "view": True},
     }

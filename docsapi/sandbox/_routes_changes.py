@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from docsapi.sandbox import _events as events
 from docsapi.sandbox import _render as render
 from docsapi.sandbox._access import caller_id, space_for
 from docsapi.sandbox._auth import security
@@ -46,6 +47,10 @@ def create_change_request(ctx: Ctx, space_id: str) -> Reply:
         "comments": 0,
     }
     records.append(record)
+    label = f"{ctx.state.spaces[space_id]['title']}: change request #{record['number']}"
+    events.space_event(
+        ctx.store, ctx.credential, ctx.state.spaces[space_id], "change-request.create", label
+    )
     body = render.change_request(ctx.store, space_id, record, ctx.api_base)
     body["changeRequest"] = record["id"]
     return Reply(201, body, {"Location": body["urls"]["location"]})

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import unquote
 
+from docsapi.sandbox import _events as events
 from docsapi.sandbox import _render as render
 from docsapi.sandbox._access import space_for
 from docsapi.sandbox._auth import security
@@ -165,7 +166,7 @@ def computed_revision(ctx: Ctx, space_id: str) -> Reply:
 
 def apply_template(ctx: Ctx, space_id: str) -> Reply:
     """POST .../content/template: add a template's pages (or touch a change request)."""
-    space_for(ctx, space_id, "edit")
+    space = space_for(ctx, space_id, "edit")
     body = ctx.object_body(allowed=("id", "params", "changeRequestId"))
     template_id = check_string(body.get("id"), "id", min_length=1)
     if template_id not in TEMPLATES:
@@ -189,6 +190,8 @@ def apply_template(ctx: Ctx, space_id: str) -> Reply:
     now = ctx.store.now_iso()
     content = template_content(ctx.store.content(space_id), template_id, ctx.store.new_id(), now)
     ctx.store.set_content(space_id, content)
+    label = f"{space['title']}: template {template_id}"
+    events.space_event(ctx.store, ctx.credential, space, "space.content.template", label)
     return Reply(201)
 
 

@@ -1,7 +1,9 @@
 """Git sync: import and export answer 204 at once; the work finishes later, on the sandbox's timing.
 
 An operation stays ``running`` for the first ``GET git/info`` after it was queued and finishes on
-the second one, or once :data:`GIT_DELAY` has passed on the sandbox clock, whichever comes first.
+the second one, or on the first one after :data:`GIT_DELAY` has passed on the sandbox clock. It
+also finishes when the sandbox clock is advanced past that delay. Nothing runs in the background
+or before other requests: an operation only moves when its state is read or the clock moves.
 A repository URL whose host ends in ``.invalid`` makes the operation fail.
 """
 
@@ -11,6 +13,7 @@ from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
+from docsapi.sandbox import _events as events
 from docsapi.sandbox import _render as render
 from docsapi.sandbox._access import space_for
 from docsapi.sandbox._auth import security
@@ -39,7 +42,7 @@ _COMMON = (
 
 
 def _queue(ctx: Ctx, space_id: str, direction: str) -> Reply:
-    space_for(ctx, space_id, "edit")
+    space = space_for(ctx, space_id, "edit")
     allowed = (*_COMMON, "commitMessage") if direction == "export" else _COMMON
     body = ctx.object_body(allowed=allowed)
     url = check_string(body.get("url"), "url", min_length=1)
@@ -76,6 +79,8 @@ def _queue(ctx: Ctx, space_id: str, direction: str) -> Reply:
         _due=now + GIT_DELAY,
         _job={"url": url, "ref": ref, "standalone": standalone},
     )
+    label = f"{space['title']}: {direction} {url}@{ref}"
+    events.space_event(ctx.store, ctx.credential, space, f"space.git.{direction}", label)
     return no_content()
 
 
@@ -110,7 +115,7 @@ def _finish(store: Store, space_id: str, record: dict[str, Any]) -> None:
 
 
 def finish_due_operations(store: Store) -> None:
-    """Finish every running Git operation whose time has come (called before each request)."""
+    """Finish every running Git operation whose time has come (when the clock is advanced)."""
     now = store.clock.now()
     for space_id, record in list(store.state.git.items()):
         if "_job" in record and now >= record["_due"]:
@@ -127,7 +132,7 @@ def git_info(ctx: Ctx, space_id: str) -> Reply:
         )
     if "_job" in record:
         record["_polls"] += 1
-        if record["_polls"] >= _POLLS_TO_FINISH:
+        if record["_polls"] >= _POLLS_TO_FINISH or ctx.store.clock.now() >= record["_due"]:
             _finish(ctx.store, space_id, record)
     return Reply(200, render.git_sync(record))
 

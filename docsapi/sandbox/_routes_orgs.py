@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from docsapi.sandbox import _events as events
+from docsapi.sandbox import _permission_model as model
 from docsapi.sandbox import _render as render
 from docsapi.sandbox._access import caller_id, org_for, team_for, user_for
 from docsapi.sandbox._auth import DEFAULT_SECURITY, security
@@ -67,6 +69,9 @@ def create_org(ctx: Ctx) -> Reply:
         user_id: {"role": "admin", "joinedAt": now, "lastSeenAt": now, "disabled": False}
     }
     ctx.store.siblings(org_id, None)
+    events.record(
+        ctx.store, org_id, ctx.credential, "organization.create", ("organization", org_id, title)
+    )
     return _org_reply(
         ctx, ctx.state.orgs[org_id], 201, {"Location": f"{ctx.api_base}/orgs/{org_id}"}
     )
@@ -112,7 +117,12 @@ def update_org(ctx: Ctx, org_id: str) -> Reply:
     for flag in ("ai", "sso"):
         if flag in body:
             check_bool(body[flag], flag)
+    changed = sorted(k for k, v in changes.items() if record.get(k) != v)
     record.update(changes)
+    if changed:
+        label = f"{record['title']}: {', '.join(changed)}"
+        target = ("organization", org_id, label)
+        events.record(ctx.store, org_id, ctx.credential, "organization.update", target)
     return _org_reply(ctx, record)
 
 
@@ -149,18 +159,14 @@ def list_members(ctx: Ctx, org_id: str) -> Reply:
         return users[user_id]["displayName"].lower() if sort == "name" else (record.get(sort) or "")
 
     chosen.sort(key=key, reverse=order == "desc")
-    counts, _ = render.grant_counts(ctx.store, org_id)
-    return paginate(
-        ctx, chosen, lambda u: render.member(ctx.store, org_id, u, ctx.api_base, counts)
-    )
+    return paginate(ctx, chosen, lambda u: render.member(ctx.store, org_id, u, ctx.api_base))
 
 
 def get_member(ctx: Ctx, org_id: str, user_id: str) -> Reply:
     """GET /orgs/{organizationId}/members/{userId} -> OrganizationMember."""
     org_for(ctx, org_id)
     _member_or_404(ctx, org_id, user_id)
-    counts, _ = render.grant_counts(ctx.store, org_id)
-    return Reply(200, render.member(ctx.store, org_id, user_id, ctx.api_base, counts))
+    return Reply(200, render.member(ctx.store, org_id, user_id, ctx.api_base))
 
 
 def update_member(ctx: Ctx, org_id: str, user_id: str) -> Reply:
@@ -169,19 +175,23 @@ def update_member(ctx: Ctx, org_id: str, user_id: str) -> Reply:
     record = _member_or_404(ctx, org_id, user_id)
     body = ctx.object_body(allowed=("role",))
     if "role" in body:
-        record["role"] = check_role(body["role"])
-    counts, _ = render.grant_counts(ctx.store, org_id)
-    return Reply(200, render.member(ctx.store, org_id, user_id, ctx.api_base, counts))
+        role = check_role(body["role"])
+        if role != record["role"]:
+            record["role"] = role
+            label = f"{events.principal_label(ctx.store, 'user', user_id)} -> {role or 'guest'}"
+            events.record(
+                ctx.store, org_id, ctx.credential, "member.role.update", ("user", user_id, label)
+            )
+    return Reply(200, render.member(ctx.store, org_id, user_id, ctx.api_base))
 
 
 def remove_member(ctx: Ctx, org_id: str, user_id: str) -> Reply:
     """DELETE /orgs/{organizationId}/members/{userId}: 205 removed (grants stay), 204 absent."""
     org_for(ctx, org_id, "admin")
-    if ctx.state.members[org_id].pop(user_id, None) is None:
+    if not ctx.store.remove_member(org_id, user_id):
         return no_content(204)
-    for team in ctx.state.teams.values():
-        if team["organization"] == org_id:
-            team["members"].pop(user_id, None)
+    label = events.principal_label(ctx.store, "user", user_id)
+    events.record(ctx.store, org_id, ctx.credential, "member.remove", ("user", user_id, label))
     return no_content(205)
 
 
@@ -191,7 +201,7 @@ def member_spaces(ctx: Ctx, org_id: str, user_id: str) -> Reply:
     _member_or_404(ctx, org_id, user_id)
     pairs = []
     for record in ctx.store.spaces_of_org(org_id):
-        role = ctx.store.effective_role(record["id"], user_id)
+        role = model.role_of(ctx.state, user_id, "space", record["id"])
         if role is not None:
             pairs.append((role, record))
     return paginate(
@@ -214,12 +224,11 @@ def member_teams(ctx: Ctx, org_id: str, user_id: str) -> Reply:
         for t in ctx.store.user_teams(org_id, user_id)
         if title in ctx.state.teams[t]["title"].lower()
     ]
-    _, counts = render.grant_counts(ctx.store, org_id)
     return paginate(
         ctx,
         teams,
         lambda t: {
-            "team": render.team(ctx.store, ctx.credential, t, counts),
+            "team": render.team(ctx.store, ctx.credential, t),
             "member": {"role": t["members"][user_id]},
         },
     )
@@ -237,8 +246,7 @@ def list_teams(ctx: Ctx, org_id: str) -> Reply:
         and title in t["title"].lower()
         and (owner is None or t["members"].get(owner) == "owner")
     ]
-    _, counts = render.grant_counts(ctx.store, org_id)
-    return paginate(ctx, teams, lambda t: render.team(ctx.store, ctx.credential, t, counts))
+    return paginate(ctx, teams, lambda t: render.team(ctx.store, ctx.credential, t))
 
 
 def _check_members(ctx: Ctx, org_id: str, user_ids: list[str]) -> None:
@@ -260,21 +268,20 @@ def create_team(ctx: Ctx, org_id: str) -> Reply:
         "title": title,
         "organization": org_id,
         "createdAt": ctx.store.now_iso(),
-        "members": {user_id: "member" for user_id in members},
+        "members": {},
     }
     ctx.state.teams[team_id] = team
-    return Reply(
-        201, render.team(ctx.store, ctx.credential, team, render.grant_counts(ctx.store, org_id)[1])
-    )
+    for user_id in members:
+        ctx.store.join_team(team_id, user_id)
+    events.record(ctx.store, org_id, ctx.credential, "team.create", ("team", team_id, title))
+    return Reply(201, render.team(ctx.store, ctx.credential, team))
 
 
 def get_team(ctx: Ctx, org_id: str, team_id: str) -> Reply:
     """GET /orgs/{organizationId}/teams/{teamId} -> OrganizationTeam."""
     org_for(ctx, org_id)
     team = team_for(ctx, org_id, team_id)
-    return Reply(
-        200, render.team(ctx.store, ctx.credential, team, render.grant_counts(ctx.store, org_id)[1])
-    )
+    return Reply(200, render.team(ctx.store, ctx.credential, team))
 
 
 def update_team(ctx: Ctx, org_id: str, team_id: str) -> Reply:
@@ -283,9 +290,10 @@ def update_team(ctx: Ctx, org_id: str, team_id: str) -> Reply:
     team = team_for(ctx, org_id, team_id)
     body = ctx.object_body(allowed=("title",))
     team["title"] = check_string(body.get("title"), "title", min_length=1, max_length=64)
-    return Reply(
-        200, render.team(ctx.store, ctx.credential, team, render.grant_counts(ctx.store, org_id)[1])
+    events.record(
+        ctx.store, org_id, ctx.credential, "team.update", ("team", team_id, team["title"])
     )
+    return Reply(200, render.team(ctx.store, ctx.credential, team))
 
 
 def delete_team(ctx: Ctx, org_id: str, team_id: str) -> Reply:
@@ -294,9 +302,10 @@ def delete_team(ctx: Ctx, org_id: str, team_id: str) -> Reply:
     team = ctx.state.teams.get(team_id)
     if team is None or team["organization"] != org_id:
         return no_content(204)
-    del ctx.state.teams[team_id]
-    for grants in ctx.state.team_grants.values():
-        grants.pop(team_id, None)
+    ctx.store.delete_team(team_id)
+    events.record(
+        ctx.store, org_id, ctx.credential, "team.delete", ("team", team_id, team["title"])
+    )
     return no_content(205)
 
 
@@ -304,12 +313,11 @@ def team_members(ctx: Ctx, org_id: str, team_id: str) -> Reply:
     """GET /orgs/{organizationId}/teams/{teamId}/members -> List of OrganizationTeamMember."""
     org_for(ctx, org_id)
     team = team_for(ctx, org_id, team_id)
-    counts, _ = render.grant_counts(ctx.store, org_id)
     return paginate(
         ctx,
         list(team["members"].items()),
         lambda m: {
-            "organization": render.member(ctx.store, org_id, m[0], ctx.api_base, counts),
+            "organization": render.member(ctx.store, org_id, m[0], ctx.api_base),
             "team": {"role": m[1]},
             "permissions": {"view": True},
         },
@@ -335,11 +343,41 @@ def update_team_members(ctx: Ctx, org_id: str, team_id: str) -> Reply:
         )
     _check_members(ctx, org_id, [*add, *roles])
     for user_id in add:
-        team["members"].setdefault(user_id, "member")
-    team["members"].update(roles)
+        if user_id not in team["members"]:
+            _join(ctx, team, user_id, "member")
+    for user_id, role in roles.items():
+        _join(ctx, team, user_id, role)
     for user_id in remove:
-        team["members"].pop(user_id, None)
+        _leave(ctx, team, user_id)
     return no_content()
+
+
+def _join(ctx: Ctx, team: dict[str, Any], user_id: str, role: str) -> None:
+    if team["members"].get(user_id) == role:
+        return
+    ctx.store.join_team(team["id"], user_id, role)
+    label = f"{team['title']}: {events.principal_label(ctx.store, 'user', user_id)} -> {role}"
+    events.record(
+        ctx.store,
+        team["organization"],
+        ctx.credential,
+        "team.member.add",
+        ("team", team["id"], label),
+    )
+
+
+def _leave(ctx: Ctx, team: dict[str, Any], user_id: str) -> bool:
+    if not ctx.store.leave_team(team["id"], user_id):
+        return False
+    label = f"{team['title']}: {events.principal_label(ctx.store, 'user', user_id)}"
+    events.record(
+        ctx.store,
+        team["organization"],
+        ctx.credential,
+        "team.member.remove",
+        ("team", team["id"], label),
+    )
+    return True
 
 
 def add_team_member(ctx: Ctx, org_id: str, team_id: str, user_id: str) -> Reply:
@@ -353,7 +391,7 @@ def add_team_member(ctx: Ctx, org_id: str, team_id: str, user_id: str) -> Reply:
     role = check_enum(
         body.get("role", team["members"].get(user_id, "member")), "role", TEAM_MEMBER_ROLES
     )
-    team["members"][user_id] = role
+    _join(ctx, team, user_id, role)
     return no_content()
 
 
@@ -361,7 +399,7 @@ def remove_team_member(ctx: Ctx, org_id: str, team_id: str, user_id: str) -> Rep
     """DELETE /orgs/{organizationId}/teams/{teamId}/members/{userId}: 205 removed, 204 absent."""
     org_for(ctx, org_id, "admin")
     team = team_for(ctx, org_id, team_id)
-    return no_content(205 if team["members"].pop(user_id, None) is not None else 204)
+    return no_content(205 if _leave(ctx, team, user_id) else 204)
 
 
 ROUTES = [

@@ -6,6 +6,7 @@ import html
 from typing import Any
 from urllib.parse import urlsplit
 
+from docsapi.sandbox import _events as events
 from docsapi.sandbox import _render as render
 from docsapi.sandbox._access import org_for, space_for
 from docsapi.sandbox._auth import security
@@ -71,25 +72,35 @@ def update_space(ctx: Ctx, space_id: str) -> Reply:
         changes.update(emoji="", icon=value)
     elif kind == "clear":
         changes.update(emoji="", icon=None)
+    if "defaultLevel" in changes and changes["defaultLevel"] != record["defaultLevel"]:
+        label = f"{record['title']}: default level -> {changes['defaultLevel'] or 'no access'}"
+        _event(ctx, record, "space.default-level.update", label)
+    others = sorted(k for k, v in changes.items() if k != "defaultLevel" and record.get(k) != v)
+    if others:
+        _event(ctx, record, "space.update", f"{record['title']}: {', '.join(others)}")
     record.update(changes)
     record["updatedAt"] = ctx.store.now_iso()
     return _space_reply(ctx, record)
 
 
+def _event(ctx: Ctx, record: Record, action: str, label: str | None = None) -> None:
+    events.space_event(ctx.store, ctx.credential, record, action, label)
+
+
 def delete_space(ctx: Ctx, space_id: str) -> Reply:
     """DELETE /spaces/{spaceId}: 205 moved to the trash now, 204 when there was no such space."""
+    ctx.store.purge_trash()
     if space_id not in ctx.state.spaces:
         return no_content(204)
     record = space_for(ctx, space_id, "admin")
-    index = ctx.store.detach(record)
-    deleted_at = ctx.store.clock.now()
-    del ctx.state.spaces[space_id]
-    ctx.state.trash[space_id] = {"space": record, "deletedAt": deleted_at, "index": index}
+    ctx.store.trash_space(record)
+    _event(ctx, record, "space.delete")
     return no_content(205)
 
 
 def restore_space(ctx: Ctx, space_id: str) -> Reply:
     """POST /spaces/{spaceId}/restore: back from the trash within 7 days (idempotent)."""
+    ctx.store.purge_trash()
     if space_id in ctx.state.spaces:
         return _space_reply(ctx, space_for(ctx, space_id, "admin"))
     entry = ctx.state.trash.get(space_id)
@@ -100,16 +111,25 @@ def restore_space(ctx: Ctx, space_id: str) -> Reply:
         )
     record = entry["space"]
     org_for(ctx, record["organization"])
-    if render.viewer_role(ctx.store, ctx.credential, record["organization"], space_id) != "admin":
+    if not _may_restore(ctx, entry):
         raise forbidden("Only an admin of the space can restore it.")
-    del ctx.state.trash[space_id]
-    if record["parent"] is not None and record["parent"] not in ctx.state.collections:
-        record["parent"] = None
-    siblings = ctx.store.siblings(record["organization"], record["parent"])
-    siblings.insert(min(entry["index"], len(siblings)), ("space", space_id))
+    record = ctx.store.restore_space(space_id)
     record["updatedAt"] = ctx.store.now_iso()
-    ctx.state.spaces[space_id] = record
+    _event(ctx, record, "space.restore")
     return _space_reply(ctx, record)
+
+
+def _may_restore(ctx: Ctx, entry: Record) -> bool:
+    """Organization admins and those who held admin on the space when it was deleted."""
+    record = entry["space"]
+    user_id = ctx.credential.user_id
+    if render.viewer_role(ctx.store, ctx.credential, record["organization"]) == "admin":
+        return True
+    if user_id is None:
+        return False
+    teams = set(ctx.store.user_teams(record["organization"], user_id))
+    held = [entry["users"].get(user_id), *(entry["teams"].get(t) for t in teams)]
+    return "admin" in held
 
 
 def duplicate_space(ctx: Ctx, space_id: str) -> Reply:
@@ -133,9 +153,11 @@ def duplicate_space(ctx: Ctx, space_id: str) -> Reply:
     ctx.state.spaces[new_id] = copy
     siblings = ctx.store.siblings(copy["organization"], copy["parent"])
     siblings.insert(siblings.index(("space", space_id)) + 1, ("space", new_id))
-    ctx.state.user_grants[new_id] = dict(ctx.state.user_grants.get(space_id, {}))
-    ctx.state.team_grants[new_id] = dict(ctx.state.team_grants.get(space_id, {}))
+    org_id = copy["organization"]
+    ctx.state.space_users.attach(org_id, new_id, ctx.state.space_users.on(space_id))
+    ctx.state.space_teams.attach(org_id, new_id, ctx.state.space_teams.on(space_id))
     ctx.state.change_requests[new_id] = []
+    _event(ctx, copy, "space.create", f"{copy['title']} (duplicate of {space_id})")
     revision = ctx.store.new_id()
     ctx.state.content[new_id] = Content(
         revision=revision,
@@ -162,6 +184,32 @@ def _pointer(value: Any) -> tuple[str, str]:
             'or {"type": "collection", "collection": id}.'
         )
     return kind, value[kind]
+
+
+def parse_position(
+    position: Any, me: tuple[str, str], target: list[tuple[str, str]], parent: str | None
+) -> int:
+    """The index in ``target`` (the new siblings, without ``me``) that a ContentPosition names.
+
+    Raises
+    ------
+    ApiError
+        400 when the position is malformed, names ``me`` or an item that is not a sibling.
+    """
+    if (
+        not isinstance(position, dict)
+        or len(set(position) & {"before", "after"}) != 1
+        or set(position) - {"before", "after"}
+    ):
+        raise bad_request("Invalid position: give exactly one of before, after.")
+    ((side, pointer),) = position.items()
+    kind, item_id = _pointer(pointer)
+    if (kind, item_id) == me:
+        raise bad_request(f"Invalid position: a {me[0]} cannot be placed relative to itself.")
+    if (kind, item_id) not in target:
+        where = f"collection {parent!r}" if parent else "the organization root"
+        raise bad_request(f"Invalid position: {kind} {item_id!r} is not in {where}.")
+    return target.index((kind, item_id)) + (1 if side == "after" else 0)
 
 
 def move_space(ctx: Ctx, space_id: str) -> Reply:
@@ -191,21 +239,7 @@ def move_space(ctx: Ctx, space_id: str) -> Reply:
     target = [item for item in ctx.store.siblings(org_id, parent) if item != ("space", space_id)]
     index = len(target)
     if "position" in body:
-        position = body["position"]
-        if (
-            not isinstance(position, dict)
-            or len(set(position) & {"before", "after"}) != 1
-            or set(position) - {"before", "after"}
-        ):
-            raise bad_request("Invalid position: give exactly one of before, after.")
-        ((side, pointer),) = position.items()
-        kind, item_id = _pointer(pointer)
-        if (kind, item_id) == ("space", space_id):
-            raise bad_request("Invalid position: a space cannot be placed relative to itself.")
-        if (kind, item_id) not in target:
-            where = f"collection {parent!r}" if parent else "the organization root"
-            raise bad_request(f"Invalid position: {kind} {item_id!r} is not in {where}.")
-        index = target.index((kind, item_id)) + (1 if side == "after" else 0)
+        index = parse_position(body["position"], ("space", space_id), target, parent)
     if parent == record["parent"] and index == old_index:
         raise conflict("The move would not change anything: the space is already there.")
     del current[old_index]
@@ -215,6 +249,7 @@ def move_space(ctx: Ctx, space_id: str) -> Reply:
     if parent is None and record["visibility"] == "in-collection":
         record["visibility"] = "private"
     record["updatedAt"] = ctx.store.now_iso()
+    _event(ctx, record, "space.move", f"{record['title']} -> {parent or 'top level'}")
     return _space_reply(ctx, record)
 
 
@@ -358,9 +393,10 @@ def create_space(ctx: Ctx, org_id: str) -> Reply:
     ctx.store.siblings(org_id, parent).append(("space", space_id))
     ctx.state.content[space_id] = content
     creator = ctx.credential.user_id
-    ctx.state.user_grants[space_id] = {creator: "admin"} if creator else {}
-    ctx.state.team_grants[space_id] = {}
+    if creator is not None:
+        ctx.state.space_users.set(org_id, space_id, creator, "admin")
     ctx.state.change_requests[space_id] = []
+    _event(ctx, record, "space.create")
     return _space_reply(ctx, record, 201, {"Location": f"{ctx.api_base}/spaces/{space_id}"})
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-import socket
+import math
 from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any
@@ -14,13 +14,22 @@ from docsapi.sandbox._auth import TokenRegistry
 from docsapi.sandbox._clock import Clock
 from docsapi.sandbox._control import Controls
 from docsapi.sandbox._demo import DEFAULT_SPACES, DEFAULT_TEAMS, DEFAULT_USERS, DemoSize, build_demo
-from docsapi.sandbox._faults import Faults
+from docsapi.sandbox._faults import MAX_LATENCY, MAX_STALL, Fault, Faults, check_seconds
+from docsapi.sandbox._sandbox_changes import ChangeControls
 from docsapi.sandbox._server import ServerThread
 from docsapi.sandbox._store import Store
 
+#: How far ahead of real time the sandbox clock may be moved, in days.
+MAX_CLOCK_OFFSET_DAYS = 36500
 
-class Sandbox:
+
+class Sandbox(ChangeControls):
     """An offline documentation-platform API (GitBook API v1) with a seeded demo organization.
+
+    Besides serving the API, it makes access changes happen for demos and tests (:meth:`grant`,
+    :meth:`revoke`, :meth:`set_default_level`, :meth:`set_member`, :meth:`publish`,
+    :meth:`unpublish`, :meth:`create_share_link`, :meth:`set_share_link_active`,
+    :meth:`advance_clock`), each recorded in the organization's audit log.
 
     Parameters
     ----------
@@ -30,12 +39,20 @@ class Sandbox:
         Size of the demo organization (default about 30 spaces, 60 users, 8 teams).
     grants_per_space
         Direct user grants per space (default: 2 to 6, drawn per space).
+    inherit_share
+        Share of the spaces without a fixed part whose default level is ``inherit`` (the
+        others are private, or read-only for members at the demo size); default 0.5 at the
+        demo size and 0.02 for big organizations (over 100 spaces or 500 users), where access
+        is then dominated by each space's explicit grants.
     latency
         Seconds added to every API request.
     host, port
         Where to listen (127.0.0.1 and a free port by default).
     stall_seconds
         How long the ``"stall"`` fault holds a request.
+    channel_timeout
+        Seconds after which an idle connection, or one whose request does not arrive in
+        full, is closed (a whole number).
 
     Examples
     --------
@@ -55,10 +72,12 @@ class Sandbox:
         teams: int | None = None,
         grants_per_space: int | None = None,
         latency: float = 0.0,
+        inherit_share: float | None = None,
         *,
         host: str = "127.0.0.1",
         port: int = 0,
         stall_seconds: float = 5.0,
+        channel_timeout: int = 120,
     ) -> None:
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise ValueError(f"seed must be an integer, got {seed!r}")
@@ -67,10 +86,12 @@ class Sandbox:
             users if users is not None else DEFAULT_USERS,
             teams if teams is not None else max(DEFAULT_TEAMS, (users or 0) // 60),
             grants_per_space,
+            inherit_share,
         )
-        state, self._demo = build_demo(seed, size)
-        self.seed = seed
         self.clock = Clock()
+        today = self.clock.now().replace(hour=0, minute=0, second=0, microsecond=0)
+        state, self._demo = build_demo(seed, size, now=today)
+        self.seed = seed
         self._store = Store(state, seed, self.clock)
         self._tokens = TokenRegistry(seed, self._demo["owner_id"], self._demo["other_user_id"])
         self._faults = Faults(stall_seconds)
@@ -79,7 +100,7 @@ class Sandbox:
         self.set_latency(latency)
         self._initial_latency = latency
         self._app = DocsApp(self._store, self._tokens, self._faults, self._log, Controls(self))
-        self._server = ServerThread(self._app, host, port, connection_screen=self._screen)
+        self._server = ServerThread(self._app, host, port, channel_timeout=channel_timeout)
         self._running = False
 
     # -- lifecycle ------------------------------------------------------------------
@@ -142,7 +163,7 @@ class Sandbox:
 
     @property
     def demo(self) -> dict[str, Any]:
-        """Facts about the seeded demo organization (a copy): see :func:`build_demo`."""
+        """Facts about the seeded demo organization (a copy): see ``docs/sandbox-demo.md``."""
         return copy.deepcopy(self._demo)
 
     def add_token(
@@ -182,20 +203,41 @@ class Sandbox:
         self._log.reset()
 
     def advance_clock(self, days: float = 0, hours: float = 0, seconds: float = 0) -> None:
-        """Move the sandbox clock forward (trash expiry, Git operations follow it)."""
-        for name, value in (("days", days), ("hours", hours), ("seconds", seconds)):
-            if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
+        """Move the sandbox clock forward: the trash expires and Git operations finish.
+
+        Raises
+        ------
+        ValueError
+            For a negative or non-finite amount, or a total offset beyond
+            :data:`MAX_CLOCK_OFFSET_DAYS` days.
+        """
+        total = 0.0
+        for name, value, unit in (
+            ("days", days, 86400),
+            ("hours", hours, 3600),
+            ("seconds", seconds, 1),
+        ):
+            if (
+                not isinstance(value, int | float)
+                or isinstance(value, bool)
+                or not math.isfinite(value)
+                or value < 0
+            ):
                 raise ValueError(f"{name} must be a non-negative number, got {value!r}")
-        self.clock.advance(timedelta(days=days, hours=hours, seconds=seconds))
+            total += value * unit
+        if self.clock.offset.total_seconds() + total > MAX_CLOCK_OFFSET_DAYS * 86400:
+            raise ValueError(
+                f"the sandbox clock moves at most {MAX_CLOCK_OFFSET_DAYS} days ahead in total; "
+                "call reset() to return to real time"
+            )
+        self.clock.advance(timedelta(seconds=total))
         with self._store.lock:
             self._store.purge_trash()
             _routes_git.finish_due_operations(self._store)
 
     def set_latency(self, seconds: float) -> None:
-        """Add ``seconds`` of delay to every API request."""
-        if not isinstance(seconds, int | float) or isinstance(seconds, bool) or seconds < 0:
-            raise ValueError(f"latency must be a non-negative number of seconds, got {seconds!r}")
-        self._faults.latency = float(seconds)
+        """Add ``seconds`` (0 to 60) of delay to every API request."""
+        self._faults.latency = check_seconds(seconds, "latency", MAX_LATENCY)
 
     def set_rate_limit(self, n: int | None, per_seconds: float = 60.0) -> None:
         """Allow ``n`` API requests per ``per_seconds``; ``None`` turns rate limiting off."""
@@ -203,7 +245,7 @@ class Sandbox:
 
     def inject(
         self,
-        fault: str,
+        fault: Fault | str,
         count: int = 1,
         *,
         methods: Iterable[str] | None = None,
@@ -214,8 +256,8 @@ class Sandbox:
         Parameters
         ----------
         fault
-            "503", "500", "429", "retry-after:<seconds>", "drop", "reset-before-read", "truncate",
-            "stall" or "html".
+            A :class:`Fault` or its name: "503", "500", "429", "retry-after:<seconds>", "drop",
+            "reset-before-read", "truncate", "stall" or "html".
         count
             How many requests suffer it.
         methods
@@ -233,7 +275,7 @@ class Sandbox:
 
     @stall_seconds.setter
     def stall_seconds(self, seconds: float) -> None:
-        self._faults.stall_seconds = float(seconds)
+        self._faults.stall_seconds = check_seconds(seconds, "stall_seconds", MAX_STALL)
 
     @property
     def faults_pending(self) -> int:
@@ -257,13 +299,6 @@ class Sandbox:
         return DocsClient(**{"base_url": self.url, "token": self.token, **kwargs})
 
     # -- internals used by the server and the controls -----------------------------------
-    def _screen(self, connection: socket.socket) -> bool:
-        hit = self._faults.screen_connection(connection)
-        if hit is None:
-            return False
-        self._log.add(hit[0], hit[1], None)
-        return True
-
     def file_bytes(self, space_id: str, file_id: str) -> tuple[str, bytes] | None:
         """Content type and deterministic bytes of a file of a space, or None."""
         with self._store.lock:

@@ -11,6 +11,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from docsapi.sandbox._grants import GrantTable
+
 Record = dict[str, Any]
 
 
@@ -29,15 +31,33 @@ class State:
     teams
         Team id -> {"id", "title", "organization", "createdAt", "members": {user id: team role}}.
     collections
-        Collection id -> {"id", "title", "organization"}.
+        Collection id -> {"id", "title", "organization", "parent", "defaultLevel", "createdAt"}.
     spaces
-        Active space id -> record (title, emoji, organization, parent, ...).
+        Active space id -> record (title, emoji, organization, parent, defaultLevel, ...).
     trash
-        Deleted space id -> {"space", "deletedAt" (datetime), "users", "teams"}.
+        Deleted space id -> {"space", "deletedAt" (datetime), "index", "users", "teams"}: the
+        record, when, its place among its siblings and its grants (restored with it).
     children
         (organization id, collection id or None) -> ordered [("space"|"collection", id)].
-    user_grants / team_grants
-        Space id -> {user or team id -> role}.
+    space_users / space_teams
+        User and team grants on spaces.
+    collection_users / collection_teams
+        User and team grants on collections.
+    sites
+        Site id -> {"id", "title", "organization", "visibility", "published", "defaultLevel",
+        "type", "basename", "createdAt"}.
+    site_spaces
+        Site id -> ordered site-space records {"id", "space", "path", "title", "draft", "default"}.
+    share_links
+        Site id -> {share link id -> {"id", "name", "key", "active", "createdAt"}}.
+    site_auth
+        Site id -> visitor authentication settings {"backend", "privateKey", "fallbackURL"}.
+    site_users / site_teams
+        User and team grants on sites (who administers them).
+    invites
+        Organization id -> {invite id -> {"id", "role"} or {"id", "level", "space"|"collection"}}.
+    events
+        Organization id -> audit events, oldest first.
     change_requests
         Space id -> list of change request records.
     git
@@ -56,8 +76,18 @@ class State:
     spaces: dict[str, Record] = field(default_factory=dict)
     trash: dict[str, Record] = field(default_factory=dict)
     children: dict[tuple[str, str | None], list[tuple[str, str]]] = field(default_factory=dict)
-    user_grants: dict[str, dict[str, str]] = field(default_factory=dict)
-    team_grants: dict[str, dict[str, str]] = field(default_factory=dict)
+    space_users: GrantTable = field(default_factory=GrantTable)
+    space_teams: GrantTable = field(default_factory=GrantTable)
+    collection_users: GrantTable = field(default_factory=GrantTable)
+    collection_teams: GrantTable = field(default_factory=GrantTable)
+    sites: dict[str, Record] = field(default_factory=dict)
+    site_spaces: dict[str, list[Record]] = field(default_factory=dict)
+    share_links: dict[str, dict[str, Record]] = field(default_factory=dict)
+    site_auth: dict[str, Record] = field(default_factory=dict)
+    site_users: GrantTable = field(default_factory=GrantTable)
+    site_teams: GrantTable = field(default_factory=GrantTable)
+    invites: dict[str, dict[str, Record]] = field(default_factory=dict)
+    events: dict[str, list[Record]] = field(default_factory=dict)
     change_requests: dict[str, list[Record]] = field(default_factory=dict)
     git: dict[str, Record] = field(default_factory=dict)
     content: dict[str, Any] = field(default_factory=dict)

@@ -1,7 +1,8 @@
 """Thread-safe access to the sandbox's state, its content and its clock.
 
 One re-entrant lock guards everything: a request handler holds it from the first read to the
-last write, so concurrent requests never lose an update.
+last write, so concurrent requests never lose an update. Writes that touch an index (team
+memberships, trash) go through the store's methods, so the indexes never drift from the data.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from docsapi.sandbox._clock import Clock, iso
 from docsapi.sandbox._content import Content
 from docsapi.sandbox._content_gen import generate_content
 from docsapi.sandbox._ids import new_id
-from docsapi.sandbox._roles import strongest
 from docsapi.sandbox._state import Record, State
 
 #: How long a deleted space stays restorable.
@@ -41,11 +41,13 @@ class Store:
         self._pristine = state
         self.state = state.snapshot()
         self._generated: dict[str, Content] = {}
+        self._reindex()
 
     def reset(self) -> None:
         """Back to the seeded state (generated content is kept: it never changes)."""
         with self.lock:
             self.state = self._pristine.snapshot()
+            self._reindex()
 
     def now_iso(self) -> str:
         """The sandbox time as an API timestamp."""
@@ -92,8 +94,41 @@ class Store:
             space["updatedAt"] = self.now_iso()
 
     # -- trash ------------------------------------------------------------------------
+    def trash_space(self, record: Record) -> None:
+        """Move an active space to the trash, with its grants and its place among siblings."""
+        space_id = record["id"]
+        index = self.detach(record)
+        del self.state.spaces[space_id]
+        self.state.trash[space_id] = {
+            "space": record,
+            "deletedAt": self.clock.now(),
+            "index": index,
+            "users": self.state.space_users.detach(space_id),
+            "teams": self.state.space_teams.detach(space_id),
+        }
+
+    def restore_space(self, space_id: str) -> Record:
+        """Bring a trashed space back where it was (at the top level if its collection is gone)."""
+        entry = self.state.trash.pop(space_id)
+        record = entry["space"]
+        if record["parent"] is not None and record["parent"] not in self.state.collections:
+            record["parent"] = None
+            if record["visibility"] == "in-collection":
+                record["visibility"] = "private"
+        siblings = self.siblings(record["organization"], record["parent"])
+        siblings.insert(min(entry["index"], len(siblings)), ("space", space_id))
+        self.state.spaces[space_id] = record
+        org_id = record["organization"]
+        self.state.space_users.attach(org_id, space_id, entry["users"])
+        self.state.space_teams.attach(org_id, space_id, entry["teams"])
+        return record
+
     def purge_trash(self) -> None:
-        """Remove for good the spaces deleted more than the retention period ago."""
+        """Remove for good the spaces deleted more than the retention period ago.
+
+        Called when the trash is read or written (restore, delete) and when the clock is
+        advanced, not before every request.
+        """
         with self.lock:
             now = self.clock.now()
             expired = [
@@ -107,50 +142,71 @@ class Store:
                 self.state.change_requests.pop(space_id, None)
                 self.state.git.pop(space_id, None)
 
-    # -- lookups --------------------------------------------------------------------
+    # -- members and teams ------------------------------------------------------------
     def member(self, org_id: str, user_id: str) -> Record | None:
         """The membership record of a user in an organization, or None."""
         return self.state.members.get(org_id, {}).get(user_id)
 
     def user_teams(self, org_id: str, user_id: str) -> list[str]:
-        """Ids of the organization's teams the user belongs to."""
-        return [
-            tid
-            for tid, team in self.state.teams.items()
-            if team["organization"] == org_id and user_id in team["members"]
-        ]
+        """Ids of the organization's teams the user belongs to (from the membership index)."""
+        return sorted(self._teams_of.get((org_id, user_id), ()))
 
-    def team_roles(self, space_id: str, user_id: str) -> dict[str, str]:
-        """Team id -> role for each team of the user that has access to the space."""
-        grants = self.state.team_grants.get(space_id, {})
-        return {
-            tid: role for tid, role in grants.items() if user_id in self.state.teams[tid]["members"]
-        }
+    def join_team(self, team_id: str, user_id: str, role: str = "member") -> None:
+        """Add a user to a team (or change their team role)."""
+        team = self.state.teams[team_id]
+        team["members"][user_id] = role
+        self._teams_of.setdefault((team["organization"], user_id), set()).add(team_id)
 
-    def effective_role(self, space_id: str, user_id: str) -> str | None:
-        """The strongest role a user holds on a space, directly or through teams."""
-        direct = self.state.user_grants.get(space_id, {}).get(user_id)
-        return strongest([direct, *self.team_roles(space_id, user_id).values()])
+    def leave_team(self, team_id: str, user_id: str) -> bool:
+        """Remove a user from a team; False when they were not in it."""
+        team = self.state.teams[team_id]
+        if team["members"].pop(user_id, None) is None:
+            return False
+        self._teams_of.get((team["organization"], user_id), set()).discard(team_id)
+        return True
 
-    def effective_grants(self, space_id: str) -> dict[str, str]:
-        """User id -> effective role for everyone with access to the space."""
-        users = dict(self.state.user_grants.get(space_id, {}))
-        for team_id, role in self.state.team_grants.get(space_id, {}).items():
-            for user_id in self.state.teams[team_id]["members"]:
-                users[user_id] = strongest([users.get(user_id), role]) or role
-        return users
+    def delete_team(self, team_id: str) -> None:
+        """Delete a team with its memberships and every grant it holds."""
+        for user_id in list(self.state.teams[team_id]["members"]):
+            self.leave_team(team_id, user_id)
+        del self.state.teams[team_id]
+        for table in (self.state.space_teams, self.state.collection_teams, self.state.site_teams):
+            table.drop_principal(team_id)
 
-    def spaces_of_org(self, org_id: str) -> list[Record]:
-        """The active spaces of an organization in tree order (root items, collections expanded)."""
+    def remove_member(self, org_id: str, user_id: str) -> bool:
+        """Remove a user from an organization and its teams; their grants stay on record."""
+        if self.state.members.get(org_id, {}).pop(user_id, None) is None:
+            return False
+        for team_id in self.user_teams(org_id, user_id):
+            self.leave_team(team_id, user_id)
+        return True
+
+    def _reindex(self) -> None:
+        self._teams_of: dict[tuple[str, str], set[str]] = {}
+        for team_id, team in self.state.teams.items():
+            for user_id in team["members"]:
+                self._teams_of.setdefault((team["organization"], user_id), set()).add(team_id)
+
+    # -- tree -----------------------------------------------------------------------------
+    def spaces_of_org(self, org_id: str, parent: str | None = None) -> list[Record]:
+        """The active spaces under a collection (default: the whole organization) in tree
+        order: each item in place, collections expanded where they stand."""
         ordered: list[Record] = []
-        for kind, item_id in self.state.children.get((org_id, None), []):
+        for kind, item_id in self.state.children.get((org_id, parent), []):
             if kind == "space":
                 ordered.append(self.state.spaces[item_id])
             else:
-                ordered.extend(
-                    self.state.spaces[space_id]
-                    for _, space_id in self.state.children.get((org_id, item_id), [])
-                )
+                ordered.extend(self.spaces_of_org(org_id, item_id))
+        return ordered
+
+    def collections_of_org(self, org_id: str, parent: str | None = None) -> list[Record]:
+        """The collections under a collection (default: the whole organization) in tree order,
+        each before the collections it holds."""
+        ordered: list[Record] = []
+        for kind, item_id in self.state.children.get((org_id, parent), []):
+            if kind == "collection":
+                ordered.append(self.state.collections[item_id])
+                ordered.extend(self.collections_of_org(org_id, item_id))
         return ordered
 
     def siblings(self, org_id: str, parent: str | None) -> list[tuple[str, str]]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
+import re
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -13,13 +15,14 @@ from typing import Any
 from werkzeug.wrappers import Request
 
 from docsapi.sandbox._auth import Credential
-from docsapi.sandbox._errors import bad_request
+from docsapi.sandbox._errors import ApiError, bad_request
+from docsapi.sandbox._jsonbody import BodyError, parse_json_body
 from docsapi.sandbox._store import Store
 
 #: Items per page when a List request does not say.
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1000
-_MISSING = object()
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 @dataclass
@@ -38,6 +41,7 @@ class Ctx:
     store: Store
     request: Request
     credential: Credential
+    _parsed: tuple[Any, ApiError | None] | None = field(default=None, repr=False)
 
     @property
     def api_base(self) -> str:
@@ -49,21 +53,28 @@ class Ctx:
         """The store's current state."""
         return self.store.state
 
+    def has_body(self) -> bool:
+        """True when the request carries a body other than whitespace."""
+        return bool(self.request.get_data(cache=True).strip())
+
     def body(self) -> Any:
-        """The JSON body.
+        """The JSON body (parsed once, on first use).
 
         Raises
         ------
         ApiError
-            400 when the body is missing or is not valid JSON.
+            400 when the body is missing or is not valid JSON (see
+            :func:`~docsapi.sandbox._jsonbody.parse_json_body`).
         """
-        raw = self.request.get_data(cache=True)
-        if not raw.strip():
-            raise bad_request("A JSON request body is required.")
-        try:
-            return json.loads(raw)
-        except (ValueError, UnicodeDecodeError) as error:
-            raise bad_request(f"The request body is not valid JSON ({error}).") from None
+        if self._parsed is None:
+            try:
+                self._parsed = (parse_json_body(self.request.get_data(cache=True)), None)
+            except BodyError as problem:
+                self._parsed = (None, bad_request(str(problem)))
+        value, refusal = self._parsed
+        if refusal is not None:
+            raise refusal
+        return value
 
     def object_body(self, allowed: Sequence[str] | None = None) -> dict[str, Any]:
         """The JSON body, which must be an object with only ``allowed`` keys (if given)."""
@@ -125,28 +136,29 @@ def _offset(cursor: str, scope: str) -> int:
         ) from None
 
 
-def list_limit(ctx: Ctx) -> int:
-    """The ``limit`` query parameter (1 to 1000, default 100)."""
+def list_limit(ctx: Ctx, default: int = DEFAULT_LIMIT, most: int = MAX_LIMIT) -> int:
+    """The ``limit`` query parameter (1 to ``most``, 1000 unless told; ``default`` if absent)."""
     raw = ctx.query("limit")
     if raw is None:
-        return DEFAULT_LIMIT
-    try:
-        limit = float(raw)
-    except ValueError:
-        raise bad_request(f"limit must be a number from 1 to {MAX_LIMIT}; got {raw!r}.") from None
-    if limit != int(limit) or not 1 <= limit <= MAX_LIMIT:
-        raise bad_request(f"limit must be a whole number from 1 to {MAX_LIMIT}; got {raw!r}.")
-    return int(limit)
+        return default
+    number = float(raw) if len(raw) <= 32 and _NUMBER.fullmatch(raw) else math.nan
+    if not (math.isfinite(number) and number.is_integer() and 1 <= number <= most):
+        raise bad_request(f"limit must be a whole number from 1 to {most}; got {raw!r}.")
+    return int(number)
 
 
 def paginate(
-    ctx: Ctx, items: Sequence[Any], render: Callable[[Any], Any] = lambda item: item
+    ctx: Ctx,
+    items: Sequence[Any],
+    render: Callable[[Any], Any] = lambda item: item,
+    limits: tuple[int, int] = (DEFAULT_LIMIT, MAX_LIMIT),
 ) -> Reply:
     """Answer one page of ``items`` in the List envelope (``items``, ``next.page``, ``count``).
 
     Only the items of the page are rendered. The cursor is opaque and tied to the list's path.
+    ``limits`` are the list's (default, largest) page sizes.
     """
-    limit = list_limit(ctx)
+    limit = list_limit(ctx, *limits)
     scope = ctx.request.path
     cursor = ctx.query("page")
     offset = _offset(cursor, scope) if cursor else 0

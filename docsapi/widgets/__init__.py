@@ -1,20 +1,23 @@
 """ipywidgets forms for every edit the documentation-platform API allows.
 
-Each form is an ``ipywidgets`` container built for one client and one target: it shows
-the current values, checks entries as they are typed (a problem appears in red under its
-field and Save stays disabled), sends only what changed, and shows the outcome or the
-API's error in its ``status_output`` (also as plain text in ``.status``).
+Each form is an ``ipywidgets`` container built for one client and one target. It sends
+nothing while it is built: it loads when it is first displayed (saying "Loading…"
+meanwhile), or when ``form.load()`` is called or Reload pressed. It then shows the current
+values, checks entries as they are typed (a problem appears in red under its field and
+Save stays disabled), sends only what changed, and shows the outcome or the API's error
+in its ``status_output`` (also as plain text in ``.status``).
 
 Importing this module imports ipywidgets; ``import docsapi`` alone does not.
 
 Examples
 --------
->>> from docsapi.widgets import SpaceSettingsForm
->>> form = SpaceSettingsForm(client, "sp_abc")  # doctest: +SKIP
->>> form.title_text.value = "Handbook"  # doctest: +SKIP
+>>> from docsapi.widgets import UserProfileForm
+>>> form = UserProfileForm(client)  # nothing sent yet  # doctest: +SKIP
+>>> display(form)  # shows "Loading…", then the current values  # doctest: +SKIP
+>>> form.display_name_text.value = "Ada L."  # doctest: +SKIP
 >>> form.save_button.click()  # doctest: +SKIP
 >>> form.status  # doctest: +SKIP
-'Saved title.'
+'Saved display_name.'
 """
 
 from __future__ import annotations

@@ -1,9 +1,16 @@
-"""What every form shares: a heading, a status output, field error labels, API error handling.
+"""What every form shares: loading when shown, running actions, status lines, declared fields.
 
-:class:`FormBase` is an ``ipywidgets.VBox`` that runs API calls through :meth:`FormBase._attempt`,
-so an API error lands in the form's ``status_output`` (and in ``.status`` and ``.error``)
-instead of escaping from a button's click handler. :class:`EditForm` adds the load → edit →
-validate → save cycle of the forms that edit one resource and send only the changed fields.
+:class:`FormBase` is an ``ipywidgets.VBox`` with a heading, a Reload button and a status
+output. It sends nothing when it is built: it loads the first time it is displayed, or when
+:meth:`FormBase.load` is called (or Reload pressed). Every API call goes through
+:meth:`FormBase._run`, which shows what is going on ("Loading…"), disables the form's buttons
+meanwhile, and turns an API error into a status line (also ``.status`` and ``.error``) instead of
+letting it escape from a click handler. Panels of actions (duplicate, delete, invite…) subclass
+it directly.
+
+:class:`FieldForm` adds :class:`Field` records (an input, its check, its error label, the
+client's name for the value) and a Save button that sends the valid values; :class:`EditForm`
+is a field form over one resource that sends only the fields that differ from the loaded ones.
 
 Status lines and results are written with ``Output.append_stdout`` /
 ``Output.append_display_data``, which work with or without a running kernel.
@@ -11,7 +18,8 @@ Status lines and results are written with ``Output.append_stdout`` /
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from html import escape
 from typing import Any, ClassVar, TypeVar
 
@@ -22,7 +30,10 @@ from docsapi.errors import APIStatusError, DocsAPIError, ValidationError
 __all__ = [
     "GUEST",
     "LABEL_STYLE",
+    "NOT_LOADED",
     "EditForm",
+    "Field",
+    "FieldForm",
     "FormBase",
     "StatusMessage",
     "clean",
@@ -33,10 +44,14 @@ __all__ = [
     "role_label",
     "role_value",
     "set_error",
+    "text_input",
 ]
 
 #: How the guest role (``None`` in the API) is shown in role pickers.
 GUEST = "guest"
+
+#: The status of a form that has not loaded yet.
+NOT_LOADED = "Not loaded yet: the form loads when it is displayed (or press Reload)."
 
 _LEVEL_COLOURS = {"info": "#333333", "success": "#1b5e20", "error": "#b00020"}
 
@@ -117,6 +132,24 @@ def error_label() -> widgets.HTML:
     return widgets.HTML(value="", layout=widgets.Layout(margin="0 0 4px 0"))
 
 
+def text_input(description: str, **options: Any) -> widgets.Text:
+    """A labelled text box as wide as the form's others, with a layout of its own.
+
+    Each box needs its own ``Layout``: hiding one that shares it would hide them all.
+
+    Examples
+    --------
+    >>> text_input("Title", placeholder="at most 50 characters").layout.width
+    '420px'
+    """
+    return widgets.Text(
+        description=description,
+        style=LABEL_STYLE,
+        layout=widgets.Layout(width="420px"),
+        **options,
+    )
+
+
 def set_error(label: widgets.HTML, message: str) -> None:
     """Show ``message`` in a field's error label, or clear it when ``message`` is empty."""
     label.value = coloured(message, "error") if message else ""
@@ -147,12 +180,107 @@ def role_value(label: str) -> str | None:
     return None if label == GUEST else label
 
 
-class FormBase(widgets.VBox):
-    """Base of every form: a heading, the form's own children, then a status output.
+def _same(value: Any) -> Any:
+    return value
 
-    Subclasses create their widgets in :meth:`_build` (children named ``<role>_<kind>``)
-    and connect them in :meth:`_wire`; :meth:`_rows` lists what goes between the heading
-    and the status output.
+
+class Field:
+    """One value a form sends: the widgets it is entered in, its rule, its error label.
+
+    Parameters
+    ----------
+    name : str
+        The keyword argument of the client method the value is sent as.
+    *inputs : ipywidgets.Widget
+        The widgets the value is entered in, laid out in this order; a change to any of them
+        checks the form again.
+    check : callable, optional
+        Takes the value read and returns it as it is sent, or raises
+        :class:`~docsapi.errors.ValidationError` naming the rule it breaks. Only a field
+        with a check has an error label.
+    to_api, to_widget : callable, optional
+        Convert the first input's ``value`` to the value sent, and back (for example the
+        role picker's ``"guest"`` and the API's ``None``).
+    read, show : callable, optional
+        For a value entered in several widgets: read it from them, put it into them. They
+        replace ``to_api`` and ``to_widget``.
+    when : callable, optional
+        Whether the field is sent at all just now (for example only for an export).
+
+    Attributes
+    ----------
+    error : ipywidgets.HTML
+        Shows the field's problem in red once the field was edited or a save was tried
+        (laid out only for a field with a check).
+    touched : bool
+        Whether the field was edited since its value was last shown.
+
+    Examples
+    --------
+    >>> from docsapi._validate import check_space_title
+    >>> title = Field("title", widgets.Text(value="Handbook"), check=check_space_title)
+    >>> title.parse()
+    'Handbook'
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *inputs: widgets.Widget,
+        check: Callable[[Any], Any] | None = None,
+        to_api: Callable[[Any], Any] | None = None,
+        to_widget: Callable[[Any], Any] | None = None,
+        read: Callable[[], Any] | None = None,
+        show: Callable[[Any], None] | None = None,
+        when: Callable[[], bool] | None = None,
+    ) -> None:
+        self.name = name
+        self.inputs = inputs
+        self.check = check
+        self._to_api = to_api or _same
+        self._to_widget = to_widget or _same
+        self._read = read
+        self._show = show
+        self.when = when
+        self.error = error_label()
+        self.touched = False
+
+    @property
+    def active(self) -> bool:
+        """Whether the field takes part in the form's value now."""
+        return self.when is None or self.when()
+
+    def parse(self) -> Any:
+        """The value to send, or :class:`~docsapi.errors.ValidationError` if it breaks the rule."""
+        value = self._read() if self._read is not None else self._to_api(self.inputs[0].value)
+        return value if self.check is None else self.check(value)
+
+    def show(self, value: Any) -> None:
+        """Put ``value`` into the widgets."""
+        if self._show is not None:
+            self._show(value)
+        else:
+            self.inputs[0].value = self._to_widget(value)
+
+    def problem(self, exc: ValidationError) -> str:
+        """The problem as shown under the field (the field's own name is not repeated)."""
+        return field_problem(exc) if exc.argument == self.name else str(exc)
+
+    def laid_out(self) -> tuple[widgets.Widget, ...]:
+        """The inputs, then the error label if there is one."""
+        return (*self.inputs, self.error) if self.check is not None else self.inputs
+
+
+class FormBase(widgets.VBox):
+    """Base of every form and panel: heading, rows, Reload, status; loads when first shown.
+
+    Subclasses create their widgets in :meth:`_build` (children named ``<role>_<kind>``),
+    connect them in :meth:`_wire`, list what goes between the heading and the status output
+    in :meth:`_rows`, read what they show in :meth:`_fetch` and show it in :meth:`_show_loaded`.
+    Actions call the client through :meth:`_run`.
+
+    Nothing is sent while the form is built: it loads when it is first displayed in a
+    notebook, or when :meth:`load` is called (or Reload pressed).
 
     Parameters
     ----------
@@ -165,6 +293,8 @@ class FormBase(widgets.VBox):
     ----------
     heading_html : ipywidgets.HTML
         The form's title.
+    reload_button : ipywidgets.Button
+        Reads what the form shows again.
     status_output : ipywidgets.Output
         Status lines and results.
     status : str
@@ -173,6 +303,8 @@ class FormBase(widgets.VBox):
         Every status line since the form was built, oldest first (the last 100).
     error : DocsAPIError or None
         The error of the last API call, ``None`` when it succeeded.
+    loaded : bool
+        Whether the form has loaded (until then it shows :data:`NOT_LOADED`).
     """
 
     #: The heading shown at the top of the form.
@@ -184,20 +316,74 @@ class FormBase(widgets.VBox):
         self.status = ""
         self.messages: list[str] = []
         self.error: DocsAPIError | None = None
+        self.loaded = False
         self.heading_html = widgets.HTML(value=f"<h3>{escape(self.heading)}</h3>")
+        self.reload_button = widgets.Button(description="Reload", icon="refresh")
         self.status_output = widgets.Output(layout=widgets.Layout(margin="8px 0 0 0"))
         self._build()
         self._wire()
+        self.reload_button.on_click(lambda _button: self.load())
         self.children = (self.heading_html, *self._rows(), self.status_output)
+        self._report(NOT_LOADED)
 
+    # -- to implement -------------------------------------------------------------------
     def _build(self) -> None:
         raise NotImplementedError
 
     def _wire(self) -> None:
-        raise NotImplementedError
+        """Connect the widgets built by :meth:`_build` (nothing by default)."""
 
     def _rows(self) -> tuple[widgets.Widget, ...]:
         raise NotImplementedError
+
+    def _fetch(self) -> Any:
+        """Read what the form shows (nothing by default)."""
+        return None
+
+    def _show_loaded(self, loaded: Any) -> str:
+        """Show what :meth:`_fetch` read; return the status line to show."""
+        return "Ready."
+
+    def _refresh(self, _change: Any = None) -> None:
+        """Bring buttons and error labels up to date with the widgets (nothing by default)."""
+
+    # -- shared behaviour ---------------------------------------------------------------
+    def _ipython_display_(self) -> None:
+        """Show the form, then load it unless it has loaded: "Loading…" shows meanwhile."""
+        from IPython.display import display
+
+        display(self._repr_mimebundle_(), raw=True)
+        if not self.loaded:
+            self.load()
+
+    def load(self, *, raise_errors: bool = False) -> Any:
+        """Read what the form shows again, dropping unsaved edits; what Reload does.
+
+        A form loads by itself the first time it is displayed; call this to load it
+        without displaying it (a script, a test) or to read it again.
+
+        Parameters
+        ----------
+        raise_errors : bool
+            Raise an API error after showing it, instead of only showing it.
+
+        Returns
+        -------
+        object or None
+            What was read, or ``None`` if it could not be read (the error is in ``.status``).
+
+        Examples
+        --------
+        >>> form.load()  # doctest: +SKIP
+        >>> form.status  # doctest: +SKIP
+        'Loaded the current values.'
+        """
+        ok, loaded = self._run(self._fetch, doing="Loading", raise_errors=raise_errors)
+        if ok:
+            self.loaded = True
+            self._report(self._show_loaded(loaded))
+        self._refresh()
+        return loaded
 
     def _report(self, message: str, level: str = "info", *, details: Any = None) -> None:
         """Replace the status output with ``message`` (and ``details``, displayed richly)."""
@@ -208,14 +394,27 @@ class FormBase(widgets.VBox):
         if details is not None:
             self.status_output.append_display_data(details)
 
-    def _attempt(
-        self, action: Callable[[], T], *, doing: str, raise_errors: bool
+    def _run(
+        self,
+        action: Callable[[], T],
+        *,
+        doing: str,
+        raise_errors: bool = False,
+        foreground: bool = True,
     ) -> tuple[bool, T | None]:
         """Run one API call: ``(True, result)``, or ``(False, None)`` after reporting the error.
 
-        With ``raise_errors`` the error is reported and then raised again.
+        In the foreground the status says ``"<doing>…"`` and the form's buttons are disabled
+        until the call returns (then put back as they were). With ``raise_errors`` an API
+        error is reported and then raised again.
         """
         self.error = None
+        buttons: list[tuple[widgets.Button, bool]] = []
+        if foreground:
+            self._report(f"{doing}…")
+            buttons = [(button, button.disabled) for button in self._buttons()]
+            for button, _disabled in buttons:
+                button.disabled = True
         try:
             return True, action()
         except DocsAPIError as exc:
@@ -224,88 +423,115 @@ class FormBase(widgets.VBox):
             if raise_errors:
                 raise
             return False, None
+        finally:
+            for button, disabled in buttons:
+                button.disabled = disabled
+
+    def _buttons(self) -> Iterator[widgets.Button]:
+        """Every button in the form, rows of rows included."""
+        pending = list(self.children)
+        while pending:
+            widget = pending.pop()
+            if isinstance(widget, widgets.Button):
+                yield widget
+            if isinstance(widget, widgets.Box):
+                pending.extend(widget.children)
 
     def _failure(self, exc: DocsAPIError, doing: str) -> tuple[str, str]:
         """The status line and its level for an API error (forms may explain some better)."""
         return f"{doing} failed: {describe_error(exc)}", "error"
 
 
-class EditForm(FormBase):
-    """A form over one resource: shows its values, validates edits, sends only the changes.
+class FieldForm(FormBase):
+    """A form of declared :class:`Field` s whose Save button sends their values.
 
-    Subclasses implement :meth:`_fetch` (read the resource), :meth:`_values_of` (the
-    resource's editable values, keyed like the client method's keyword arguments),
-    :meth:`_show` (put those values in the widgets), :meth:`_read` (the widgets' values
-    and the problems found, keyed the same way; a problem for ``name`` is shown in the
-    ``<name>_error`` label) and :meth:`_submit` (call the client with the changes).
+    Subclasses declare their fields in :meth:`_build` with :meth:`_field`, and implement
+    :meth:`_submit` (call the client with the values). The fields are laid out in the order
+    declared, each with its error label, then Save and Reload; Save is enabled only when
+    every field is valid and there is something to send.
 
     Attributes
     ----------
-    save_button, reload_button : ipywidgets.Button
-        Save sends the pending edits; Reload reads the resource again, dropping them.
-    resource : object or None
-        The resource as last read or saved (``None`` until it loads).
+    save_button : ipywidgets.Button
+        Sends the values (see :meth:`save`).
     """
 
-    #: The fields whose problems have an ``<name>_error`` label.
-    fields: ClassVar[tuple[str, ...]] = ()
+    #: How the status starts when invalid fields stop a save.
+    not_done: ClassVar[str] = "Not saved"
 
     def __init__(self, client: Any, **kwargs: Any) -> None:
-        self.resource: Any = None
-        self._loaded: dict[str, Any] = {}
+        self._fields: list[Field] = []
         self._showing = False
         self.save_button = widgets.Button(
             description="Save", button_style="primary", icon="check", disabled=True
         )
         self.save_button.add_class("docsapi-save")
-        self.reload_button = widgets.Button(description="Reload", icon="refresh")
         super().__init__(client, **kwargs)
+        for field in self._fields:
+            for widget in field.inputs:
+                widget.observe(lambda _change, field=field: self._edited(field), names="value")
         self.save_button.on_click(lambda _button: self.save())
-        self.reload_button.on_click(lambda _button: self.load())
-        self.load()
 
     # -- to implement -------------------------------------------------------------------
-    def _fetch(self) -> Any:
+    def _submit(self, values: dict[str, Any]) -> Any:
         raise NotImplementedError
 
-    def _values_of(self, resource: Any) -> dict[str, Any]:
+    def _submitted(self, values: dict[str, Any], result: Any) -> Any:
+        """Show the outcome of a successful :meth:`_submit`; return what :meth:`save` returns."""
         raise NotImplementedError
 
-    def _show(self, values: dict[str, Any]) -> None:
-        raise NotImplementedError
+    def _blocked(self, pending: dict[str, Any]) -> str | None:
+        """Why nothing can be sent now (the status line to show), or ``None``."""
+        return None
+
+    # -- fields ---------------------------------------------------------------------------
+    def _field(self, name: str, *inputs: widgets.Widget, **options: Any) -> Field:
+        """Declare a field (see :class:`Field` for ``options``); returns it."""
+        field = Field(name, *inputs, **options)
+        self._fields.append(field)
+        return field
+
+    def _rows(self) -> tuple[widgets.Widget, ...]:
+        rows = [widget for field in self._fields for widget in field.laid_out()]
+        return (*rows, widgets.HBox([self.save_button, self.reload_button]))
+
+    @contextmanager
+    def _showing_values(self) -> Iterator[None]:
+        """Set widgets from code: nothing counts as edited, the form is checked once after."""
+        self._showing = True
+        try:
+            yield
+        finally:
+            self._showing = False
+        for field in self._fields:
+            field.touched = False
+        self._refresh()
+
+    def _edited(self, field: Field) -> None:
+        if not self._showing:
+            field.touched = True
+            self._refresh()
 
     def _read(self) -> tuple[dict[str, Any], dict[str, str]]:
-        raise NotImplementedError
-
-    def _submit(self, changes: dict[str, Any]) -> Any:
-        raise NotImplementedError
-
-    # -- shared behaviour ---------------------------------------------------------------
-    def _save_row(self) -> widgets.HBox:
-        return widgets.HBox([self.save_button, self.reload_button])
-
-    def _watch(self, *watched: widgets.Widget) -> None:
-        """Re-validate whenever one of ``watched`` changes value."""
-        for widget in watched:
-            widget.observe(self._refresh, names="value")
-
-    def _changes(self, values: dict[str, Any]) -> dict[str, Any]:
-        """The values that differ from the loaded ones (subclasses may reshape them)."""
-        return {name: value for name, value in values.items() if value != self._loaded.get(name)}
+        """The valid values of the active fields, and the problems of the others."""
+        values: dict[str, Any] = {}
+        problems: dict[str, str] = {}
+        for field in self._fields:
+            if not field.active:
+                continue
+            try:
+                values[field.name] = field.parse()
+            except ValidationError as exc:
+                problems[field.name] = field.problem(exc)
+        return values, problems
 
     def _pending(self) -> tuple[dict[str, Any], dict[str, str]]:
-        values, problems = self._read()
-        if self.resource is None:
-            return {}, problems
-        valid = {name: value for name, value in values.items() if name not in problems}
-        return self._changes(valid), problems
+        """What Save would send, and the problems of the fields (subclasses narrow the first)."""
+        return self._read()
 
     @property
     def value(self) -> dict[str, Any]:
-        """The pending edits: the valid fields that differ from the loaded values.
-
-        Keys and values are the keyword arguments the client method receives.
-        """
+        """What Save would send: the keyword arguments of the client method."""
         return self._pending()[0]
 
     @property
@@ -314,53 +540,21 @@ class EditForm(FormBase):
         return self._read()[1]
 
     def _refresh(self, _change: Any = None) -> None:
-        """Show each field's problem under it; Save is enabled only for valid, pending edits."""
+        """Show the problems of edited fields; Save is enabled only when there is a valid send."""
         if self._showing:
             return
-        changes, problems = self._pending()
-        for name in self.fields:
-            set_error(getattr(self, f"{name}_error"), problems.get(name, ""))
-        self.save_button.disabled = bool(problems) or not changes
+        pending, problems = self._pending()
+        for field in self._fields:
+            shown = field.touched and field.active
+            set_error(field.error, problems.get(field.name, "") if shown else "")
+        self.save_button.disabled = bool(problems) or self._blocked(pending) is not None
 
-    def load(self, *, raise_errors: bool = False) -> Any:
-        """Read the resource again and show its current values, dropping unsaved edits.
-
-        Parameters
-        ----------
-        raise_errors : bool
-            Raise an API error after showing it, instead of only showing it.
-
-        Returns
-        -------
-        object or None
-            The resource, or ``None`` if it could not be read (the error is in ``.status``).
-
-        Examples
-        --------
-        >>> form.load()  # doctest: +SKIP
-        >>> form.value  # doctest: +SKIP
-        {}
-        """
-        ok, resource = self._attempt(self._fetch, doing="Loading", raise_errors=raise_errors)
-        if not ok:
-            self._refresh()
-            return None
-        self._remember(resource)
-        self._report("Loaded the current values.")
-        return resource
-
-    def _remember(self, resource: Any) -> None:
-        self.resource = resource
-        self._loaded = self._values_of(resource)
-        self._showing = True
-        try:
-            self._show(self._loaded)
-        finally:
-            self._showing = False
-        self._refresh()
+    def _doing(self) -> str:
+        """What sending is called in the status line."""
+        return "Saving"
 
     def save(self, *, raise_errors: bool = False) -> Any:
-        """Validate the entries and send the changed fields; what the Save button does.
+        """Check the fields and send their values; what the Save button does.
 
         Parameters
         ----------
@@ -373,8 +567,8 @@ class EditForm(FormBase):
         Returns
         -------
         object or None
-            The updated resource as the API returned it; ``None`` when nothing was sent
-            (invalid entries, nothing changed) or the API refused the change.
+            What the API returned; ``None`` when nothing was sent (invalid entries,
+            nothing to send) or the API refused.
 
         Examples
         --------
@@ -385,24 +579,85 @@ class EditForm(FormBase):
         >>> form.status  # doctest: +SKIP
         'Nothing to save: no field was changed.'
         """
-        changes, problems = self._pending()
+        for field in self._fields:
+            field.touched = True
         self._refresh()
+        pending, problems = self._pending()
         if problems:
             listed = "; ".join(f"{name} {problem}" for name, problem in problems.items())
-            self._report(f"Not saved: fix the marked fields ({listed}).", "error")
+            self._report(f"{self.not_done}: fix the marked fields ({listed}).", "error")
             if raise_errors:
                 name, problem = next(iter(problems.items()))
                 raise ValidationError(name, problem)
             return None
-        if self.resource is None or not changes:
-            what = "nothing is loaded" if self.resource is None else "no field was changed"
-            self._report(f"Nothing to save: {what}.")
+        blocked = self._blocked(pending)
+        if blocked is not None:
+            self._report(blocked)
             return None
-        ok, result = self._attempt(
-            lambda: self._submit(changes), doing="Saving", raise_errors=raise_errors
+        ok, result = self._run(
+            lambda: self._submit(pending), doing=self._doing(), raise_errors=raise_errors
         )
         if not ok:
             return None
+        return self._submitted(pending, result)
+
+
+class EditForm(FieldForm):
+    """A field form over one resource: shows its values, sends only the changed fields.
+
+    Subclasses declare their fields (named like the keyword arguments of the client's
+    update method) and implement :meth:`_fetch` (read the resource), :meth:`_values_of`
+    (the resource's values by field name) and :meth:`_submit` (call the client with the
+    changes). They may reshape the changes in :meth:`_changes`.
+
+    Attributes
+    ----------
+    save_button, reload_button : ipywidgets.Button
+        Save sends the pending edits; Reload reads the resource again, dropping them.
+    resource : object or None
+        The resource as last read or saved (``None`` until it loads).
+    """
+
+    def __init__(self, client: Any, **kwargs: Any) -> None:
+        self.resource: Any = None
+        self._original: dict[str, Any] = {}
+        super().__init__(client, **kwargs)
+
+    # -- to implement -------------------------------------------------------------------
+    def _values_of(self, resource: Any) -> dict[str, Any]:
+        raise NotImplementedError
+
+    # -- shared behaviour ---------------------------------------------------------------
+    def _show_loaded(self, resource: Any) -> str:
+        self._remember(resource)
+        return "Loaded the current values."
+
+    def _remember(self, resource: Any) -> None:
+        self.resource = resource
+        self._original = self._values_of(resource)
+        with self._showing_values():
+            self._show(self._original)
+
+    def _show(self, values: dict[str, Any]) -> None:
+        """Put the loaded values into the fields (subclasses may show more)."""
+        for field in self._fields:
+            if field.name in values:
+                field.show(values[field.name])
+
+    def _changes(self, values: dict[str, Any]) -> dict[str, Any]:
+        """The values that differ from the loaded ones (subclasses may reshape them)."""
+        return {name: value for name, value in values.items() if value != self._original.get(name)}
+
+    def _pending(self) -> tuple[dict[str, Any], dict[str, str]]:
+        values, problems = self._read()
+        return (self._changes(values) if self.resource is not None else {}), problems
+
+    def _blocked(self, pending: dict[str, Any]) -> str | None:
+        if self.resource is None:
+            return "Nothing to save: nothing is loaded."
+        return None if pending else "Nothing to save: no field was changed."
+
+    def _submitted(self, changes: dict[str, Any], result: Any) -> Any:
         self._remember(result)
         self._report(self._saved(changes), "success", details=result)
         return result

@@ -12,31 +12,23 @@ from typing import Any
 import ipywidgets as widgets
 
 from docsapi._validate import check_entity_id, check_text, check_url
-from docsapi.errors import DocsAPIError, NotFoundError, ValidationError
-from docsapi.widgets._base import (
-    LABEL_STYLE,
-    FormBase,
-    describe_error,
-    error_label,
-    field_problem,
-    set_error,
-)
+from docsapi.errors import NotFoundError, ValidationError
+from docsapi.widgets._base import LABEL_STYLE, FieldForm, text_input
 
 __all__ = ["FINISHED_STATES", "GitSyncForm"]
 
 #: Operation states after which there is nothing more to wait for.
 FINISHED_STATES: tuple[str, ...] = ("success", "failure", "timeout")
 DIRECTIONS: tuple[str, ...] = ("import", "export")
-_FIELDS = ("url", "ref", "commit_message")
 
 
-class GitSyncForm(FormBase):
+class GitSyncForm(FieldForm):
     """Import a space's content from a Git repository, or export it, and follow the operation.
 
     Starting an operation says "queued", then polls ``client.git.info`` with a progress
-    bar until the operation ends or ``timeout`` seconds pass. From the Start button the
-    polling runs in a background thread, so the kernel stays free; from code,
-    ``save(wait=True)`` polls in the calling thread and returns the final state.
+    bar until the operation ends or ``timeout`` seconds pass. The polling runs in a
+    background thread, so the kernel stays free; ``save(wait=True)`` (or :meth:`wait`)
+    waits for it and returns the final state.
 
     Parameters
     ----------
@@ -76,20 +68,23 @@ class GitSyncForm(FormBase):
 
     Notes
     -----
-    ``.value`` holds the keyword arguments of ``client.git.import_repo`` or
-    ``client.git.export_repo`` (chosen by ``direction_toggle``): ``url``, ``ref``,
-    ``commit_message`` (export only) and ``standalone`` (only when ticked).
+    ``.value`` holds the valid entries as keyword arguments of ``client.git.import_repo``
+    or ``client.git.export_repo`` (chosen by ``direction_toggle``): ``url``, ``ref``,
+    ``commit_message`` (export only) and ``standalone`` (only when ticked). Nothing is
+    sent before the form has loaded the Git state (see :meth:`load`).
 
     Examples
     --------
     >>> from docsapi.widgets import GitSyncForm
     >>> form = GitSyncForm(client, "sp_abc", timeout=30)  # doctest: +SKIP
+    >>> form.load()  # or display(form): it loads when shown  # doctest: +SKIP
     >>> form.url_text.value = "https://github.com/acme/docs"  # doctest: +SKIP
     >>> form.save(wait=True).operation_state  # doctest: +SKIP
     'success'
     """
 
     heading = "Git sync"
+    not_done = "Not started"
 
     def __init__(
         self,
@@ -108,69 +103,52 @@ class GitSyncForm(FormBase):
         self.state: Any = None
         self._poller: threading.Thread | None = None
         super().__init__(client, **kwargs)
-        self.load()
 
     def _build(self) -> None:
-        wide = widgets.Layout(width="420px")
         self.state_html = widgets.HTML()
         self.direction_toggle = widgets.ToggleButtons(
             options=DIRECTIONS, description="Direction", style=LABEL_STYLE
         )
-        self.url_text = widgets.Text(
-            description="Repository",
-            style=LABEL_STYLE,
-            placeholder="https://github.com/owner/repo",
-            layout=wide,
+        self.url_text = text_input("Repository", placeholder="https://github.com/owner/repo")
+        self.url_error = self._field(
+            "url", self.url_text, to_api=str.strip, check=lambda url: check_url(url, "url")
+        ).error
+        self.ref_text = text_input("Ref", value="refs/heads/main")
+        self.ref_error = self._field(
+            "ref", self.ref_text, to_api=str.strip, check=lambda ref: _required(ref, "ref")
+        ).error
+        self.commit_message_text = text_input(
+            "Commit msg", placeholder="the message of the export commit"
         )
-        self.url_error = error_label()
-        self.ref_text = widgets.Text(
-            value="refs/heads/main", description="Ref", style=LABEL_STYLE, layout=wide
-        )
-        self.ref_error = error_label()
-        self.commit_message_text = widgets.Text(
-            description="Commit msg",
-            style=LABEL_STYLE,
-            placeholder="the message of the export commit",
-            layout=wide,
-        )
-        self.commit_message_error = error_label()
+        self.commit_message_error = self._field(
+            "commit_message",
+            self.commit_message_text,
+            to_api=str.strip,
+            check=lambda message: _required(message, "commit_message"),
+            when=lambda: self.direction_toggle.value == "export",
+        ).error
         self.standalone_checkbox = widgets.Checkbox(
             value=False, description="Standalone", style=LABEL_STYLE
         )
-        self.save_button = widgets.Button(
-            description="Start import", button_style="primary", icon="play", disabled=True
+        self._field(
+            "standalone", self.standalone_checkbox, when=lambda: self.standalone_checkbox.value
         )
-        self.reload_button = widgets.Button(description="Reload", icon="refresh")
+        self.save_button.description = "Start import"
+        self.save_button.icon = "play"
         self.progress_bar = widgets.IntProgress(
             value=0, min=0, max=100, layout=widgets.Layout(visibility="hidden")
         )
         self.progress_html = widgets.HTML()
 
     def _wire(self) -> None:
-        for widget in (
-            self.direction_toggle,
-            self.url_text,
-            self.ref_text,
-            self.commit_message_text,
-        ):
-            widget.observe(self._refresh, names="value")
         self.direction_toggle.observe(self._on_direction, names="value")
-        self.save_button.on_click(lambda _button: self.save())
-        self.reload_button.on_click(lambda _button: self.load())
         self._on_direction({"new": self.direction_toggle.value})
 
     def _rows(self) -> tuple[widgets.Widget, ...]:
         return (
             self.state_html,
             self.direction_toggle,
-            self.url_text,
-            self.url_error,
-            self.ref_text,
-            self.ref_error,
-            self.commit_message_text,
-            self.commit_message_error,
-            self.standalone_checkbox,
-            widgets.HBox([self.save_button, self.reload_button]),
+            *super()._rows(),
             widgets.HBox([self.progress_bar, self.progress_html]),
         )
 
@@ -179,46 +157,28 @@ class GitSyncForm(FormBase):
         self.commit_message_text.layout.display = "" if exporting else "none"
         self.commit_message_error.layout.display = "" if exporting else "none"
         self.save_button.description = f"Start {change['new']}"
+        self._refresh()
 
     # -- state ----------------------------------------------------------------------------------
-    def load(self, *, raise_errors: bool = False) -> Any:
-        """Read the space's Git state; prefill the repository URL from it.
-
-        Returns
-        -------
-        GitSyncState or None
-            ``None`` when no Git provider is configured yet (said in the form) or the API
-            refused (the error is in ``.status``).
-
-        Examples
-        --------
-        >>> form.load().installation_provider  # doctest: +SKIP
-        'github'
-        """
+    def _fetch(self) -> Any:
         try:
-            state = self.client.git.info(self.space_id)
+            return self.client.git.info(self.space_id)
         except NotFoundError:
+            return None  # no Git provider yet
+
+    def _show_loaded(self, state: Any) -> str:
+        if state is None:
             self.state = None
             self.state_html.value = (
                 "No Git provider is configured for this space yet: an import or an export "
                 "sets one up."
             )
-            self._report("Ready.")
-            self._refresh()
-            return None
-        except DocsAPIError as exc:
-            self.error = exc
-            self._report(*self._failure(exc, "Loading"))
-            if raise_errors:
-                raise
-            return None
-        self.error = None
+            return "Ready."
         self._show_state(state)
         if state.url and not self.url_text.value:
-            self.url_text.value = state.url
-        self._report("Loaded the Git state.")
-        self._refresh()
-        return state
+            with self._showing_values():
+                self.url_text.value = state.url
+        return "Loaded the Git state."
 
     def _show_state(self, state: Any) -> None:
         self.state = state
@@ -234,40 +194,6 @@ class GitSyncForm(FormBase):
             )
         self.state_html.value = escape(", ".join(parts))
 
-    # -- values ---------------------------------------------------------------------------------
-    def _read(self) -> tuple[dict[str, Any], dict[str, str]]:
-        values: dict[str, Any] = {
-            "url": self.url_text.value.strip(),
-            "ref": self.ref_text.value.strip(),
-        }
-        if self.direction_toggle.value == "export":
-            values["commit_message"] = self.commit_message_text.value.strip()
-        if self.standalone_checkbox.value:
-            values["standalone"] = True
-        checks = {
-            "url": lambda text: check_url(text, "url"),
-            "ref": lambda text: check_text(text, "ref", min_length=1),
-            "commit_message": lambda text: check_text(text, "commit_message", min_length=1),
-        }
-        problems: dict[str, str] = {}
-        for name in _FIELDS:
-            if name in values:
-                try:
-                    checks[name](values[name])
-                except ValidationError as exc:
-                    problems[name] = field_problem(exc)
-        return values, problems
-
-    @property
-    def value(self) -> dict[str, Any]:
-        """The keyword arguments of the import or export the Start button would send."""
-        return self._read()[0]
-
-    @property
-    def errors(self) -> dict[str, str]:
-        """The problems of the current entries: field name → the rule it breaks."""
-        return self._read()[1]
-
     @property
     def running(self) -> bool:
         """Whether a background thread is following an operation."""
@@ -275,23 +201,44 @@ class GitSyncForm(FormBase):
         # The thread itself, about to end, no longer counts as following.
         return poller is not None and poller.is_alive() and poller is not threading.current_thread()
 
-    def _refresh(self, _change: Any = None) -> None:
-        """Show problems only for fields that hold something; Start needs every field valid."""
-        values, problems = self._read()
-        for name in _FIELDS:
-            shown = problems.get(name, "") if values.get(name) else ""
-            set_error(getattr(self, f"{name}_error"), shown)
-        self.save_button.disabled = bool(problems) or self.running
-
     # -- the operation --------------------------------------------------------------------------
+    def _blocked(self, pending: dict[str, Any]) -> str | None:
+        if not self.loaded:
+            return "Nothing to start: the Git state is not loaded (press Reload)."
+        if self.running:
+            return "An operation is already being followed; wait for it to end."
+        return None
+
+    def _doing(self) -> str:
+        return f"Starting the {self.direction_toggle.value}"
+
+    def _submit(self, values: dict[str, Any]) -> Any:
+        git = self.client.git
+        send = git.export_repo if self.direction_toggle.value == "export" else git.import_repo
+        return send(self.space_id, **values)
+
+    def _submitted(self, values: dict[str, Any], result: Any) -> Any:
+        direction = self.direction_toggle.value
+        self._report(f"{direction.capitalize()} queued.")
+        self._progress(0, f"{direction} queued…", "info")
+        previous = self.state.operation_started_at if self.state is not None else None
+        poll = functools.partial(self._poll, direction, previous, time.monotonic())
+        if not poll():
+            self._poller = threading.Thread(
+                target=self._keep_polling, args=(poll,), name="docsapi-git-poll", daemon=True
+            )
+            self._poller.start()
+        self._refresh()
+        return self.state
+
     def save(self, *, wait: bool = False, raise_errors: bool = False) -> Any:
         """Queue the import or export and follow it; what the Start button does.
 
         Parameters
         ----------
         wait : bool
-            Follow the operation in this thread and return its final state. Otherwise a
-            background thread follows it (see :meth:`wait`).
+            Wait until the operation ends (or ``timeout`` passes) and return its final
+            state. Otherwise a background thread goes on following it (see :meth:`wait`).
         raise_errors : bool
             Raise a :class:`~docsapi.errors.ValidationError` for an invalid field, or the
             API's error, after showing it in the form.
@@ -310,45 +257,8 @@ class GitSyncForm(FormBase):
         >>> form.wait(timeout=30).operation_state  # doctest: +SKIP
         'success'
         """
-        values, problems = self._read()
-        for name in _FIELDS:
-            set_error(getattr(self, f"{name}_error"), problems.get(name, ""))
-        if problems:
-            listed = "; ".join(f"{name} {problem}" for name, problem in problems.items())
-            self._report(f"Not started: fix the marked fields ({listed}).", "error")
-            if raise_errors:
-                name, problem = next(iter(problems.items()))
-                raise ValidationError(name, problem)
-            return None
-        if self.running:
-            self._report("An operation is already being followed; wait for it to end.")
-            return None
-        direction = self.direction_toggle.value
-        send = self.client.git.export_repo if direction == "export" else self.client.git.import_repo
-        before = self.state
-        ok, _ = self._attempt(
-            lambda: send(self.space_id, **values),
-            doing=f"Starting the {direction}",
-            raise_errors=raise_errors,
-        )
-        if not ok:
-            return None
-        self._report(f"{direction.capitalize()} queued.", "info")
-        self._progress(0, f"{direction} queued…", "info")
-        previous = before.operation_started_at if before is not None else None
-        poll = functools.partial(self._poll, direction, previous, time.monotonic())
-        done = poll()
-        if wait:
-            while not done:
-                time.sleep(self.interval)
-                done = poll()
-        elif not done:
-            self._poller = threading.Thread(
-                target=self._keep_polling, args=(poll,), name="docsapi-git-poll", daemon=True
-            )
-            self._poller.start()
-        self._refresh()
-        return self.state
+        state = super().save(raise_errors=raise_errors)
+        return self.wait() if wait and state is not None else state
 
     def wait(self, timeout: float | None = None) -> Any:
         """Wait for the background polling to end; return the last state read.
@@ -384,12 +294,13 @@ class GitSyncForm(FormBase):
         the operation known before queuing); polling ends when it has finished, when the
         state cannot be read, or when ``timeout`` seconds have passed since ``started``.
         """
-        try:
-            state = self.client.git.info(self.space_id)
-        except DocsAPIError as exc:
-            self.error = exc
+        ok, state = self._run(
+            lambda: self.client.git.info(self.space_id),
+            doing=f"Following the {direction}",
+            foreground=False,
+        )
+        if not ok or state is None:
             self._progress(100, "could not follow the operation", "danger")
-            self._report(f"Following the {direction} failed: {describe_error(exc)}", "error")
             return True
         elapsed = time.monotonic() - started
         self._show_state(state)
@@ -424,3 +335,7 @@ class GitSyncForm(FormBase):
         self.progress_bar.value = max(0, min(100, percent))
         self.progress_bar.bar_style = style
         self.progress_html.value = escape(text)
+
+
+def _required(text: str, argument: str) -> str:
+    return check_text(text, argument, min_length=1)

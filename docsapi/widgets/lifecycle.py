@@ -54,8 +54,8 @@ class SpaceLifecyclePanel(FormBase):
         The space as last read (``None`` when it could not be read, e.g. in the trash).
     deleted_at : datetime or None
         When this panel deleted the space, to show the end of the restore window.
-    status_output, heading_html
-        As in every form.
+    reload_button, status_output, heading_html
+        As in every form; Reload reads the space again.
 
     Notes
     -----
@@ -67,6 +67,7 @@ class SpaceLifecyclePanel(FormBase):
     --------
     >>> from docsapi.widgets import SpaceLifecyclePanel
     >>> panel = SpaceLifecyclePanel(client, "sp_abc")  # doctest: +SKIP
+    >>> panel.load()  # or display(panel): it loads when shown  # doctest: +SKIP
     >>> copy = panel.duplicate()  # doctest: +SKIP
     >>> panel.delete_button.click(); panel.confirm_button.click()  # doctest: +SKIP
     >>> panel.restore().title  # doctest: +SKIP
@@ -81,7 +82,6 @@ class SpaceLifecyclePanel(FormBase):
         self.deleted_at: datetime | None = None
         self.armed = False
         super().__init__(client, **kwargs)
-        self.load()
 
     def _build(self) -> None:
         self.info_html = widgets.HTML(value=_EXPLANATION)
@@ -100,6 +100,8 @@ class SpaceLifecyclePanel(FormBase):
             description="Cancel", layout=widgets.Layout(display="none")
         )
         self.restore_button = widgets.Button(description="Restore", icon="undo")
+        # Which actions apply is known once the space has been read.
+        self._enable(active=None)
 
     def _wire(self) -> None:
         self.duplicate_button.on_click(lambda _button: self.duplicate())
@@ -119,43 +121,27 @@ class SpaceLifecyclePanel(FormBase):
                     self.confirm_button,
                     self.cancel_button,
                     self.restore_button,
+                    self.reload_button,
                 ]
             ),
         )
 
     # -- state ----------------------------------------------------------------------------------
-    def load(self, *, raise_errors: bool = False) -> Any:
-        """Read the space to show whether it is active.
+    def _fetch(self) -> Any:
+        try:
+            return self.client.spaces.get(self.space_id)
+        except NotFoundError:
+            return None  # in the trash, or gone
 
-        Returns
-        -------
-        Space or None
-            The space, or ``None`` when it cannot be read (in the trash, gone, or refused).
-
-        Examples
-        --------
-        >>> panel.load().title  # doctest: +SKIP
-        'Handbook'
-        """
-        ok, space = self._attempt(
-            lambda: self.client.spaces.get(self.space_id),
-            doing="Reading the space",
-            raise_errors=False,
-        )
-        if ok:
+    def _show_loaded(self, space: Any) -> str:
+        if space is not None:
             self._show_active(space)
-            self._report("Ready.")
-            return space
-        if isinstance(self.error, NotFoundError):
-            self._show_absent()
-            self._report(
-                "The space cannot be read: it is in the trash (restore it within 7 days of its "
-                "deletion) or does not exist.",
-                "info",
-            )
-        elif raise_errors and self.error is not None:
-            raise self.error
-        return None
+            return "Ready."
+        self._show_absent()
+        return (
+            "The space cannot be read: it is in the trash (restore it within 7 days of its "
+            "deletion) or does not exist."
+        )
 
     def _show_active(self, space: Any) -> None:
         self.space = space
@@ -175,10 +161,12 @@ class SpaceLifecyclePanel(FormBase):
             )
         self._enable(active=False)
 
-    def _enable(self, *, active: bool) -> None:
+    def _enable(self, *, active: bool | None) -> None:
+        """Offer the actions that apply to an active space, to a deleted one, or (``None``,
+        not read yet) none."""
         self.disarm()
         self.duplicate_button.disabled = self.delete_button.disabled = not active
-        self.restore_button.disabled = active
+        self.restore_button.disabled = active is not False
 
     # -- actions --------------------------------------------------------------------------------
     def duplicate(self, *, raise_errors: bool = False) -> Any:
@@ -194,7 +182,7 @@ class SpaceLifecyclePanel(FormBase):
         >>> panel.duplicate().title  # doctest: +SKIP
         'Handbook (copy)'
         """
-        ok, copy = self._attempt(
+        ok, copy = self._run(
             lambda: self.client.spaces.duplicate(self.space_id),
             doing="Duplicating",
             raise_errors=raise_errors,
@@ -256,7 +244,7 @@ class SpaceLifecyclePanel(FormBase):
         True
         """
         self.armed = False
-        ok, removed = self._attempt(
+        ok, removed = self._run(
             lambda: self.client.spaces.delete(self.space_id),
             doing="Deleting",
             raise_errors=raise_errors,
@@ -292,7 +280,7 @@ class SpaceLifecyclePanel(FormBase):
         >>> panel.restore().title  # doctest: +SKIP
         'Handbook'
         """
-        ok, space = self._attempt(
+        ok, space = self._run(
             lambda: self.client.spaces.restore(self.space_id),
             doing="Restoring",
             raise_errors=raise_errors,

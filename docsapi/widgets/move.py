@@ -8,8 +8,8 @@ from typing import Any
 import ipywidgets as widgets
 
 from docsapi._validate import check_entity_id
-from docsapi.errors import ConflictError, DocsAPIError
-from docsapi.widgets._base import LABEL_STYLE, EditForm, clean, error_label
+from docsapi.errors import ConflictError, DocsAPIError, ValidationError
+from docsapi.widgets._base import LABEL_STYLE, EditForm, clean
 
 __all__ = ["MoveSpaceForm"]
 
@@ -61,13 +61,13 @@ class MoveSpaceForm(EditForm):
     --------
     >>> from docsapi.widgets import MoveSpaceForm
     >>> form = MoveSpaceForm(client, "sp_abc")  # doctest: +SKIP
+    >>> form.load()  # or display(form): it loads when shown  # doctest: +SKIP
     >>> form.parent_dropdown.value = ""            # to the top level  # doctest: +SKIP
     >>> form.save().parent is None  # doctest: +SKIP
     True
     """
 
     heading = "Move space"
-    fields = ("sibling",)
 
     def __init__(self, client: Any, space_id: str, **kwargs: Any) -> None:
         self.space_id = check_entity_id(space_id, "space_id")
@@ -78,6 +78,12 @@ class MoveSpaceForm(EditForm):
         self.current_html = widgets.HTML()
         self.parent_dropdown = widgets.Dropdown(
             description="Collection", style=LABEL_STYLE, layout=widgets.Layout(width="420px")
+        )
+        self._field(
+            "parent",
+            self.parent_dropdown,
+            to_api=lambda key: key or None,
+            to_widget=lambda parent: parent or _TOP_LEVEL,
         )
         self.place_toggle = widgets.ToggleButtons(
             options=PLACES,
@@ -91,26 +97,29 @@ class MoveSpaceForm(EditForm):
             layout=widgets.Layout(width="420px"),
             disabled=True,
         )
-        self.sibling_error = error_label()
+        self.sibling_error = self._field(
+            "position",
+            self.place_toggle,
+            self.sibling_dropdown,
+            read=lambda: (self.place_toggle.value, self.sibling_dropdown.value),
+            show=self._show_position,
+            check=_position,
+        ).error
         self.save_button.description = "Move"
 
     def _wire(self) -> None:
-        self._watch(self.parent_dropdown, self.place_toggle, self.sibling_dropdown)
         self.parent_dropdown.observe(self._offer_siblings, names="value")
         self.place_toggle.observe(self._on_place, names="value")
 
     def _rows(self) -> tuple[widgets.Widget, ...]:
-        return (
-            self.current_html,
-            self.parent_dropdown,
-            self.place_toggle,
-            self.sibling_dropdown,
-            self.sibling_error,
-            self._save_row(),
-        )
+        return (self.current_html, *super()._rows())
 
     def _on_place(self, change: dict[str, Any]) -> None:
         self.sibling_dropdown.disabled = change["new"] == "end"
+
+    def _show_position(self, _position: Any) -> None:
+        """Where the space is has no position to show: the place starts at the end."""
+        self.place_toggle.value = "end"
 
     def _offer_siblings(self, _change: Any = None) -> None:
         """List the spaces of the chosen collection (the space itself left out)."""
@@ -133,7 +142,7 @@ class MoveSpaceForm(EditForm):
         return space
 
     def _values_of(self, space: Any) -> dict[str, Any]:
-        return {"parent": space.parent or None}
+        return {"parent": space.parent or None, "position": None}
 
     def _show(self, values: dict[str, Any]) -> None:
         parent = values["parent"]
@@ -142,32 +151,19 @@ class MoveSpaceForm(EditForm):
         self.parent_dropdown.options = [("Top level (no collection)", _TOP_LEVEL)] + [
             (f"Collection {key} ({counts.get(key, 0)} spaces)", key) for key in collections
         ]
-        self.parent_dropdown.value = parent or _TOP_LEVEL
-        self.place_toggle.value = "end"
+        super()._show(values)
         self._offer_siblings()
         title = self.resource.title if self.resource is not None else self.space_id
         where = f"in collection {parent}" if parent else "at the top level"
         self.current_html.value = f"<b>{escape(title or '')}</b> is now {where}."
 
-    def _read(self) -> tuple[dict[str, Any], dict[str, str]]:
-        place = self.place_toggle.value
-        sibling = self.sibling_dropdown.value
-        values: dict[str, Any] = {
-            "parent": self.parent_dropdown.value or None,
-            "position": {place: sibling} if place != "end" and sibling else None,
-        }
-        problems = {}
-        if place != "end" and not sibling:
-            problems["sibling"] = f"pick a space to go {place}, or place the space at the end"
-        return values, problems
-
     def _changes(self, values: dict[str, Any]) -> dict[str, Any]:
-        changes: dict[str, Any] = {}
-        position = values["position"]
-        if values["parent"] != self._loaded["parent"] or position is None:
-            changes["parent"] = values["parent"]
-        if position is not None:
-            changes["position"] = position
+        # A move needs at least one argument: without a position, the parent is sent even
+        # when it is the current one (the API then puts the space at the end).
+        changes = super()._changes(values)
+        if values.get("position") is None:
+            changes.pop("position", None)
+            changes["parent"] = values.get("parent")
         return changes
 
     def _submit(self, changes: dict[str, Any]) -> Any:
@@ -199,3 +195,15 @@ class MoveSpaceForm(EditForm):
                 "info",
             )
         return super()._failure(exc, doing)
+
+
+def _position(choice: tuple[str, str | None]) -> dict[str, str] | None:
+    """``{"before": id}`` / ``{"after": id}`` for a sibling picked, ``None`` for the end."""
+    place, sibling = choice
+    if place == "end":
+        return None
+    if not sibling:
+        raise ValidationError(
+            "position", f"pick a space to go {place}, or place the space at the end"
+        )
+    return {place: sibling}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from html import escape
 from typing import Any
 
@@ -130,6 +131,7 @@ class PermissionEditor(FormBase):
     --------
     >>> from docsapi.widgets import PermissionEditor
     >>> editor = PermissionEditor(client, "sp_abc")  # doctest: +SKIP
+    >>> editor.load()  # or display(editor): it loads when shown  # doctest: +SKIP
     >>> editor.user_rows["u_1"].role_dropdown.value = "edit"  # doctest: +SKIP
     >>> editor.save()  # doctest: +SKIP
     {'users': {'u_1': 'edit'}}
@@ -143,7 +145,6 @@ class PermissionEditor(FormBase):
         self.team_rows: dict[str, PermissionRow] = {}
         self.org_id: str | None = None
         super().__init__(client, **kwargs)
-        self.load()
 
     def _build(self) -> None:
         self.users_box = widgets.VBox()
@@ -163,11 +164,9 @@ class PermissionEditor(FormBase):
         self.save_button = widgets.Button(
             description="Apply role changes", button_style="primary", icon="check", disabled=True
         )
-        self.reload_button = widgets.Button(description="Reload", icon="refresh")
 
     def _wire(self) -> None:
         self.save_button.on_click(lambda _button: self.save())
-        self.reload_button.on_click(lambda _button: self.load())
         self.invite_button.on_click(lambda _button: self.invite())
         for picker in (self.invite_users_select, self.invite_teams_select):
             picker.observe(self._refresh_invite, names="value")
@@ -189,6 +188,8 @@ class PermissionEditor(FormBase):
     def load(self, *, raise_errors: bool = False) -> bool:
         """Read the space's users and teams, and the organization's, dropping pending changes.
 
+        The editor loads by itself when it is first displayed.
+
         Parameters
         ----------
         raise_errors : bool
@@ -204,10 +205,9 @@ class PermissionEditor(FormBase):
         >>> editor.load()  # doctest: +SKIP
         True
         """
-        ok, frames = self._attempt(self._fetch, doing="Loading", raise_errors=raise_errors)
-        if not ok or frames is None:
-            self._refresh()
-            return False
+        return super().load(raise_errors=raise_errors) is not None
+
+    def _show_loaded(self, frames: tuple[Any, Any, Any, Any]) -> str:
         users, teams, members, org_teams = frames
         self.user_rows = {
             row.user_id: self._row("users", row.user_id, _person(row), clean(row.role))
@@ -229,9 +229,7 @@ class PermissionEditor(FormBase):
         self.invite_teams_select.options = [
             (_team(row), row.id) for row in org_teams.itertuples() if row.id not in self.team_rows
         ]
-        self._refresh()
-        self._report(f"Loaded {len(self.user_rows)} users and {len(self.team_rows)} teams.")
-        return True
+        return f"Loaded {len(self.user_rows)} users and {len(self.team_rows)} teams."
 
     def _fetch(self) -> tuple[Any, Any, Any, Any]:
         space = self.client.spaces.get(self.space_id)
@@ -241,6 +239,9 @@ class PermissionEditor(FormBase):
         members = self.client.orgs.members(self.org_id)
         org_teams = self.client.orgs.teams(self.org_id)
         return users, teams, members, org_teams
+
+    def _rows_of(self, kind: str) -> dict[str, PermissionRow]:
+        return self.user_rows if kind == "users" else self.team_rows
 
     def _row(self, kind: str, member_id: str, name: str, role: str | None) -> PermissionRow:
         row = PermissionRow(kind, member_id, name, role)
@@ -294,37 +295,34 @@ class PermissionEditor(FormBase):
             self._report("Nothing to apply: no role was changed.")
             return None
         applied: dict[str, dict[str, str | None]] = {}
-        failures = 0
+        errors: list[DocsAPIError] = []
         for kind, changes in pending.items():
-            rows = self.user_rows if kind == "users" else self.team_rows
-            set_role = (
-                self.client.permissions.set_user_role
-                if kind == "users"
-                else self.client.permissions.set_team_role
-            )
+            rows = self._rows_of(kind)
+            permissions = self.client.permissions
+            set_role = permissions.set_user_role if kind == "users" else permissions.set_team_role
             for member_id, role in changes.items():
                 row = rows[member_id]
-                try:
-                    set_role(self.space_id, member_id, role)
-                except DocsAPIError as exc:
-                    failures += 1
-                    self.error = exc
-                    row.say(f"not changed: {describe_error(exc)}", "error")
+                ok, _ = self._run(
+                    functools.partial(set_role, self.space_id, member_id, role),
+                    doing=f"Setting the role of {member_id}",
+                )
+                if not ok and self.error is not None:
+                    errors.append(self.error)
+                    row.say(f"not changed: {describe_error(self.error)}", "error")
                     if raise_errors:
-                        self._report(f"Role change failed: {describe_error(exc)}", "error")
-                        raise
+                        raise self.error
                     continue
                 row.role = role
                 row.say(f"role set to {role_label(role)}", "success")
                 applied.setdefault(kind, {})[member_id] = role
         self._refresh()
+        self.error = errors[0] if errors else None
         done = sum(len(changes) for changes in applied.values())
-        if failures:
+        if errors:
             self._report(
-                f"{done} role change(s) applied, {failures} failed: see the rows.", "error"
+                f"{done} role change(s) applied, {len(errors)} failed: see the rows.", "error"
             )
         else:
-            self.error = None
             self._report(f"{done} role change(s) applied.", "success")
         return applied or None
 
@@ -361,14 +359,10 @@ class PermissionEditor(FormBase):
         """
         if kind not in _KINDS:
             raise ValidationError("kind", f"must be 'users' or 'teams', got {kind!r}")
-        rows = self.user_rows if kind == "users" else self.team_rows
-        remove = (
-            self.client.permissions.remove_user
-            if kind == "users"
-            else self.client.permissions.remove_team
-        )
-        row = rows.get(member_id)
-        ok, removed = self._attempt(
+        permissions = self.client.permissions
+        remove = permissions.remove_user if kind == "users" else permissions.remove_team
+        row = self._rows_of(kind).get(member_id)
+        ok, removed = self._run(
             lambda: remove(self.space_id, member_id), doing="Removing", raise_errors=raise_errors
         )
         if not ok:
@@ -418,7 +412,7 @@ class PermissionEditor(FormBase):
                 raise ValidationError("users, teams", problem)
             return None
         role = role_value(self.invite_role_dropdown.value)
-        ok, _ = self._attempt(
+        ok, _ = self._run(
             lambda: self.client.permissions.invite(
                 self.space_id, role=role, users=users, teams=teams
             ),

@@ -14,20 +14,11 @@ from docsapi._validate import (
     MAX_SPACE_TITLE,
     MERGE_RULE_KINDS,
     SIMPLE_MERGE_RULES,
-    check_emoji,
     check_entity_id,
     check_space_title,
-    check_url,
 )
-from docsapi.errors import ValidationError
-from docsapi.widgets._base import (
-    LABEL_STYLE,
-    EditForm,
-    error_label,
-    field_problem,
-    role_label,
-    role_value,
-)
+from docsapi.resources.spaces import emoji_or_icon_update
+from docsapi.widgets._base import LABEL_STYLE, EditForm, role_label, role_value, text_input
 
 __all__ = ["SpaceSettingsForm"]
 
@@ -46,6 +37,14 @@ def _canonical(merge_rules: dict[str, Any] | None) -> str | None:
 
 def _is_simple(rule: Any) -> bool:
     return isinstance(rule, dict) and set(rule) == {"rule"} and rule["rule"] in SIMPLE_MERGE_RULES
+
+
+def _icon_update(choice: tuple[str, str]) -> dict[str, Any]:
+    """The change for the kind picked and the text entered: an emoji, an icon, or neither."""
+    kind, text = choice
+    if kind == "none":
+        return emoji_or_icon_update(None, None)
+    return emoji_or_icon_update(**{kind: text})
 
 
 class SpaceSettingsForm(EditForm):
@@ -93,6 +92,7 @@ class SpaceSettingsForm(EditForm):
     --------
     >>> from docsapi.widgets import SpaceSettingsForm
     >>> form = SpaceSettingsForm(client, "sp_abc")  # doctest: +SKIP
+    >>> form.load()  # or display(form): it loads when shown  # doctest: +SKIP
     >>> form.title_text.value = "Handbook"  # doctest: +SKIP
     >>> form.value  # doctest: +SKIP
     {'title': 'Handbook'}
@@ -101,7 +101,6 @@ class SpaceSettingsForm(EditForm):
     """
 
     heading = "Space settings"
-    fields = ("title", "icon")
 
     def __init__(self, client: Any, space_id: str, **kwargs: Any) -> None:
         self.space_id = check_entity_id(space_id, "space_id")
@@ -109,33 +108,48 @@ class SpaceSettingsForm(EditForm):
         super().__init__(client, **kwargs)
 
     def _build(self) -> None:
-        wide = widgets.Layout(width="420px")
-        self.title_text = widgets.Text(
-            description="Title",
-            style=LABEL_STYLE,
-            placeholder=f"at most {MAX_SPACE_TITLE} characters",
-            layout=wide,
+        self.help_html = widgets.HTML(
+            value="Only the fields you change are sent. A space shows an emoji or an icon, "
+            "never both; choose <i>none</i> to remove them."
         )
+        self.title_text = text_input("Title", placeholder=f"at most {MAX_SPACE_TITLE} characters")
         self.title_text.add_class("docsapi-title")
-        self.title_error = error_label()
+        self.title_error = self._field("title", self.title_text, check=check_space_title).error
         self.icon_kind_toggle = widgets.ToggleButtons(
             options=_ICON_KINDS,
             description="Shows",
             style=LABEL_STYLE,
             tooltips=["an emoji", "an icon from a URL", "neither (remove both)"],
         )
-        self.icon_text = widgets.Text(description="Emoji / URL", style=LABEL_STYLE, layout=wide)
-        self.icon_error = error_label()
+        self.icon_text = text_input("Emoji / URL")
+        self.icon_error = self._field(
+            "icon",
+            self.icon_kind_toggle,
+            self.icon_text,
+            read=lambda: (self.icon_kind_toggle.value, self.icon_text.value.strip()),
+            show=self._show_icon,
+            check=_icon_update,
+        ).error
         self.edit_mode_toggle = widgets.ToggleButtons(
             options=EDIT_MODES, description="Edit mode", style=LABEL_STYLE
         )
+        self._field("edit_mode", self.edit_mode_toggle)
         self.default_level_dropdown = widgets.Dropdown(
             options=[role_label(level) for level in (*DEFAULT_LEVELS, None)],
             description="Default level",
             style=LABEL_STYLE,
         )
+        self._field(
+            "default_level", self.default_level_dropdown, to_api=role_value, to_widget=role_label
+        )
         self.language_dropdown = widgets.Dropdown(
             options=LANGUAGES, description="Language", style=LABEL_STYLE
+        )
+        self._field(
+            "language",
+            self.language_dropdown,
+            to_api=lambda code: code or None,
+            to_widget=lambda code: code or _NOT_SET,
         )
         self.merge_rules_dropdown = widgets.Dropdown(
             options=MERGE_RULE_KINDS, description="Merge rules", style=LABEL_STYLE
@@ -147,40 +161,20 @@ class SpaceSettingsForm(EditForm):
             style=LABEL_STYLE,
             layout=widgets.Layout(width="420px", display="none"),
         )
-        self.help_html = widgets.HTML(
-            value="Only the fields you change are sent. A space shows an emoji or an icon, "
-            "never both; choose <i>none</i> to remove them."
+        self._field(
+            "merge_rules",
+            self.merge_rules_dropdown,
+            self.merge_rules_select,
+            read=self._read_merge_rules,
+            show=self._show_merge_rules,
         )
 
     def _wire(self) -> None:
-        self._watch(
-            self.title_text,
-            self.icon_kind_toggle,
-            self.icon_text,
-            self.edit_mode_toggle,
-            self.default_level_dropdown,
-            self.language_dropdown,
-            self.merge_rules_dropdown,
-            self.merge_rules_select,
-        )
         self.icon_kind_toggle.observe(self._on_icon_kind, names="value")
         self.merge_rules_dropdown.observe(self._on_merge_kind, names="value")
 
     def _rows(self) -> tuple[widgets.Widget, ...]:
-        return (
-            self.help_html,
-            self.title_text,
-            self.title_error,
-            self.icon_kind_toggle,
-            self.icon_text,
-            self.icon_error,
-            self.edit_mode_toggle,
-            self.default_level_dropdown,
-            self.language_dropdown,
-            self.merge_rules_dropdown,
-            self.merge_rules_select,
-            self._save_row(),
-        )
+        return (self.help_html, *super()._rows())
 
     def _on_icon_kind(self, change: dict[str, Any]) -> None:
         """Offer the space's own emoji or icon (or nothing) for the kind just picked."""
@@ -188,20 +182,45 @@ class SpaceSettingsForm(EditForm):
         self.icon_text.disabled = kind == "none"
         self.icon_text.placeholder = _ICON_PLACEHOLDERS.get(kind, "")
         if not self._showing:
-            self.icon_text.value = self._loaded.get(kind) or ""
+            self.icon_text.value = self._original.get("icon", {}).get(kind) or ""
 
     def _on_merge_kind(self, change: dict[str, Any]) -> None:
         self.merge_rules_select.layout.display = "" if change["new"] == "rules" else "none"
+
+    def _show_icon(self, update: dict[str, Any]) -> None:
+        kind = "emoji" if update.get("emoji") else "icon" if update.get("icon") else "none"
+        self.icon_kind_toggle.value = kind
+        self.icon_text.value = update.get(kind) or ""
+
+    def _read_merge_rules(self) -> dict[str, Any] | None:
+        kind = self.merge_rules_dropdown.value
+        if kind != "rules":
+            return None if kind is None else {"type": kind}
+        chosen = [{"rule": rule} for rule in self.merge_rules_select.value]
+        return {"type": "rules", "rules": [*self._kept_rules, *chosen]}
+
+    def _show_merge_rules(self, merge_rules: dict[str, Any] | None) -> None:
+        rules = merge_rules or {}
+        listed = list(rules.get("rules") or ())
+        self._kept_rules = [rule for rule in listed if not _is_simple(rule)]
+        self.merge_rules_select.value = tuple(rule["rule"] for rule in listed if _is_simple(rule))
+        self.merge_rules_dropdown.value = rules.get("type")
 
     # -- EditForm ---------------------------------------------------------------------------
     def _fetch(self) -> Any:
         return self.client.spaces.get(self.space_id)
 
     def _values_of(self, space: Any) -> dict[str, Any]:
+        icon = (
+            {"emoji": space.emoji}
+            if space.emoji
+            else {"icon": space.url_icon}
+            if space.url_icon
+            else {"emoji": None, "icon": None}
+        )
         return {
             "title": space.title or "",
-            "emoji": space.emoji or None,
-            "icon": None if space.emoji else space.url_icon or None,
+            "icon": icon,
             "edit_mode": space.edit_mode,
             "default_level": space.default_level,
             "language": space.language,
@@ -209,74 +228,23 @@ class SpaceSettingsForm(EditForm):
         }
 
     def _show(self, values: dict[str, Any]) -> None:
-        self.title_text.value = values["title"]
-        kind = "emoji" if values["emoji"] else "icon" if values["icon"] else "none"
-        self.icon_kind_toggle.value = kind
-        self.icon_text.value = values["emoji"] or values["icon"] or ""
-        self.edit_mode_toggle.value = values["edit_mode"]
-        self.default_level_dropdown.value = role_label(values["default_level"])
-        language = values["language"]
-        self.language_dropdown.options = LANGUAGES if language else (_NOT_SET, *LANGUAGES)
-        self.language_dropdown.value = language or _NOT_SET
-        rules = values["merge_rules"] or {}
-        listed = list(rules.get("rules") or ())
-        self._kept_rules = [rule for rule in listed if not _is_simple(rule)]
-        self.merge_rules_select.value = tuple(rule["rule"] for rule in listed if _is_simple(rule))
-        self.merge_rules_dropdown.value = rules.get("type")
-
-    def _read(self) -> tuple[dict[str, Any], dict[str, str]]:
-        problems: dict[str, str] = {}
-        values: dict[str, Any] = {
-            "title": self.title_text.value,
-            "edit_mode": self.edit_mode_toggle.value,
-            "default_level": role_value(self.default_level_dropdown.value),
-            "language": self.language_dropdown.value or None,
-            "merge_rules": self._merge_rules(),
-        }
-        try:
-            check_space_title(values["title"])
-        except ValidationError as exc:
-            problems["title"] = field_problem(exc)
-        kind, text = self.icon_kind_toggle.value, self.icon_text.value.strip()
-        try:
-            if kind == "emoji":
-                check_emoji(text, "emoji")
-            elif kind == "icon":
-                check_url(text, "icon")
-        except ValidationError as exc:
-            problems["icon"] = f"{kind}: {field_problem(exc)}"
-        else:
-            values["emoji"] = text if kind == "emoji" else None
-            values["icon"] = text if kind == "icon" else None
-        return values, problems
-
-    def _merge_rules(self) -> dict[str, Any] | None:
-        kind = self.merge_rules_dropdown.value
-        if kind != "rules":
-            return None if kind is None else {"type": kind}
-        chosen = [{"rule": rule} for rule in self.merge_rules_select.value]
-        return {"type": "rules", "rules": [*self._kept_rules, *chosen]}
+        # A space without a language offers "not set" until one is chosen.
+        self.language_dropdown.options = LANGUAGES if values["language"] else (_NOT_SET, *LANGUAGES)
+        super()._show(values)
 
     def _changes(self, values: dict[str, Any]) -> dict[str, Any]:
-        changes: dict[str, Any] = {}
-        for name in ("title", "edit_mode", "default_level", "language"):
-            if name not in values or values[name] == self._loaded[name]:
-                continue
-            # An unset edit mode or language stays unset: only the default level may be None.
-            if values[name] is not None or name == "default_level":
-                changes[name] = values[name]
-        rules = values["merge_rules"]
-        if rules is not None and _canonical(rules) != _canonical(self._loaded["merge_rules"]):
-            changes["merge_rules"] = rules
-        if "icon" in values:
-            emoji, icon = values["emoji"], values["icon"]
-            if (emoji, icon) != (self._loaded["emoji"], self._loaded["icon"]):
-                if emoji is not None:
-                    changes["emoji"] = emoji
-                elif icon is not None:
-                    changes["icon"] = icon
-                else:
-                    changes.update(emoji=None, icon=None)
+        changes = super()._changes(values)
+        # An unset edit mode, language or merge rules stays unset: only the default level
+        # may be sent as None; merge rules listed in another order are the same rules.
+        changes = {
+            name: value
+            for name, value in changes.items()
+            if value is not None or name == "default_level"
+        }
+        rules = changes.get("merge_rules")
+        if rules is not None and _canonical(rules) == _canonical(self._original["merge_rules"]):
+            del changes["merge_rules"]
+        changes.update(changes.pop("icon", {}))
         return changes
 
     def _submit(self, changes: dict[str, Any]) -> Any:

@@ -9,7 +9,7 @@ import ipywidgets as widgets
 
 from docsapi._validate import MAX_DISPLAY_NAME, check_display_name, check_id, check_url
 from docsapi.errors import ValidationError
-from docsapi.widgets._base import LABEL_STYLE, EditForm, error_label, field_problem
+from docsapi.widgets._base import EditForm, text_input
 
 __all__ = ["UserProfileForm"]
 
@@ -50,45 +50,41 @@ class UserProfileForm(EditForm):
     --------
     >>> from docsapi.widgets import UserProfileForm
     >>> form = UserProfileForm(client)  # doctest: +SKIP
+    >>> form.load()  # or display(form): it loads when shown  # doctest: +SKIP
     >>> form.display_name_text.value = "Ada L."  # doctest: +SKIP
     >>> form.save().display_name  # doctest: +SKIP
     'Ada L.'
     """
 
     heading = "User profile"
-    fields = ("display_name", "photo_url")
 
     def __init__(self, client: Any, user_id: str | None = None, **kwargs: Any) -> None:
         self.user_id = None if user_id is None else check_id(user_id, "user_id")
         super().__init__(client, **kwargs)
 
     def _build(self) -> None:
-        wide = widgets.Layout(width="420px")
-        self.display_name_text = widgets.Text(
-            description="Name",
-            style=LABEL_STYLE,
-            placeholder=f"1 to {MAX_DISPLAY_NAME} characters",
-            layout=wide,
-        )
-        self.display_name_error = error_label()
-        self.photo_url_text = widgets.Text(
-            description="Photo URL", style=LABEL_STYLE, placeholder="https://…", layout=wide
-        )
-        self.photo_url_error = error_label()
         self.photo_html = widgets.HTML()
-
-    def _wire(self) -> None:
-        self._watch(self.display_name_text, self.photo_url_text)
+        self.display_name_text = text_input(
+            "Name", placeholder=f"1 to {MAX_DISPLAY_NAME} characters"
+        )
+        self.display_name_error = self._field(
+            "display_name", self.display_name_text, check=check_display_name
+        ).error
+        self.photo_url_text = text_input("Photo URL", placeholder="https://…")
+        self.photo_url_error = self._field(
+            "photo_url", self.photo_url_text, to_api=str.strip, check=self._check_photo
+        ).error
 
     def _rows(self) -> tuple[widgets.Widget, ...]:
-        return (
-            self.photo_html,
-            self.display_name_text,
-            self.display_name_error,
-            self.photo_url_text,
-            self.photo_url_error,
-            self._save_row(),
-        )
+        return (self.photo_html, *super()._rows())
+
+    def _check_photo(self, url: str) -> str:
+        """An empty URL is fine until a photo is set; the API cannot remove one."""
+        if not url and self._original.get("photo_url"):
+            raise ValidationError(
+                "photo_url", "a photo cannot be removed, only replaced: enter a URL"
+            )
+        return check_url(url, "photo_url") if url else url
 
     def _fetch(self) -> Any:
         if self.user_id is None:
@@ -100,34 +96,11 @@ class UserProfileForm(EditForm):
         return {"display_name": user.display_name or "", "photo_url": user.photo_url or ""}
 
     def _show(self, values: dict[str, Any]) -> None:
-        self.display_name_text.value = values["display_name"]
-        self.photo_url_text.value = values["photo_url"]
+        super()._show(values)
         photo = values["photo_url"]
         self.photo_html.value = (
             f'<img src="{escape(photo)}" alt="photo" style="height: 48px">' if photo else ""
         )
-
-    def _read(self) -> tuple[dict[str, Any], dict[str, str]]:
-        values = {
-            "display_name": self.display_name_text.value,
-            "photo_url": self.photo_url_text.value.strip(),
-        }
-        problems: dict[str, str] = {}
-        try:
-            check_display_name(values["display_name"])
-        except ValidationError as exc:
-            problems["display_name"] = field_problem(exc)
-        photo = values["photo_url"]
-        if photo or self._loaded.get("photo_url"):
-            try:
-                check_url(photo, "photo_url")
-            except ValidationError as exc:
-                problems["photo_url"] = (
-                    "a photo cannot be removed, only replaced: enter a URL"
-                    if not photo
-                    else field_problem(exc)
-                )
-        return values, problems
 
     def _submit(self, changes: dict[str, Any]) -> Any:
         return self.client.users.update(self.user_id, **changes)

@@ -9,14 +9,14 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from docsapi.sandbox.adnetwork_codes import AppError
-from docsapi.sandbox.adnetwork_data import (
+from docsapi.sandbox.adnetwork._data import (
     FIRST_AFFILIATE_ID,
     iso,
     make_affiliates,
     make_managers,
 )
-from docsapi.sandbox.adnetwork_fields import check_fields
+from docsapi.sandbox.adnetwork._fields import check_fields
+from docsapi.sandbox.adnetwork.codes import AppError
 
 __all__ = ["FILTER_FIELDS", "MAX_LIMIT", "AffiliateStore"]
 

@@ -11,8 +11,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from docsapi.sandbox.adnetwork_codes import AppError
-from docsapi.sandbox.adnetwork_data import AFFILIATE_STATUSES, CURRENCIES
+from docsapi.sandbox.adnetwork._data import AFFILIATE_STATUSES, CURRENCIES
+from docsapi.sandbox.adnetwork.codes import AppError
+
+#: Largest amount a payout field accepts.
+MAX_AMOUNT = 1e12
 
 __all__ = ["READ_ONLY", "REQUIRED", "WRITABLE", "check_fields"]
 
@@ -52,6 +55,8 @@ def _number(name: str, value: Any) -> float:
         raise AppError(20, f"{name} must be a number, got {type(value).__name__}")
     if value < 0:
         raise AppError(20, f"{name} must be 0 or more, got {value}")
+    if value > MAX_AMOUNT:
+        raise AppError(20, f"{name} must be at most {MAX_AMOUNT:g}")
     return round(float(value), 2)
 
 

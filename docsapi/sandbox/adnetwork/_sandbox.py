@@ -1,18 +1,4 @@
-"""An offline ad network: the ad-network API served on 127.0.0.1 with seeded affiliates.
-
-It answers like the real API (``X-Api-Key``, the ``{"code", "message", "data"}`` envelope,
-pages in ``data.rowset``, every application code) and can be told to misbehave: refuse
-this machine's IP, limit the rate, go into maintenance, or fail the next requests.
-
-Examples
---------
->>> from docsapi.sandbox.adnetwork import AdNetworkSandbox
->>> with AdNetworkSandbox(seed=0, affiliates=300) as ans:          # doctest: +SKIP
-...     client = ans.client()
-...     frame = client.affiliates(status="active")
-...     ans.inject("50", count=2)        # the next two requests meet a system upgrade
-...     client.get("affiliate", 1001)    # retried, then answered
-"""
+"""The :class:`AdNetworkSandbox`: the ad-network API served on 127.0.0.1 with seeded affiliates."""
 
 from __future__ import annotations
 
@@ -20,14 +6,12 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from docsapi.sandbox._server import ServerThread
-from docsapi.sandbox.adnetwork_app import AdNetworkApp
-from docsapi.sandbox.adnetwork_data import make_keys
-from docsapi.sandbox.adnetwork_store import AffiliateStore
+from docsapi.sandbox.adnetwork._app import AdNetworkApp, error_body
+from docsapi.sandbox.adnetwork._data import make_keys
+from docsapi.sandbox.adnetwork._store import AffiliateStore
 
 if TYPE_CHECKING:
     from docsapi.adnetwork import AdNetworkClient
-
-__all__ = ["AdNetworkSandbox"]
 
 
 class AdNetworkSandbox:
@@ -73,7 +57,7 @@ class AdNetworkSandbox:
         self.managers = dict(self._store.managers)
         self.app = AdNetworkApp(self._store, self.keys)
         self._host = host
-        self._server = ServerThread(self.app, host=host, port=port)
+        self._server = ServerThread(self.app, host=host, port=port, error_body=error_body)
         self._started = False
 
     def __repr__(self) -> str:

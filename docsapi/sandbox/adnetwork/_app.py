@@ -20,10 +20,11 @@ from typing import Any
 
 from werkzeug.wrappers import Request, Response
 
-from docsapi.sandbox.adnetwork_codes import CODES, AppError
-from docsapi.sandbox.adnetwork_store import FILTER_FIELDS, MAX_LIMIT, AffiliateStore
+from docsapi.sandbox._jsonbody import BodyError, parse_json_body
+from docsapi.sandbox.adnetwork._store import FILTER_FIELDS, MAX_LIMIT, AffiliateStore
+from docsapi.sandbox.adnetwork.codes import CODES, AppError
 
-__all__ = ["DEFAULT_LIMIT", "AdNetworkApp", "parse_fault"]
+__all__ = ["DEFAULT_LIMIT", "AdNetworkApp", "error_body", "parse_fault"]
 
 #: Rows per page when the request does not say.
 DEFAULT_LIMIT = 20
@@ -271,7 +272,7 @@ def _int_param(
 
 
 def _is_number(text: str) -> bool:
-    return text.isascii() and text.isdigit()
+    return text.isascii() and text.isdigit() and len(text) <= 18
 
 
 def _affiliate_id(segment: str) -> int:
@@ -287,10 +288,18 @@ def _json_body(request: Request) -> Any:
     if request.mimetype != "application/json":
         raise AppError(30, "send the body as JSON with Content-Type: application/json")
     try:
-        return json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise AppError(
-            30, f"the body is not valid JSON ({exc.msg} at position {exc.pos})"
-        ) from None
-    except UnicodeDecodeError:
-        raise AppError(30, "the body is not UTF-8 text") from None
+        return parse_json_body(raw)
+    except BodyError as error:
+        raise AppError(30, str(error).rstrip(".")) from None
+
+
+def error_body(status: int, message: str) -> bytes:
+    """The ad network's body for answers its server gives itself (malformed HTTP, limits).
+
+    Examples
+    --------
+    >>> error_body(414, "The request target is too long.")
+    b'{"code": 30, "message": "Bad Request: The request target is too long."}'
+    """
+    code = 51 if status >= 500 else 30
+    return json.dumps(AppError(code, message.rstrip(".") + ".").body()).encode()

@@ -1,0 +1,298 @@
+"""What the audit could and could not see, and whether it may call itself complete.
+
+How completeness is judged
+--------------------------
+An audit is complete only when all of these hold:
+
+1. The token's user is an organization **admin**. Only an admin sees every space (and
+   every collection, site and permission); with any other token, spaces the token cannot
+   access are simply absent from the lists, and nothing in the answers says so. A token
+   whose role cannot be told (an integration, a user who is not a member) cannot vouch for
+   completeness either.
+2. The spaces listed are as many as the API says the list holds (its ``count``), when it
+   says.
+3. Every part of :data:`~docsapi._audit_data.PARTS` was read, and no single read failed
+   (``errors`` is empty).
+4. Every collection a space sits in was listed (no chain of parents breaks off).
+
+Anything computed from a read that failed is marked, not guessed: spaces whose access
+depends on it get ``complete == False`` in ``effective``, and the rules skip them where
+missing data could produce a finding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from docsapi._audit_data import BOOLEAN, PARTS, STAGES, STRING, AuditData
+
+__all__ = ["COVERAGE_COLUMNS", "Gaps", "coverage_table", "find_gaps"]
+
+COVERAGE_COLUMNS = ["item", "seen", "total", "complete", "detail"]
+
+#: Stage → target type whose id the failed read names.
+_PER_TARGET = {
+    "team_members": "team",
+    "space_permissions": "space",
+    "collection_permissions": "collection",
+    "site_spaces": "site",
+    "share_links": "site",
+    "site_permissions": "site",
+    "aggregate": "space",
+}
+
+
+@dataclass(frozen=True)
+class Gaps:
+    """The reads an audit is missing.
+
+    Attributes
+    ----------
+    lost : frozenset of str
+        Parts not read at all: declared unread by the crawl, or whose list read failed.
+    failed : dict of str to frozenset of str
+        Part → ids of the targets whose read of that part failed (e.g. ``team_members`` →
+        team ids).
+    """
+
+    lost: frozenset[str]
+    failed: dict[str, frozenset[str]]
+
+    def ids(self, part: str) -> frozenset[str]:
+        """Targets whose read of ``part`` failed."""
+        return self.failed.get(part, frozenset())
+
+    def has(self, part: str) -> bool:
+        """Whether ``part`` was read (even if some of its single reads failed)."""
+        return part not in self.lost
+
+
+def find_gaps(data: AuditData) -> Gaps:
+    """Collect the parts and targets the audit could not read.
+
+    Parameters
+    ----------
+    data : AuditData
+        The raw tables, with ``not_read`` and ``errors``.
+
+    Returns
+    -------
+    Gaps
+    """
+    errors = data.errors
+    lost = set(data.not_read)
+    failed: dict[str, set[str]] = {}
+    for stage, target_type, target_id in zip(
+        errors["stage"].astype(object),
+        errors["target_type"].astype(object),
+        errors["target_id"].astype(object),
+        strict=True,
+    ):  # one row per failed read: few, never per granted row
+        part = STAGES.get(stage)
+        if part is None:
+            continue
+        if target_type == "organization" or part not in _PER_TARGET:
+            lost.add(part)
+        elif isinstance(target_id, str):
+            failed.setdefault(part, set()).add(target_id)
+    return Gaps(lost=frozenset(lost), failed={k: frozenset(v) for k, v in failed.items()})
+
+
+def _row(item: str, seen, total, complete: bool, detail: str) -> dict[str, object]:
+    return {"item": item, "seen": seen, "total": total, "complete": complete, "detail": detail}
+
+
+def _per_target(
+    item: str, part: str, what: str, targets: pd.Series, gaps: Gaps, noun: str
+) -> dict[str, object]:
+    total = len(targets)
+    if not gaps.has(part):
+        return _row(item, 0, total, False, f"not read: {PARTS[part]} are unknown.")
+    failed = gaps.ids(part) & set(targets.astype(object))
+    seen = total - len(failed)
+    if failed:
+        named = ", ".join(sorted(failed)[:5]) + (" …" if len(failed) > 5 else "")
+        return _row(item, seen, total, False, f"could not read {what} of {noun} {named}.")
+    return _row(item, seen, total, True, f"{what} of every {noun} read.")
+
+
+def _token_row(role: str | None) -> dict[str, object]:
+    if role == "admin":
+        return _row("token role", None, None, True, "admin: the token sees every space.")
+    if role is None:
+        return _row(
+            "token role",
+            None,
+            None,
+            False,
+            "unknown: the token's organization role could not be told, so spaces it cannot "
+            "access may be missing. Audit with an organization admin's token.",
+        )
+    return _row(
+        "token role",
+        None,
+        None,
+        False,
+        f"{role}: not an organization admin, so spaces the token cannot access are missing "
+        "from every list. Audit with an organization admin's token.",
+    )
+
+
+def coverage_table(
+    data: AuditData,
+    gaps: Gaps,
+    *,
+    spaces: pd.DataFrame,
+    teams: pd.DataFrame,
+    checked_spaces: int,
+) -> pd.DataFrame:
+    """One row per item the audit needed: how much of it was seen, and whether all.
+
+    Parameters
+    ----------
+    data : AuditData
+        The raw tables.
+    gaps : Gaps
+        What could not be read.
+    spaces : DataFrame
+        The active spaces with their ``complete`` and ``chain_known`` flags.
+    teams : DataFrame
+        The teams with their ``members_read`` flag.
+    checked_spaces : int
+        Spaces whose effective access was compared with the platform's aggregate.
+
+    Returns
+    -------
+    DataFrame
+        item, seen, total, complete, detail; ``coverage["complete"].all()`` is the audit's
+        completeness.
+    """
+    rows = [_token_row(data.token_role)]
+    listed, reported = len(data.spaces), data.spaces_reported
+    if not gaps.has("spaces"):
+        rows.append(_row("spaces listed", listed, reported, False, "not read."))
+    elif reported is not None and reported > listed:
+        rows.append(
+            _row(
+                "spaces listed",
+                listed,
+                reported,
+                False,
+                f"the API counts {reported} spaces but listed {listed}.",
+            )
+        )
+    else:
+        rows.append(_row("spaces listed", listed, reported, True, "every space listed."))
+    rows.append(
+        _per_target(
+            "space permissions read",
+            "space_permissions",
+            "permissions",
+            spaces["id"],
+            gaps,
+            "space",
+        )
+    )
+    broken = int((~spaces["chain_known"].to_numpy(dtype=bool)).sum())
+    if not gaps.has("collections"):
+        rows.append(_row("collections listed", 0, None, False, "not read."))
+    else:
+        rows.append(
+            _row(
+                "collections listed",
+                len(data.collections),
+                None,
+                broken == 0,
+                (
+                    f"{broken} spaces sit in collections that were not listed."
+                    if broken
+                    else "every collection holding a space listed."
+                ),
+            )
+        )
+    rows.append(
+        _per_target(
+            "collection permissions read",
+            "collection_permissions",
+            "permissions",
+            data.collections["id"],
+            gaps,
+            "collection",
+        )
+    )
+    rows.append(
+        _per_target("team members read", "team_members", "members", teams["id"], gaps, "team")
+    )
+    if gaps.has("sites"):
+        rows.append(_row("sites listed", len(data.sites), None, True, "every site listed."))
+    else:
+        rows.append(_row("sites listed", 0, None, False, "not read: exposure is unknown."))
+    for item, part, what in (
+        ("site spaces read", "site_spaces", "published spaces"),
+        ("share links read", "share_links", "share links"),
+        ("site permissions read", "site_permissions", "permissions"),
+    ):
+        rows.append(_per_target(item, part, what, data.sites["id"], gaps, "site"))
+    if gaps.has("invite_links"):
+        off = data.invite_links_enabled is False
+        detail = (
+            "invite links are turned off for the organization: none is active."
+            if off
+            else "every invite link to the organization read (links to a space or a "
+            "collection are not listed by the API)."
+        )
+        rows.append(_row("invite links", len(data.invite_links), None, True, detail))
+    else:
+        rows.append(_row("invite links", 0, None, False, "not read."))
+    rows.append(
+        _per_target(
+            "aggregate read", "aggregate", "the platform's access list", spaces["id"], gaps, "space"
+        )
+    )
+    complete_spaces = int(spaces["complete"].to_numpy(dtype=bool).sum())
+    rows.append(
+        _row(
+            "spaces with complete access",
+            complete_spaces,
+            len(spaces),
+            complete_spaces == len(spaces),
+            "who reaches each space is fully known."
+            if complete_spaces == len(spaces)
+            else f"{len(spaces) - complete_spaces} spaces depend on reads that failed or "
+            "could not be made.",
+        )
+    )
+    rows.append(
+        _row(
+            "aggregate cross-checks",
+            checked_spaces,
+            len(spaces),
+            True,
+            "spaces whose effective access was compared with the platform's own list.",
+        )
+    )
+    failures = len(data.errors)
+    rows.append(
+        _row(
+            "failed reads",
+            failures,
+            None,
+            failures == 0,
+            "none." if failures == 0 else "see audit.errors.",
+        )
+    )
+    table = pd.DataFrame(rows, columns=COVERAGE_COLUMNS)
+    for column in ("seen", "total"):
+        table[column] = pd.array(table[column].to_numpy(dtype=object), dtype=pd.Int64Dtype())
+    table["complete"] = pd.array(table["complete"].to_numpy(dtype=bool), dtype=BOOLEAN)
+    for column in ("item", "detail"):
+        table[column] = table[column].astype(STRING)
+    return table
+
+
+def is_complete(coverage: pd.DataFrame) -> bool:
+    """Whether every coverage item is complete."""
+    return bool(np.all(coverage["complete"].to_numpy(dtype=bool)))

@@ -1,0 +1,457 @@
+"""The raw tables a permission audit is computed from, declared once.
+
+:data:`RAW_SCHEMAS` states every table of :class:`AuditData` (column → dtype, in order).
+The crawl maps the client's frames onto these columns (or appends page by page through
+:class:`ColumnAccumulator`), hand-made organizations in tests use the same declaration, and
+:class:`AuditData` conforms whatever it is given to it, so the analysis can rely on every
+column being there with its dtype.
+
+Text columns are ``string`` in the small tables (spaces, members, sites, ...) and
+categoricals of strings in the large ones (permissions, team members, the aggregate): a
+table of hundreds of thousands of rows holds each id and name once, and the analysis maps
+the few distinct values instead of every row. Roles are the API's strings (``admin`` …
+``read``) with a guest (``null``) as missing; default levels add ``inherit``.
+
+Which parts of the organization the crawl could not read at all is stated by
+:attr:`AuditData.not_read`; single reads that failed are rows of :attr:`AuditData.errors`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from docsapi.errors import ValidationError
+
+__all__ = [
+    "BOOLEAN",
+    "PARTS",
+    "RAW_SCHEMAS",
+    "ROLES",
+    "ROLE_DTYPE",
+    "SEVERITY_DTYPE",
+    "STAGES",
+    "STRING",
+    "AuditData",
+    "ColumnAccumulator",
+    "conform",
+    "text_categorical",
+]
+
+#: Content roles from lowest to highest; ``"guest"`` spells the API's ``null``.
+ROLES: tuple[str, ...] = ("guest", "read", "comment", "edit", "review", "create", "admin")
+
+#: Ordered categorical for role columns: ``effective.role >= "edit"`` and sorting just work.
+ROLE_DTYPE = pd.CategoricalDtype(list(ROLES), ordered=True)
+
+#: Ordered categorical for severities (``low < medium < high``).
+SEVERITY_DTYPE = pd.CategoricalDtype(["low", "medium", "high"], ordered=True)
+
+_STR = "string[python]"
+#: The dtype objects behind the schema's names (``string[python]`` whatever is installed).
+STRING = pd.StringDtype("python")
+BOOLEAN = pd.BooleanDtype()
+_CAT = "category"  # of strings, for the large tables: see text_categorical
+_TIME = "datetime64[ns, UTC]"
+_BOOL = "boolean"
+_INT = "Int64"
+
+#: Every raw table of :class:`AuditData`: name → {column: dtype}, columns in order.
+RAW_SCHEMAS: dict[str, dict[str, str]] = {
+    # Spaces of the organization. parent: the collection holding it; default_level: inherit,
+    # a role, or missing (null: private); deleted_at set for a space in the trash.
+    "spaces": {
+        "id": _STR,
+        "title": _STR,
+        "parent": _STR,
+        "default_level": _STR,
+        "visibility": _STR,
+        "deleted_at": _TIME,
+        "url_published": _STR,
+    },
+    # Collections, nested through parent; default_level as for spaces.
+    "collections": {"id": _STR, "title": _STR, "parent": _STR, "default_level": _STR},
+    # Current members: role missing for a guest.
+    "members": {
+        "user_id": _STR,
+        "display_name": _STR,
+        "email": _STR,
+        "role": _STR,
+        "disabled": _BOOL,
+        "joined_at": _TIME,
+        "last_seen_at": _TIME,
+    },
+    "teams": {"id": _STR, "title": _STR, "members": _INT},
+    "team_members": {"team_id": _CAT, "user_id": _CAT, "display_name": _CAT, "email": _CAT},
+    # Explicit permissions of users and teams; target_type: space, collection or site.
+    "user_permissions": {
+        "target_type": _CAT,
+        "target_id": _CAT,
+        "user_id": _CAT,
+        "display_name": _CAT,
+        "email": _CAT,
+        "role": _CAT,
+    },
+    "team_permissions": {
+        "target_type": _CAT,
+        "target_id": _CAT,
+        "team_id": _CAT,
+        "title": _CAT,
+        "role": _CAT,
+    },
+    # Sites: visibility public, unlisted, share-link or visitor-auth; a site whose published
+    # flag is False exposes nothing (missing counts as published).
+    "sites": {
+        "id": _STR,
+        "title": _STR,
+        "visibility": _STR,
+        "published": _BOOL,
+        "url_published": _STR,
+    },
+    # The spaces each site publishes; a draft site space is not live.
+    "site_spaces": {"site_id": _STR, "space_id": _STR, "draft": _BOOL, "url_published": _STR},
+    # Share links of sites; a link whose active flag is missing counts as active.
+    "share_links": {
+        "site_id": _STR,
+        "id": _STR,
+        "name": _STR,
+        "active": _BOOL,
+        "created_at": _TIME,
+        "url_published": _STR,
+    },
+    # Invite links; target_type organization (role: an organization role), space or collection
+    # (role: the level on that content, target_id its id).
+    "invite_links": {"id": _STR, "target_type": _STR, "target_id": _STR, "role": _STR},
+    # The platform's own answer: who can access each space, with their effective role.
+    "aggregate": {"space_id": _CAT, "user_id": _CAT, "display_name": _CAT, "role": _CAT},
+    # Reads that failed: target_type organization, space, collection, site or team.
+    "errors": {
+        "target_type": _STR,
+        "target_id": _STR,
+        "stage": _STR,
+        "error_type": _STR,
+        "message": _STR,
+    },
+}
+
+#: The parts of an organization an audit reads; :attr:`AuditData.not_read` names those the
+#: crawl could not read at all.
+PARTS: dict[str, str] = {
+    "spaces": "the organization's spaces",
+    "members": "the organization's members",
+    "teams": "the organization's teams",
+    "team_members": "the members of each team",
+    "space_permissions": "the user and team permissions of each space",
+    "collections": "the organization's collections",
+    "collection_permissions": "the user and team permissions of each collection",
+    "sites": "the organization's sites",
+    "site_spaces": "the spaces each site publishes",
+    "share_links": "the share links of each site",
+    "site_permissions": "the user and team permissions of each site",
+    "invite_links": "the organization's invite links",
+    "aggregate": "the platform's own lists of who can access each space",
+}
+
+#: Stage of a read (``errors.stage``) → the part of :data:`PARTS` it belongs to. A failed
+#: read of a whole list (target_type ``organization``) loses that part entirely.
+STAGES: dict[str, str] = {
+    "spaces": "spaces",
+    "members": "members",
+    "teams": "teams",
+    "team members": "team_members",
+    "space users": "space_permissions",
+    "space teams": "space_permissions",
+    "collections": "collections",
+    "collection users": "collection_permissions",
+    "collection teams": "collection_permissions",
+    "sites": "sites",
+    "site spaces": "site_spaces",
+    "share links": "share_links",
+    "site users": "site_permissions",
+    "site teams": "site_permissions",
+    "invite links": "invite_links",
+    "aggregate": "aggregate",
+}
+
+#: Keys that identify a row; duplicates (e.g. from pages that shifted) are dropped.
+_KEYS: dict[str, list[str]] = {
+    "spaces": ["id"],
+    "collections": ["id"],
+    "members": ["user_id"],
+    "teams": ["id"],
+    "team_members": ["team_id", "user_id"],
+    "user_permissions": ["target_type", "target_id", "user_id"],
+    "team_permissions": ["target_type", "target_id", "team_id"],
+    "sites": ["id"],
+    "site_spaces": ["site_id", "space_id"],
+    "share_links": ["site_id", "id"],
+    "invite_links": ["id"],
+    "aggregate": ["space_id", "user_id"],
+}
+
+_ROLE_COLUMNS = {
+    "members": ("role", ROLES[1:]),
+    "user_permissions": ("role", ROLES[1:]),
+    "team_permissions": ("role", ROLES[1:]),
+    "invite_links": ("role", ROLES[1:]),
+    "aggregate": ("role", ROLES[1:]),
+    "spaces": ("default_level", (*ROLES[1:], "inherit")),
+    "collections": ("default_level", (*ROLES[1:], "inherit")),
+}
+
+
+def text_categorical(values: Any) -> pd.Categorical:
+    """Values as a categorical whose categories are Python strings (``string[python]``).
+
+    Missing values (None, NaN, ``pd.NA``) stay missing; other values become their text.
+
+    Examples
+    --------
+    >>> text_categorical(["a", None, "a"]).codes.tolist()
+    [0, -1, 0]
+    """
+    if isinstance(getattr(values, "dtype", None), pd.CategoricalDtype):
+        codes = np.asarray(pd.Series(values).cat.codes)
+        uniques = np.asarray(pd.Series(values).cat.categories, dtype=object)
+    else:
+        codes, uniques = pd.factorize(np.asarray(values, dtype=object))
+    if not all(isinstance(value, str) for value in uniques):  # distinct values: few
+        merged, uniques = pd.factorize(np.array([str(value) for value in uniques], dtype=object))
+        codes = np.where(codes >= 0, merged[codes], -1)
+    dtype = pd.CategoricalDtype(pd.Index(uniques, dtype=STRING))
+    return pd.Categorical.from_codes(codes, dtype=dtype)
+
+
+def _column(values: Any, dtype: str, length: int) -> Any:
+    if values is None:
+        values = [None] * length
+    if dtype == _CAT:
+        return text_categorical(values)
+    if dtype == _STR:
+        return _strings(values)
+    if dtype == _TIME:
+        return _times(values)
+    if dtype == _BOOL:
+        series = pd.Series(values)
+        if series.dtype == BOOLEAN:
+            return series.array
+        return pd.array([v if isinstance(v, bool) else None for v in series], dtype=BOOLEAN)
+    return pd.Series(values).astype(pd.Int64Dtype()).array
+
+
+def _strings(values: Any) -> Any:
+    objects = np.asarray(values, dtype=object)
+    try:
+        return pd.array(objects, dtype=STRING)
+    except (TypeError, ValueError):
+        return pd.array([v if pd.isna(v) else str(v) for v in objects], dtype=STRING)
+
+
+def _times(values: Any) -> Any:
+    series = pd.Series(values)
+    if isinstance(series.dtype, pd.DatetimeTZDtype):
+        return series.dt.tz_convert("UTC").astype("datetime64[ns, UTC]").array
+    parsed = pd.to_datetime(series.astype(object), utc=True, format="ISO8601", errors="coerce")
+    return parsed.astype("datetime64[ns, UTC]").array
+
+
+def conform(name: str, frame: pd.DataFrame | None = None, **constants: object) -> pd.DataFrame:
+    """Return ``frame`` with exactly the columns and dtypes of raw table ``name``.
+
+    Missing columns are added (``constants`` give their value, e.g. ``target_type="space"``,
+    otherwise missing), extra columns are dropped, duplicate keys are dropped (first kept),
+    and role columns are checked.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`RAW_SCHEMAS`.
+    frame : DataFrame, optional
+        The rows; an empty table when omitted.
+    **constants
+        Values for columns absent from ``frame``.
+
+    Returns
+    -------
+    DataFrame
+
+    Raises
+    ------
+    ValidationError
+        For an unknown table or a role that is not one of the API's.
+
+    Examples
+    --------
+    >>> conform("teams").columns.tolist()
+    ['id', 'title', 'members']
+    """
+    if name not in RAW_SCHEMAS:
+        raise ValidationError("name", f"unknown audit table {name!r}; known: {sorted(RAW_SCHEMAS)}")
+    schema = RAW_SCHEMAS[name]
+    frame = pd.DataFrame() if frame is None else frame
+    length = len(frame)
+    columns = {}
+    for column, dtype in schema.items():
+        if column in frame.columns:
+            columns[column] = _column(frame[column], dtype, length)
+        elif column in constants:
+            columns[column] = _column([constants[column]] * length, dtype, length)
+        else:
+            columns[column] = _column(None, dtype, length)
+    result = pd.DataFrame(columns, columns=list(schema))
+    if name in _ROLE_COLUMNS:
+        column, allowed = _ROLE_COLUMNS[name]
+        unknown = set(result[column].dropna().unique()) - set(allowed)
+        if unknown:
+            raise ValidationError(
+                f"{name}.{column}", f"unknown roles {sorted(unknown)}; expected {list(allowed)}"
+            )
+    if name in _KEYS and length:
+        keys = _KEYS[name]
+        duplicated = result.duplicated(keys)
+        if duplicated.any():
+            result = result[~duplicated].reset_index(drop=True)
+    return result
+
+
+@dataclass
+class AuditData:
+    """The raw tables of one organization, with the columns of :data:`RAW_SCHEMAS`.
+
+    Every table is conformed on construction (columns added or dropped, dtypes set,
+    duplicate rows dropped), so a hand-made organization only needs the columns it uses.
+
+    Attributes
+    ----------
+    org_id : str
+        The organization audited.
+    org_name : str or None
+        Its title.
+    generated_at : Timestamp
+        When the crawl finished (UTC); ages (share links, inactivity) are counted to it.
+    token_role : str or None
+        The organization role of the token's user (``"guest"``, ``"non-member"``, a role),
+        or None when it could not be told (e.g. an integration token). Only an organization
+        admin sees every space, so only then can the audit be complete.
+    spaces_reported : int or None
+        The number of spaces the API said the list holds, when it said.
+    invite_links_enabled : bool or None
+        The organization's ``inviteLinks`` setting: while it is off no invite link is
+        active. None when it could not be told (links then count as active).
+    spaces, collections, members, teams, team_members, user_permissions, team_permissions,
+    sites, site_spaces, share_links, invite_links, aggregate, errors : DataFrame
+        The tables of :data:`RAW_SCHEMAS`.
+    not_read : frozenset of str
+        Parts of :data:`PARTS` the crawl could not read at all.
+    """
+
+    org_id: str
+    org_name: str | None = None
+    generated_at: pd.Timestamp = field(default_factory=lambda: pd.Timestamp.now(tz="UTC"))
+    token_role: str | None = None
+    spaces_reported: int | None = None
+    invite_links_enabled: bool | None = None
+    spaces: pd.DataFrame = field(default_factory=lambda: conform("spaces"))
+    collections: pd.DataFrame = field(default_factory=lambda: conform("collections"))
+    members: pd.DataFrame = field(default_factory=lambda: conform("members"))
+    teams: pd.DataFrame = field(default_factory=lambda: conform("teams"))
+    team_members: pd.DataFrame = field(default_factory=lambda: conform("team_members"))
+    user_permissions: pd.DataFrame = field(default_factory=lambda: conform("user_permissions"))
+    team_permissions: pd.DataFrame = field(default_factory=lambda: conform("team_permissions"))
+    sites: pd.DataFrame = field(default_factory=lambda: conform("sites"))
+    site_spaces: pd.DataFrame = field(default_factory=lambda: conform("site_spaces"))
+    share_links: pd.DataFrame = field(default_factory=lambda: conform("share_links"))
+    invite_links: pd.DataFrame = field(default_factory=lambda: conform("invite_links"))
+    aggregate: pd.DataFrame = field(default_factory=lambda: conform("aggregate"))
+    errors: pd.DataFrame = field(default_factory=lambda: conform("errors"))
+    not_read: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        for name in RAW_SCHEMAS:
+            setattr(self, name, conform(name, getattr(self, name)))
+        unknown = set(self.not_read) - set(PARTS)
+        if unknown:
+            raise ValidationError(
+                "not_read", f"unknown parts {sorted(unknown)}; known: {list(PARTS)}"
+            )
+        self.not_read = frozenset(self.not_read)
+        self.generated_at = pd.Timestamp(self.generated_at)
+        if self.generated_at.tzinfo is None:
+            self.generated_at = self.generated_at.tz_localize("UTC")
+
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """The raw tables by name, in :data:`RAW_SCHEMAS` order."""
+        return {name: getattr(self, name) for name in RAW_SCHEMAS}
+
+    def __repr__(self) -> str:
+        sizes = ", ".join(f"{name}={len(table)}" for name, table in self.tables().items())
+        return f"AuditData(org_id={self.org_id!r}, {sizes}, not_read={sorted(self.not_read)})"
+
+
+class ColumnAccumulator:
+    """Rows of one raw table collected page by page as compact columns.
+
+    Each appended page adds column lists; repeated strings (ids, names, roles) are stored
+    once and referenced, so a table of hundreds of thousands of rows costs a pointer per
+    cell. :meth:`frame` builds the table once at the end.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`RAW_SCHEMAS`.
+
+    Examples
+    --------
+    >>> acc = ColumnAccumulator("aggregate")
+    >>> acc.append(space_id=["s1", "s1"], user_id=["u1", "u2"], role=["read", "edit"])
+    >>> acc.frame()["role"].tolist()
+    ['read', 'edit']
+    """
+
+    def __init__(self, name: str) -> None:
+        if name not in RAW_SCHEMAS:
+            raise ValidationError("name", f"unknown audit table {name!r}")
+        self.name = name
+        self._columns: dict[str, list[Any]] = {column: [] for column in RAW_SCHEMAS[name]}
+        self._interned: dict[Any, Any] = {}
+        self._rows = 0
+
+    def append(self, **columns: Iterable[Any] | str | None) -> None:
+        """Add one page: each column a sequence of equal length, or one value for all rows.
+
+        Raises
+        ------
+        ValidationError
+            For an unknown column or columns of different lengths.
+        """
+        lists = {k: v for k, v in columns.items() if not _is_scalar(v)}
+        unknown = set(columns) - set(self._columns)
+        if unknown:
+            raise ValidationError("columns", f"{self.name} has no columns {sorted(unknown)}")
+        lengths = {len(v) for v in lists.values()}  # type: ignore[arg-type]
+        if len(lengths) > 1:
+            raise ValidationError("columns", f"columns of different lengths {sorted(lengths)}")
+        count = lengths.pop() if lengths else 0
+        intern = self._interned.setdefault
+        for column, target in self._columns.items():
+            value = columns.get(column)
+            if column in lists:
+                target.extend(intern(v, v) if isinstance(v, str) else v for v in value)  # type: ignore[union-attr]
+            else:
+                target.extend([value] * count)
+        self._rows += count
+
+    def __len__(self) -> int:
+        return self._rows
+
+    def frame(self) -> pd.DataFrame:
+        """The table built from every page appended (conformed to its schema)."""
+        return conform(self.name, pd.DataFrame(self._columns, dtype=object))
+
+
+def _is_scalar(value: object) -> bool:
+    return value is None or isinstance(value, str | int | float | bool)

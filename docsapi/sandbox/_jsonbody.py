@@ -1,0 +1,77 @@
+"""Strict parsing of JSON request bodies: UTF-8, finite numbers, bounded nesting."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+#: Deepest nesting of arrays and objects accepted in a request body.
+MAX_DEPTH = 64
+
+
+class BodyError(ValueError):
+    """A request body that is not acceptable JSON; the message says why."""
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:40]} is too large")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _depth_exceeds(value: Any, limit: int) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children: Any = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def parse_json_body(raw: bytes) -> Any:
+    """The JSON value of a request body.
+
+    Raises
+    ------
+    BodyError
+        When the body is empty, not UTF-8, not JSON (``NaN`` and ``Infinity`` are not JSON),
+        holds a number too large for a double, or nests deeper than :data:`MAX_DEPTH`.
+
+    Examples
+    --------
+    >>> parse_json_body(b'{"title": "Docs"}')
+    {'title': 'Docs'}
+    >>> parse_json_body(b'[[[]]]')
+    [[[]]]
+    """
+    if not raw.strip():
+        raise BodyError("A JSON request body is required.")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BodyError("The request body is not UTF-8 text.") from None
+    try:
+        value = json.loads(text, parse_float=_finite_float, parse_constant=_no_constant)
+    except RecursionError:
+        raise BodyError(_TOO_DEEP) from None
+    except ValueError as error:
+        raise BodyError(f"The request body is not valid JSON ({error}).") from None
+    if _depth_exceeds(value, MAX_DEPTH):
+        raise BodyError(_TOO_DEEP)
+    return value
+
+
+_TOO_DEEP = f"The request body nests arrays and objects deeper than {MAX_DEPTH} levels."

@@ -1,0 +1,337 @@
+"""The access model of docs/access-model.md, one test per row and bullet, offline."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from audit_org import Org, reaches, row
+
+# -- the paths table of the access model -------------------------------------------------------
+
+
+def test_org_admin_reaches_every_space_as_admin():
+    audit = Org().member("boss", "admin").space("s1").space("s2").audit()
+    for space in ("s1", "s2"):
+        found = row(audit, space, "boss")
+        assert (found.role, found.sources, found.source_names) == (
+            "admin",
+            "org-admin",
+            "organization admin",
+        )
+
+
+def test_default_role_level_gives_every_member_that_role_even_below_their_own():
+    audit = (
+        Org()
+        .member("ann", "edit")
+        .member("bob", "comment")
+        .member("gus", None)
+        .space("s1", default="read")
+        .audit()
+    )
+    assert row(audit, "s1", "ann").role == "read"  # lower than ann's organization role
+    assert row(audit, "s1", "bob").sources == "default:read"
+    assert row(audit, "s1", "bob").source_names == "default level read"
+    assert not reaches(audit, "s1", "gus")  # guests get no default access
+
+
+def test_default_inherit_at_the_top_gives_each_member_their_organization_role():
+    audit = Org().member("ann", "edit").member("bob", "comment").space("s1", default="inherit")
+    audit = audit.audit()
+    assert (row(audit, "s1", "ann").role, row(audit, "s1", "ann").sources) == (
+        "edit",
+        "default:inherit",
+    )
+    assert row(audit, "s1", "bob").role == "comment"
+
+
+def test_inherit_climbs_the_collection_chain_to_the_first_level_set():
+    org = (
+        Org()
+        .member("ann", "edit")
+        .collection("c1", default="comment")
+        .collection("c2", parent="c1", default="inherit")
+        .space("s1", parent="c2", default="inherit")
+        .space("s2", parent="c2", default="review")
+    )
+    audit = org.audit()
+    assert (row(audit, "s1", "ann").role, row(audit, "s1", "ann").sources) == (
+        "comment",
+        "default:comment",
+    )
+    assert row(audit, "s2", "ann").role == "review"  # the space's own level decides first
+
+
+def test_inherit_through_every_level_reaches_the_organization_role():
+    org = (
+        Org()
+        .member("ann", "create")
+        .collection("c1", default="inherit")
+        .collection("c2", parent="c1", default="inherit")
+        .space("s1", parent="c2", default="inherit")
+    )
+    found = row(org.audit(), "s1", "ann")
+    assert (found.role, found.sources) == ("create", "default:inherit")
+
+
+def test_a_null_level_on_the_way_makes_the_content_private():
+    org = (
+        Org()
+        .member("ann", "edit")
+        .collection("c1", default="edit")
+        .collection("c2", parent="c1", default=None)
+        .space("s1", parent="c2", default="inherit")
+        .space("s2")  # null at the space itself
+    )
+    audit = org.audit()
+    assert not reaches(audit, "s1", "ann") and not reaches(audit, "s2", "ann")
+
+
+def test_direct_permission():
+    audit = Org().member("ann", "read").space("s1").grant("s1", "ann", "edit").audit()
+    assert (row(audit, "s1", "ann").role, row(audit, "s1", "ann").sources) == ("edit", "direct")
+
+
+def test_team_permission_reaches_every_member_of_the_team():
+    org = Org().member("ann").member("bob").team("t1", "ann", "bob").space("s1")
+    audit = org.grant("s1", "t1", "review").audit()
+    for user in ("ann", "bob"):
+        found = row(audit, "s1", user)
+        assert (found.role, found.sources, found.source_names) == (
+            "review",
+            "team:t1",
+            "team T1",
+        )
+
+
+def test_collection_permission_reaches_every_space_below_at_any_depth():
+    org = (
+        Org()
+        .member("ann")
+        .collection("c1")
+        .collection("c2", parent="c1")
+        .space("s1", parent="c2")
+        .space("s2", parent="c1")
+        .space("s3")
+        .grant("c1", "ann", "edit")
+    )
+    audit = org.audit()
+    for space in ("s1", "s2"):
+        found = row(audit, space, "ann")
+        assert (found.role, found.sources, found.source_names) == (
+            "edit",
+            "collection:c1",
+            "collection C1",
+        )
+    assert not reaches(audit, "s3", "ann")
+
+
+def test_collection_team_permission_names_the_collection_and_the_team():
+    org = (
+        Org()
+        .member("ann")
+        .team("t1", "ann")
+        .collection("c1")
+        .space("s1", parent="c1")
+        .grant("c1", "t1", "comment")
+    )
+    found = row(org.audit(), "s1", "ann")
+    assert (found.role, found.sources, found.source_names) == (
+        "comment",
+        "collection-team:c1/t1",
+        "collection C1 / team T1",
+    )
+
+
+# -- the bullets -----------------------------------------------------------------------------
+
+
+def test_guests_reach_content_only_through_explicit_permissions():
+    org = (
+        Org()
+        .member("gus", None)
+        .team("t1", "gus")
+        .collection("c1")
+        .space("s1", default="inherit")
+        .space("s2", default="edit")
+        .space("s3", parent="c1")
+        .grant("s1", "gus", "comment")
+        .grant("c1", "t1", "read")
+    )
+    audit = org.audit()
+    assert (row(audit, "s1", "gus").role, row(audit, "s1", "gus").sources) == (
+        "comment",
+        "direct",
+    )
+    assert not reaches(audit, "s2", "gus")
+    assert row(audit, "s3", "gus").sources == "collection-team:c1/t1"
+    assert row(audit, "s1", "gus").member_role == "guest"
+
+
+def test_non_members_still_reach_content_through_their_permissions():
+    audit = Org().member("ann").space("s1", default="read").grant("s1", "fred", "edit").audit()
+    found = row(audit, "s1", "fred")
+    assert (found.role, found.member_role, found.member_status) == (
+        "edit",
+        "non-member",
+        "non-member",
+    )
+
+
+def test_disabled_members_reach_nothing_through_any_path_but_keep_their_grants():
+    org = (
+        Org()
+        .member("dan", "admin", disabled=True)
+        .team("t1", "dan")
+        .collection("c1")
+        .space("s1", parent="c1", default="inherit")
+        .grant("s1", "dan", "edit")
+        .grant("s1", "t1", "read")
+        .grant("c1", "dan", "edit")
+    )
+    audit = org.audit()
+    assert "dan" not in set(audit.effective["user_id"])
+    assert "dan" not in set(audit.paths["user_id"])
+    assert {("space", "dan"), ("collection", "dan")} <= set(
+        zip(audit.grants["target_type"], audit.grants["principal_id"], strict=True)
+    )
+
+
+def test_a_space_in_the_trash_is_reached_by_nobody():
+    org = Org().member("boss", "admin").space("s1").space("s2", trashed=True)
+    audit = org.grant("s2", "boss", "admin").audit()
+    assert set(audit.effective["space_id"]) == {"s1"}
+    assert audit.count("spaces") == 1
+
+
+def test_site_permissions_administer_the_site_but_give_no_content_access():
+    org = Org().member("ann").space("s1").site("w1", "public", "s1")
+    audit = org.grant("w1", "ann", "admin").audit()
+    assert not reaches(audit, "s1", "ann")
+    grants = audit.grants
+    assert grants[grants["principal_id"] == "ann"]["target_type"].tolist() == ["site"]
+
+
+def test_effective_role_is_the_highest_and_sources_list_every_path_in_order():
+    org = (
+        Org()
+        .member("ann", "edit")
+        .team("t2", "ann")
+        .team("t1", "ann")
+        .collection("c1", default="inherit")
+        .space("s1", parent="c1", default="inherit")
+        .grant("s1", "ann", "edit")
+        .grant("s1", "t2", "admin")
+        .grant("s1", "t1", "read")
+        .grant("c1", "ann", "comment")
+    )
+    found = row(org.audit(), "s1", "ann")
+    assert found.role == "admin"
+    # highest role first; among equal roles direct first, then by text
+    assert found.sources == "team:t2; direct; default:inherit; collection:c1; team:t1"
+    assert found.source_names == ("team T2; direct; default level inherit; collection C1; team T1")
+
+
+def test_paths_list_each_way_with_the_grant_a_change_would_touch():
+    org = (
+        Org()
+        .member("ann")
+        .team("t1", "ann")
+        .collection("c1")
+        .space("s1", parent="c1")
+        .grant("c1", "t1", "edit")
+        .grant("s1", "ann", "read")
+    )
+    paths = org.audit().paths
+    assert list(paths.columns) == [
+        "space_id",
+        "user_id",
+        "kind",
+        "source",
+        "source_name",
+        "collection_id",
+        "team_id",
+        "role",
+    ]
+    via = paths[paths["kind"] == "collection-team"].iloc[0]
+    assert (via.collection_id, via.team_id, via.role) == ("c1", "t1", "edit")
+    direct = paths[paths["kind"] == "direct"].iloc[0]
+    assert pd.isna(direct.collection_id) and pd.isna(direct.team_id)
+
+
+def test_without_team_expansion_effective_leaves_team_paths_out():
+    org = (
+        Org()
+        .member("ann")
+        .team("t1", "ann")
+        .collection("c1")
+        .space("s1", parent="c1")
+        .grant("s1", "t1", "edit")
+        .grant("c1", "t1", "admin")
+        .grant("s1", "ann", "read")
+    )
+    full, narrow = org.audit(), org.audit(expand_teams=False)
+    assert row(full, "s1", "ann").role == "admin"
+    assert (row(narrow, "s1", "ann").role, row(narrow, "s1", "ann").sources) == ("read", "direct")
+    pd.testing.assert_frame_equal(full.findings, narrow.findings)
+
+
+# -- exposure -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def exposed():
+    return (
+        Org()
+        .member("ann")
+        .space("s1")
+        .space("s2", default="read")
+        .space("s3", visibility="public", url="https://docs.example/s3")
+        .space("s4")
+        .site("wpub", "public", "s1")
+        .site("wunl", "unlisted", "s2")
+        .site("wlink", "share-link", "s4")
+        .site("wva", "visitor-auth", "s2")
+        .site("wdraft", "public", "s4", draft=True)
+        .site("wnew", "public", "s4", published=False)
+        .site("wsaid", "public", "s1", published=None)
+        .share_link("wlink", "old", age_days=200)
+        .share_link("wlink", "off", age_days=10, active=False)
+        .audit()
+    )
+
+
+def test_exposure_lists_every_way_to_read_without_an_account(exposed):
+    table = exposed.exposure
+    ways = set(
+        zip(table["space_id"], table["site_id"].fillna("-"), table["visibility"], strict=True)
+    )
+    assert ways == {
+        ("s1", "wpub", "public"),
+        ("s1", "wsaid", "public"),  # a site that does not say whether it is published
+        ("s2", "wunl", "unlisted"),
+        ("s2", "wva", "visitor-auth"),
+        ("s3", "-", "public"),  # the space's own visibility, no site
+        ("s4", "wlink", "share-link"),  # one row per active link; no draft, no unpublished site
+    }
+    audiences = dict(zip(table["visibility"], table["audience"], strict=False))
+    assert audiences["unlisted"] == "anyone with the address"
+    assert audiences["visitor-auth"] == "authenticated visitors"
+
+
+def test_share_link_exposure_has_its_age_and_a_masked_address(exposed):
+    link = exposed.exposure[exposed.exposure["visibility"] == "share-link"].iloc[0]
+    assert (link.share_link_id, link.share_link_name, link.share_link_age_days) == (
+        "old",
+        "Old",
+        200,
+    )
+    assert bool(link.share_link_active)
+    assert "secret-old" not in link.published_url and link.published_url.endswith("/********")
+
+
+def test_exposure_says_what_members_get_inside(exposed):
+    inside = dict(
+        zip(exposed.exposure["space_id"], exposed.exposure["internal_default"], strict=True)
+    )
+    assert inside == {"s1": "private", "s2": "read", "s3": "private", "s4": "private"}
