@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import requests
+from contract import typed_plain_objects, without_discriminators
 from openapi_core import Config, OpenAPI
 from openapi_core.contrib.requests import RequestsOpenAPIRequest
 
@@ -65,26 +66,17 @@ def full_spec() -> dict[str, Any]:
     return json.loads(FULL_SPEC_PATH.read_text())
 
 
-def _without_discriminators(node: Any) -> Any:
-    if isinstance(node, dict):
-        return {k: _without_discriminators(v) for k, v in node.items() if k != "discriminator"}
-    if isinstance(node, list):
-        return [_without_discriminators(v) for v in node]
-    return node
-
-
 @functools.cache
 def full_openapi() -> OpenAPI:
     """openapi-core over the full description.
 
-    Discriminators without a mapping are dropped: openapi-core would look their values up as
-    schema names (``#/components/schemas/site``); the ``oneOf`` alternatives, told apart by
-    their ``const``/``enum`` properties, still decide which schema a body must match. The
-    description itself is not re-validated (that takes seconds and is not what is tested).
+    Read as the sandbox contract reads the subset (see ``contract.py``): discriminators
+    without a mapping are dropped, and untyped schemas with properties (``PlainObject``) are
+    objects. The description itself is not re-validated (that takes seconds and is not what is
+    tested).
     """
-    return OpenAPI.from_dict(
-        _without_discriminators(full_spec()), config=Config(spec_validator_cls=None)
-    )
+    document = typed_plain_objects(without_discriminators(full_spec()))
+    return OpenAPI.from_dict(document, config=Config(spec_validator_cls=None))
 
 
 def validate_request(request: requests.PreparedRequest) -> None:

@@ -134,6 +134,41 @@ def test_writes_through_client_api_are_seen_by_the_typed_group(client, sandbox):
         client.api.spaces.get_space_by_id(space_id)
 
 
+def test_site_insights_through_client_api(client, sandbox):
+    org, site = sandbox.org_id, sandbox.demo["sites"]["public"]
+    insights = client.api.site_insights
+    event = {
+        "type": "page_view",
+        "session": {
+            "visitorId": "v1",
+            "sessionId": "s1",
+            "cookies": {},
+            "userAgent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0",
+            "language": "en",
+            "referrer": None,
+        },
+        "location": {
+            "url": "https://docs.example.com/a",
+            **dict.fromkeys(("siteSection", "siteSpace", "siteShareKey", "page", "space")),
+            "revision": None,
+        },
+    }
+    assert insights.track_events_in_site_by_id(org, site, events=[event, event]) is None
+    result = insights.aggregate_site_events(
+        org, site, range="last24Hours", group_by=[{"column": "visitorBrowser"}]
+    )
+    assert result.raw == {
+        "columns": [
+            {"column": "visitorBrowser", "values": ["firefox"]},
+            {"column": "eventsCount", "values": [2]},
+        ]
+    }
+    assert [c.column for c in result.columns] == ["visitorBrowser", "eventsCount"]
+    segments = insights.list_site_visitor_segments(org, sandbox.demo["sites"]["visitor-auth"])
+    assert list(segments.columns) == ["title", "claims", "events", "visitors", "sessions"]
+    assert str(segments["visitors"].dtype) == "Float64"  # the description says number
+
+
 def test_both_surfaces_share_one_transport(client, sandbox):
     before = client.transport.request_count
     client.api.spaces.get_space_by_id(sandbox.demo["space_ids"][0])

@@ -188,6 +188,30 @@ def test_python_values_become_json(api, session):
     validate_request(sent)
 
 
+def test_plain_objects_take_any_values(api, session):
+    session.responder = lambda request: canned(204)
+    event = {
+        "type": "page_view",
+        "session": {
+            "visitorId": "v1",
+            "sessionId": "s1",
+            "cookies": {},
+            "userAgent": "Mozilla/5.0",
+            "language": "en",
+            "referrer": None,
+            "visitorAuthClaims": {"plan": "pro", "seats": 3, "beta": True},
+        },
+        "location": {
+            "url": "https://docs.example.com/a",
+            **dict.fromkeys(("siteSection", "siteSpace", "siteShareKey", "page", "space")),
+            "revision": None,
+        },
+    }
+    api.site_insights.track_events_in_site_by_id("org1", "site1", events=[event])
+    (sent,) = session.sent
+    validate_request(sent)
+
+
 def test_optional_arguments_default_to_not_given(api, session):
     session.responder = lambda request: canned(200, {"items": []})
     assert repr(NOT_GIVEN) == "NOT_GIVEN"

@@ -22,6 +22,8 @@ __all__ = [
     "load_description",
     "reader",
     "snake_case",
+    "typed_objects",
+    "validation_description",
 ]
 
 #: The packaged description, a resource of this package.
@@ -63,6 +65,79 @@ def load_description() -> dict[str, Any]:
     """
     data = resources.files(__package__).joinpath(DESCRIPTION_FILE).read_bytes()
     return json.loads(gzip.decompress(data))
+
+
+_ONE_SUBSCHEMA = ("additionalProperties", "items", "not", "contains", "if", "then", "else")
+_SUBSCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+
+
+def typed_objects(schema: Any) -> Any:
+    """A copy of ``schema`` in which an untyped schema with properties is typed ``object``.
+
+    The description's ``PlainObject`` declares ``properties`` and ``additionalProperties``
+    but no ``type``. Read literally it also matches strings and numbers, so
+    ``oneOf [PlainObject, string]`` would refuse every string; its name and use say it is an
+    object, and that is how it is read for checks.
+
+    Examples
+    --------
+    >>> typed_objects({"properties": {}, "additionalProperties": {"type": "string"}})["type"]
+    'object'
+    """
+    if not isinstance(schema, Mapping):
+        return schema
+    out = dict(schema)
+    if (
+        "type" not in out
+        and "$ref" not in out
+        and ("properties" in out or "additionalProperties" in out)
+    ):
+        out["type"] = "object"
+    if isinstance(out.get("properties"), Mapping):
+        out["properties"] = {k: typed_objects(v) for k, v in out["properties"].items()}
+    for key in _ONE_SUBSCHEMA:
+        if key in out:
+            out[key] = typed_objects(out[key])
+    for key in _SUBSCHEMA_LISTS:
+        if isinstance(out.get(key), list):
+            out[key] = [typed_objects(v) for v in out[key]]
+    return out
+
+
+@functools.cache
+def validation_description() -> dict[str, Any]:
+    """The packaged description as arguments are checked against it (see :func:`typed_objects`).
+
+    Its structure is the description's, so a JSON pointer means the same in both.
+    """
+    document = load_description()
+
+    def contents(node: Mapping[str, Any]) -> dict[str, Any]:
+        return {
+            media: {**body, "schema": typed_objects(body["schema"])} if "schema" in body else body
+            for media, body in node.items()
+        }
+
+    paths: dict[str, Any] = {}
+    for path, item in document["paths"].items():
+        paths[path] = {}
+        for method, raw in item.items():
+            operation = dict(raw)
+            operation["parameters"] = [
+                {**p, "schema": typed_objects(p.get("schema", {}))}
+                for p in raw.get("parameters", ())
+            ]
+            if "requestBody" in raw:
+                body = raw["requestBody"]
+                operation["requestBody"] = {**body, "content": contents(body.get("content", {}))}
+            operation["responses"] = {
+                status: {**answer, "content": contents(answer.get("content") or {})}
+                for status, answer in raw.get("responses", {}).items()
+            }
+            paths[path][method] = operation
+    schemas = document["components"]["schemas"]
+    components = {"schemas": {name: typed_objects(s) for name, s in schemas.items()}}
+    return {**document, "paths": paths, "components": components}
 
 
 def _unescape(token: str) -> str:

@@ -24,7 +24,7 @@ from docsapi._http import quote_segment
 from docsapi._redact import scrub
 from docsapi._validate import check_text
 from docsapi.api._operation import BODY, NOT_GIVEN, Operation, Parameter
-from docsapi.api._spec import load_description, reader
+from docsapi.api._spec import reader, validation_description
 from docsapi.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -65,7 +65,8 @@ def _registry() -> Any:
     from referencing import Registry
     from referencing.jsonschema import DRAFT202012
 
-    return Registry().with_resource(SPEC_URI, DRAFT202012.create_resource(load_description()))
+    document = validation_description()
+    return Registry().with_resource(SPEC_URI, DRAFT202012.create_resource(document))
 
 
 @functools.cache
