@@ -94,6 +94,21 @@ def test_api_object_reads_snake_case_and_keeps_the_raw_json():
     assert space == ApiObject(dict(raw))
 
 
+def test_api_object_reads_the_alternative_its_values_fit():
+    answer = {
+        "columns": [
+            {"column": "datetime", "values": ["2024-10-07T00:00:00.000Z"]},
+            {"column": "urlPath", "values": ["2024-10-07T00:00:00.000Z"]},
+        ]
+    }
+    result = ApiObject(
+        answer, schema={"$ref": "#/components/schemas/SiteInsightsQueryEventsAggregationResult"}
+    )
+    dates, paths = (column.values for column in result.columns)
+    assert dates == [datetime(2024, 10, 7, tzinfo=UTC)]  # the datetime alternative: date-times
+    assert paths == ["2024-10-07T00:00:00.000Z"]  # the urlPath alternative: plain strings
+
+
 @pytest.fixture
 def session():
     return RecordingSession()

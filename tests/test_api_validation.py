@@ -113,6 +113,40 @@ def test_body_schema_is_checked_with_the_callers_names(api, session):
     )
 
 
+def test_errors_inside_alternatives_point_at_the_field(api, session):
+    _refused(
+        session,
+        lambda: api.site_insights.aggregate_site_events(
+            "org1", "site1", range="last7Days", group_by=[{"column": "country"}]
+        ),
+        "group_by[0].column",
+        "must be one of 'datetime', 'dayOfWeek'",
+    )
+    event = {
+        "type": "page_post_feedback",
+        "feedback": {"rating": "great"},
+        "session": {
+            "visitorId": "v1",
+            "sessionId": "s1",
+            "cookies": {},
+            "userAgent": "Mozilla/5.0",
+            "language": "en",
+            "referrer": None,
+        },
+        "location": {
+            "url": "https://docs.example.com/a",
+            **dict.fromkeys(("siteSection", "siteSpace", "siteShareKey", "page", "space")),
+            "revision": None,
+        },
+    }
+    _refused(
+        session,
+        lambda: api.site_insights.track_events_in_site_by_id("org1", "site1", events=[event]),
+        "events[0].feedback.rating",
+        "must be one of 'bad', 'ok', 'good', got 'great' (enum)",
+    )
+
+
 def test_unknown_arguments_suggest_the_right_name(api, session):
     error = _refused(
         session, lambda: api.sites.list_sites(org_id="org1"), "org_id", "is not a parameter"

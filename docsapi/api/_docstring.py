@@ -35,18 +35,31 @@ def type_text(schema: Schema, schemas: SchemaReader | None = None) -> str:
     'list of int'
     """
     schemas = schemas or reader()
-    enum = [v for b in schemas.branches(schema) for v in b.get("enum", ())]
+    node = schemas.resolve(schema)
+    alternatives = [p for key in ("oneOf", "anyOf") for p in node.get(key, ())]
+    if alternatives and "type" not in node and "enum" not in node:
+        texts = []
+        for part in alternatives:
+            for text in type_text(part, schemas).split(" or "):
+                if text not in texts:
+                    texts.append(text)
+        if len(texts) > 1 and "Any" in texts:
+            texts.remove("Any")
+        if "None" in texts:
+            texts.append(texts.pop(texts.index("None")))
+        return " or ".join(texts)
+    enum = [v for b in schemas.branches(node) for v in b.get("enum", ())]
     if enum and len(enum) <= _MAX_ENUM:
         return "{" + ", ".join(repr(v) for v in enum) + "}"
-    kinds = schemas.types(schema)
+    kinds = schemas.types(node)
     if kinds - {"null"} == {"array"}:
-        items = next((b["items"] for b in schemas.branches(schema) if "items" in b), None)
+        items = next((b["items"] for b in schemas.branches(node) if "items" in b), None)
         inner = type_text(items, schemas) if items is not None else "Any"
         return f"list of {inner}"
     if enum:
         return f"str (one of {len(enum)} values)"
     names = [_SIMPLE.get(k, k) for k in sorted(kinds - {"null"})]
-    if schemas.formats(schema) == {"date-time"}:
+    if schemas.formats(node) == {"date-time"}:
         names = ["str or datetime"]
     text = " or ".join(names) or "Any"
     return text + (" or None" if "null" in kinds else "")

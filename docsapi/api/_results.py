@@ -236,11 +236,11 @@ def frame(items: Sequence[Any], columns: Sequence[Column]) -> pd.DataFrame:
 # -- single objects -------------------------------------------------------------------------
 
 
-def _property_schemas(schema: Schema | None) -> dict[str, Schema]:
+def _property_schemas(schema: Schema | None, raw: Mapping[str, Any]) -> dict[str, Schema]:
     if schema is None:
         return {}
     schemas = reader()
-    return schemas.properties(schema) if schemas.is_object_like(schema) else {}
+    return schemas.properties(schema, raw) if schemas.is_object_like(schema) else {}
 
 
 def _parse_time(value: Any) -> Any:
@@ -317,7 +317,7 @@ class ApiObject:
     def _lookup(self) -> tuple[dict[str, Schema], dict[str, str]]:
         """Declared property schemas and snake_case name → key, worked out on first use."""
         if self._fields is None:
-            declared = _property_schemas(self._schema)
+            declared = _property_schemas(self._schema, self._raw)
             names = {snake_case(key): key for key in declared}
             names.update({snake_case(key): key for key in self._raw})
             self._fields = (declared, names)

@@ -191,8 +191,13 @@ class SchemaReader:
                     return name
         return None
 
-    def branches(self, schema: Schema) -> Iterator[Schema]:
-        """``schema`` resolved, then every ``allOf``/``anyOf``/``oneOf`` part of it, recursively."""
+    def branches(self, schema: Schema, instance: Any = None) -> Iterator[Schema]:
+        """``schema`` resolved, then every ``allOf``/``anyOf``/``oneOf`` part of it, recursively.
+
+        Given an ``instance`` (a JSON object), the ``anyOf``/``oneOf`` alternatives it cannot
+        be are left out: those whose ``const``/``enum`` properties or required properties it
+        contradicts.
+        """
         stack, seen_refs = [schema], set()
         while stack:
             part = stack.pop(0)
@@ -204,12 +209,36 @@ class SchemaReader:
             node = self.resolve(part)
             yield node
             for key in ("allOf", "anyOf", "oneOf"):
-                stack.extend(part for part in node.get(key, ()) if isinstance(part, Mapping))
+                parts = [p for p in node.get(key, ()) if isinstance(p, Mapping)]
+                if key != "allOf" and isinstance(instance, Mapping):
+                    fitting = [p for p in parts if self._may_be(p, instance)]
+                    parts = fitting or parts
+                stack.extend(parts)
 
-    def properties(self, schema: Schema) -> dict[str, Schema]:
-        """Every property an object of ``schema`` may have, first declaration first."""
+    def _may_be(self, schema: Schema, instance: Mapping[str, Any]) -> bool:
+        """False when ``instance`` surely is not of ``schema`` (a fixed value or field differs)."""
+        node = self.resolve(schema)
+        if any(name not in instance for name in node.get("required", ())):
+            return False
+        for name, sub in (node.get("properties") or {}).items():
+            if name not in instance or not isinstance(sub, Mapping):
+                continue
+            sub = self.resolve(sub)
+            if "const" in sub and instance[name] != sub["const"]:
+                return False
+            if "enum" in sub and instance[name] not in sub["enum"]:
+                return False
+        return all(
+            self._may_be(p, instance) for p in node.get("allOf", ()) if isinstance(p, Mapping)
+        )
+
+    def properties(self, schema: Schema, instance: Any = None) -> dict[str, Schema]:
+        """Every property an object of ``schema`` may have, first declaration first.
+
+        Given an ``instance``, only the alternatives it may be are read (see :meth:`branches`).
+        """
         found: dict[str, Schema] = {}
-        for node in self.branches(schema):
+        for node in self.branches(schema, instance):
             for name, sub in (node.get("properties") or {}).items():
                 found.setdefault(name, sub)
         return found

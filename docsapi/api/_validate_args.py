@@ -147,22 +147,63 @@ def _rule(error: SchemaError) -> str:
         text = f"has fields the API does not know: {', '.join(extra) or '?'}"
     elif keyword in ("oneOf", "anyOf"):
         text = f"matches none of the shapes the API accepts, got {_shown(value)}"
-        closest = _closest(error)
-        if closest is not None:
-            where = _location(list(closest.relative_path)).lstrip(".")
-            text += f"; the closest shape says: {where + ' ' if where else ''}{_rule(closest)}"
-            return text
     else:
         text = error.message if len(error.message) <= 2 * _MAX_SHOWN else f"breaks {keyword!r}"
     return f"{text} ({keyword})"
 
 
-def _closest(error: SchemaError) -> SchemaError | None:
-    """The most relevant error of the alternative whose type matched, if any did."""
+def _rules_out(error: SchemaError) -> bool:
+    """True when ``error`` says the value is not meant to be this alternative at all: the
+    wrong type, or another value of a field that tells the alternatives apart."""
+    if error.validator == "type":
+        return not error.relative_path
+    return error.validator in ("enum", "const") and len(error.relative_path) <= 1
+
+
+def _merged_choices(branches: list[list[SchemaError]]) -> tuple[list[Any], list[Any]] | None:
+    """Where every alternative wants another value at the same place: that place and the
+    values they accept together."""
+    places, accepted = set(), []
+    for errors in branches:
+        chosen = [e for e in errors if e.validator in ("enum", "const")]
+        if not chosen:
+            return None
+        places.add(tuple(chosen[0].relative_path))
+        values = chosen[0].validator_value
+        for one in values if chosen[0].validator == "enum" else [values]:
+            if one not in accepted:
+                accepted.append(one)
+    return (list(places.pop()), accepted) if len(places) == 1 else None
+
+
+def _explain(error: SchemaError) -> tuple[list[Any], str]:
+    """Where in the value ``error`` is and the rule it broke, looking into the alternative of
+    a ``oneOf``/``anyOf`` that the value was meant to be."""
     from jsonschema.exceptions import best_match  # type: ignore[import-untyped]
 
-    typed = [e for e in error.context or () if e.validator not in ("type", "enum", "const")]
-    return best_match(typed) if typed else None
+    path = list(error.absolute_path)
+    while error.validator in ("oneOf", "anyOf") and error.context:
+        branches: dict[Any, list[SchemaError]] = {}
+        for sub in error.context:
+            branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+        meant = [errors for errors in branches.values() if not any(map(_rules_out, errors))]
+        if meant:
+            error = best_match(min(meant, key=len))
+            path = list(error.absolute_path)
+            continue
+        merged = _merged_choices(list(branches.values()))
+        if merged is not None:
+            where, accepted = merged
+            got = error.instance
+            for key in where:
+                got = got[key]
+            text = f"must be one of {_choices(accepted)}, got {_shown(got)} ({error.validator})"
+            return path + where, text
+        break
+    if error.validator == "required":
+        missing = [n for n in error.validator_value if n not in (error.instance or {})]
+        path.append(missing[0] if missing else "?")
+    return path, _rule(error)
 
 
 def _location(path: Sequence[Any]) -> str:
@@ -181,8 +222,8 @@ def _check_parameter(parameter: Parameter, value: Any) -> None:
     error = _best_error(schema_validator(parameter.pointer), value)
     if error is None:
         return
-    where = parameter.python_name + _location(list(error.absolute_path))
-    raise ValidationError(where, scrub(_rule(error)))
+    path, rule = _explain(error)
+    raise ValidationError(parameter.python_name + _location(path), scrub(rule))
 
 
 def _check_body(operation: Operation, body: Any, by_keyword: Mapping[str, str]) -> None:
@@ -190,17 +231,14 @@ def _check_body(operation: Operation, body: Any, by_keyword: Mapping[str, str]) 
     error = _best_error(schema_validator(operation.body.pointer), body)
     if error is None:
         return
-    path = list(error.absolute_path)
-    if error.validator == "required":
-        missing = [n for n in error.validator_value if n not in (error.instance or {})]
-        path.append(missing[0] if missing else "?")
-        if len(path) == 1:
-            by_keyword = {f.name: f.python_name for f in operation.body.fields}
+    path, rule = _explain(error)
+    if error.validator == "required" and len(path) == 1:
+        by_keyword = {f.name: f.python_name for f in operation.body.fields}
     if path and isinstance(path[0], str) and path[0] in by_keyword:
         where = by_keyword[path[0]] + _location(path[1:])
     else:
         where = BODY + _location(path)
-    raise ValidationError(where, scrub(_rule(error)))
+    raise ValidationError(where, scrub(rule))
 
 
 # -- Python values to JSON ---------------------------------------------------------------------
