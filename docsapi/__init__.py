@@ -41,6 +41,7 @@ __all__ = [
     "APITimeoutError",
     "AuthenticationError",
     "BadRequestError",
+    "CacheSettings",
     "ConflictError",
     "DocsAPIError",
     "DocsClient",
@@ -57,18 +58,23 @@ __all__ = [
     "ValidationError",
     "__version__",
     "audit_permissions",
+    "login",
 ]
 
 # Heavy pieces load on first use so that `import docsapi` stays cheap.
 _LAZY = {
+    "CacheSettings": "docsapi._cache",
     "DocsClient": "docsapi.client",
+    "login": "docsapi.widgets.login",
     "audit_permissions": "docsapi.audit",
     "PermissionAudit": "docsapi.audit",
 }
 
 if _typing.TYPE_CHECKING:
+    from docsapi._cache import CacheSettings
     from docsapi.audit import PermissionAudit, audit_permissions
     from docsapi.client import DocsClient
+    from docsapi.widgets.login import login
 
     __version__: str
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Self
 
+from docsapi._cache import CacheSettings, ResponseCache
 from docsapi._clock import SYSTEM_CLOCK, Clock
 from docsapi._config import RetryPolicy, Timeout
 from docsapi._http import ErrorParser, Transport, parse_platform_error
@@ -40,6 +41,7 @@ class BaseClient:
         auth_header: str = "Authorization",
         auth_prefix: str = "Bearer ",
         error_parser: ErrorParser = parse_platform_error,
+        cache: Any = None,
     ) -> None:
         """Check the common settings and build the transport.
 
@@ -56,6 +58,7 @@ class BaseClient:
             callable(getattr(clock, name, None)) for name in ("time", "monotonic", "sleep")
         ):
             raise ValidationError("clock", "must have time(), monotonic() and sleep(seconds)")
+        cache_settings = CacheSettings.coerce(cache)
         self._transport = Transport(
             base_url,
             credential=credential,
@@ -69,6 +72,7 @@ class BaseClient:
             missing_credential=missing_credential,
             user_agent=user_agent,
             clock=clock or SYSTEM_CLOCK,
+            cache=cache_settings,
         )
 
     @property
@@ -77,12 +81,18 @@ class BaseClient:
         return self._transport
 
     @property
+    def cache(self) -> ResponseCache | None:
+        """The cache of GET answers (``cache=``), or None: ``.clear()``, ``.entries``,
+        ``.hits``, ``.misses``, ``.path``."""
+        return self._transport.cache
+
+    @property
     def base_url(self) -> str:
         """The API's address."""
         return self._transport.base_url
 
     def close(self) -> None:
-        """Close the client's pooled connections (a session passed in stays open)."""
+        """Close the client's connections and cache file (a session passed in stays open)."""
         self._transport.close()
 
     def __enter__(self) -> Self:

@@ -6,6 +6,11 @@ means. Time comes from an injected :class:`~docsapi._clock.Clock`, so tests can 
 retries and rate limits on a fake clock. Resources above this layer see
 :class:`Response` objects and docsapi exceptions only.
 
+With a cache (``cache=`` on the client), a GET is first looked up in it: a fresh answer is
+returned without waiting for the rate-limit budget or sending anything, and is recorded in
+the history with ``from_cache=True``. Every attempt of a write (any other method) tells the
+cache which answers it may have changed (:func:`docsapi._cache.stale_scopes`).
+
 Errors are built where they are found but raised from :meth:`Transport.request` (and
 :meth:`Transport.paginate`), outside any ``except`` block: no exception of ``requests``
 (whose request holds the credential header) is ever chained to a docsapi error, and the
@@ -24,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urljoin, urlsplit
 
+from docsapi._cache import CacheSettings, ResponseCache
 from docsapi._clock import SYSTEM_CLOCK, Clock
 from docsapi._config import RetryPolicy, Timeout
 from docsapi._ratelimit import RateGate, as_datetime, rate_limit_wait
@@ -133,7 +139,8 @@ class RequestRecord:
 
     ``started`` is a Unix time; ``elapsed`` the seconds the attempt took; ``waited`` the
     seconds slept before it (backoff, ``Retry-After`` or an exhausted rate-limit budget);
-    ``attempt`` counts from 0; ``outcome`` is ``"ok"`` or the error's class name.
+    ``attempt`` counts from 0; ``outcome`` is ``"ok"`` or the error's class name;
+    ``from_cache`` is True when the answer came from the client's cache (nothing was sent).
     """
 
     method: str
@@ -144,6 +151,7 @@ class RequestRecord:
     waited: float
     attempt: int
     outcome: str
+    from_cache: bool = False
 
 
 #: ``(status, body, text, method=, path=, request_id=, headers=) -> exception or None``
@@ -234,7 +242,10 @@ class Transport:
     user_agent : str
         The User-Agent header.
     clock : Clock
-        Where time is read and waited (backoff, ``Retry-After``, rate-limit budget).
+        Where time is read and waited (backoff, ``Retry-After``, rate-limit budget), and
+        the age of cached answers measured.
+    cache : CacheSettings, optional
+        Keep answers to GET requests in this cache; writes drop what they may change.
 
     Examples
     --------
@@ -258,6 +269,7 @@ class Transport:
         missing_credential: str = "No credential was given.",
         user_agent: str = "docsapi",
         clock: Clock = SYSTEM_CLOCK,
+        cache: CacheSettings | None = None,
     ) -> None:
         parts = urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
@@ -277,14 +289,18 @@ class Transport:
         self.timeout = timeout
         self.retry = retry
         self.clock = clock
-        self.sender = Sender(session)
         self._headers = {"User-Agent": user_agent, "Accept": "application/json"}
-        self._headers.update(check_headers(headers, reserved=(auth_header,)))
+        extra = check_headers(headers, reserved=(auth_header,))
+        self._headers.update(extra)
         self._auth_header = auth_header
+        self.sender = Sender(
+            session, cache=cache, credential_header=auth_header, vary_on=extra, clock=clock
+        )
         self._error_parser = error_parser
         self._missing_credential = missing_credential
         self._gate = RateGate(clock)
         self._count_lock = threading.Lock()
+        #: Requests sent (answers from the cache are not counted).
         self.request_count = 0
         #: The most recent attempts (bounded), for teaching and troubleshooting.
         self.history: deque[RequestRecord] = deque(maxlen=5000)
@@ -292,6 +308,11 @@ class Transport:
     def __repr__(self) -> str:
         has = "set" if self._auth is not None else "missing"
         return f"Transport(base_url={self.base_url!r}, credential={has})"
+
+    @property
+    def cache(self) -> ResponseCache | None:
+        """The cache of GET answers, or None when the client has none."""
+        return self.sender.cache
 
     # -- public -------------------------------------------------------------------------
 
@@ -319,7 +340,8 @@ class Transport:
         json : Any, optional
             A JSON body.
         headers : Mapping[str, str], optional
-            Headers for this request only (not the one carrying the credential).
+            Headers for this request only (not the one carrying the credential). A GET with
+            such headers is not answered from the cache.
 
         Returns
         -------
@@ -345,14 +367,24 @@ class Transport:
         extra = check_headers(headers, reserved=(self._auth_header,))
         if self._auth is None:
             raise MissingCredentialError(self._missing_credential, method=method, path=path)
+        if method == "GET" and self.sender.cache is not None and not extra:
+            cached = self._from_cache(method, path, query)
+            if cached is not None:
+                return cached
         attempt, slept = 0, 0.0
         while True:
             waited = slept + self._gate.acquire(self.retry.max_rate_limit_wait)
             began, started = self.clock.time(), self.clock.monotonic()
-            outcome, status = self._exchange(method, path, query, body, extra)
+            outcome, status, from_cache = self._exchange(method, path, query, body, extra)
             elapsed = self.clock.monotonic() - started
+            if self.sender.cache is not None:
+                self.sender.cache.invalidate(method, self.base_url, path)
             name = "ok" if isinstance(outcome, Response) else type(outcome).__name__
-            self._record(RequestRecord(method, path, status, began, elapsed, waited, attempt, name))
+            self._record(
+                RequestRecord(
+                    method, path, status, began, elapsed, waited, attempt, name, from_cache
+                )
+            )
             if isinstance(outcome, Response):
                 return outcome
             delay = self._retry_delay(method, outcome, attempt)
@@ -446,6 +478,27 @@ class Transport:
 
     # -- one attempt ----------------------------------------------------------------------
 
+    def _from_cache(
+        self, method: str, path: str, query: Mapping[str, Any] | None
+    ) -> Response | None:
+        """A fresh cached answer to the GET, recorded in the history; None to send it."""
+        began, started = self.clock.time(), self.clock.monotonic()
+        raw = self.sender.lookup(
+            self.base_url + path,
+            params=query,
+            headers=self._headers,
+            timeout=self.timeout.as_requests(),
+            auth=self._auth,
+        )
+        if raw is None:
+            return None
+        outcome = self._decode(method, path, raw)
+        if not isinstance(outcome, Response):
+            return None
+        elapsed = self.clock.monotonic() - started
+        self._record(RequestRecord(method, path, raw.status, began, elapsed, 0.0, 0, "ok", True))
+        return outcome
+
     def _exchange(
         self,
         method: str,
@@ -453,20 +506,22 @@ class Transport:
         query: Mapping[str, Any] | None,
         body: bytes | None,
         extra_headers: Mapping[str, str],
-    ) -> tuple[Response | DocsAPIError, int | None]:
-        """One attempt: the decoded answer or the error it amounts to, and the status."""
+    ) -> tuple[Response | DocsAPIError, int | None, bool]:
+        """One attempt: the decoded answer or the error it amounts to, the status, and
+        whether the answer came from the cache."""
         with self._count_lock:
             self.request_count += 1
         try:
             raw = self._send_following_redirects(method, path, query, body, extra_headers)
         except SendFailure as failure:
-            return self._failure_error(method, path, failure), None
+            return self._failure_error(method, path, failure), None, False
         finally:
             self._gate.release()
         if isinstance(raw, DocsAPIError):
-            return raw, None
-        self._gate.update(raw.headers)
-        return self._decode(method, path, raw), raw.status
+            return raw, None, False
+        if not raw.from_cache:  # a cached answer's rate-limit headers are out of date
+            self._gate.update(raw.headers)
+        return self._decode(method, path, raw), raw.status, raw.from_cache
 
     def _send_following_redirects(
         self,
@@ -592,12 +647,13 @@ class Transport:
     def _record(self, record: RequestRecord) -> None:
         self.history.append(record)
         logger.debug(
-            "%s %s -> %s in %.1f ms (attempt %d)",
+            "%s %s -> %s in %.1f ms (attempt %d%s)",
             record.method,
             record.path,
             record.status if record.status is not None else record.outcome,
             record.elapsed * 1000,
             record.attempt + 1,
+            ", from the cache" if record.from_cache else "",
         )
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from docsapi.errors import ValidationError
 
@@ -52,6 +52,9 @@ class Secret:
         :meth:`reveal`, only where it is sent.
     argument : str
         The argument's name, used in the error message.
+    source : str, optional
+        Where the credential was found (``"argument"``, an environment variable's name,
+        ``"keyring"``), for reprs that say so without showing it.
 
     Raises
     ------
@@ -68,14 +71,15 @@ class Secret:
     'gb_api_abc'
     """
 
-    __slots__ = ("_value",)
+    __slots__ = ("_value", "source")
 
-    def __init__(self, value: str, argument: str = "token") -> None:
+    def __init__(self, value: str, argument: str = "token", source: str | None = None) -> None:
         problem = credential_problem(value)
         if problem is not None:
             value = ""  # keep the refused value out of this frame's locals
             raise ValidationError(argument, problem)
         self._value = value.strip()
+        self.source = source
 
     def reveal(self) -> str:
         """Return the credential itself, for the one place that sends it."""
@@ -96,8 +100,15 @@ class Secret:
         raise TypeError("a Secret cannot be pickled")
 
 
-def find_credential(value: str | None, *, argument: str, env_var: str) -> Secret | None:
-    """The credential from an argument, else from an environment variable, else None.
+def find_credential(
+    value: str | None,
+    *,
+    argument: str,
+    env_var: str,
+    stored: Callable[[], str | None] | None = None,
+    stored_name: str = "the keyring",
+) -> Secret | None:
+    """The credential from an argument, else an environment variable, else a store; or None.
 
     Parameters
     ----------
@@ -107,10 +118,16 @@ def find_credential(value: str | None, *, argument: str, env_var: str) -> Secret
         The argument's name, for error messages.
     env_var : str
         The environment variable read when ``value`` is None (blank counts as unset).
+    stored : callable, optional
+        Reads the credential kept for this API (the keyring), or None; called only when
+        the argument and the variable hold none. It must not raise.
+    stored_name : str
+        What ``stored`` reads, for error messages.
 
     Returns
     -------
     Secret or None
+        Its ``source`` is ``"argument"``, ``env_var``, or ``"keyring"``.
 
     Raises
     ------
@@ -119,16 +136,24 @@ def find_credential(value: str | None, *, argument: str, env_var: str) -> Secret
 
     Examples
     --------
-    >>> find_credential("k-1", argument="api_key", env_var="NO_SUCH_VARIABLE")
-    Secret('********')
+    >>> secret = find_credential("k-1", argument="api_key", env_var="NO_SUCH_VARIABLE")
+    >>> secret, secret.source
+    (Secret('********'), 'argument')
+    >>> find_credential(None, argument="api_key", env_var="NO_SUCH_VARIABLE",
+    ...                 stored=lambda: "k-2").source
+    'keyring'
     """
+    source = "argument"
     if value is None:
         value = os.environ.get(env_var)
+        source, argument = env_var, f"the {env_var} environment variable"
+        if value is None or not value.strip():
+            value = stored() if stored is not None else None
+            source, argument = "keyring", f"the credential stored in {stored_name}"
         if value is None or not value.strip():
             return None
-        argument = f"the {env_var} environment variable"
     try:
-        return Secret(value, argument)
+        return Secret(value, argument, source=source)
     finally:
         value = None  # the frame of a refusal keeps no copy
 

@@ -4,7 +4,9 @@ A :class:`Sender` turns ``(method, url, params, body bytes, headers, timeout, au
 :class:`RawResponse` (status, headers, the whole body) or a :class:`SendFailure` naming
 what went wrong on the way. It knows nothing of retries, rate limits, JSON or the API:
 that policy lives in :mod:`docsapi._http`. The session is pluggable (any
-:class:`requests.Session`, a caching session included).
+:class:`requests.Session`), and a :class:`~docsapi._cache.ResponseCache` may wrap it: then
+:meth:`Sender.lookup` answers a GET from the cache without sending anything, and what
+:meth:`Sender.send` receives is stored for next time.
 
 The credential is attached by :class:`CredentialAuth` while ``requests`` prepares the
 request, only when the URL is on the credential's own origin, so no frame of docsapi
@@ -14,7 +16,8 @@ holds it in a plain header dict and a redirect elsewhere never carries it.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+import sqlite3
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -23,6 +26,8 @@ import requests
 from requests.auth import AuthBase
 from urllib3.exceptions import ConnectTimeoutError, MaxRetryError, NewConnectionError
 
+from docsapi._cache import CacheSettings, ResponseCache
+from docsapi._clock import SYSTEM_CLOCK, Clock
 from docsapi._redact import scrub
 from docsapi._secret import Secret
 
@@ -114,12 +119,13 @@ class CredentialAuth(AuthBase):
 
 @dataclass(frozen=True, repr=False)
 class RawResponse:
-    """An answer as received: status, headers and the whole body (already read)."""
+    """An answer as received (or as cached): status, headers and the whole body."""
 
     status: int
     headers: Mapping[str, str]
     content: bytes
     encoding: str | None
+    from_cache: bool = False
 
     @property
     def text(self) -> str:
@@ -127,7 +133,8 @@ class RawResponse:
         return self.content.decode(self.encoding or "utf-8", errors="replace")
 
     def __repr__(self) -> str:
-        return f"RawResponse(status={self.status}, {len(self.content)} bytes)"
+        cached = ", from cache" if self.from_cache else ""
+        return f"RawResponse(status={self.status}, {len(self.content)} bytes{cached})"
 
 
 class FailureKind(enum.Enum):
@@ -165,8 +172,16 @@ class Sender:
     Parameters
     ----------
     session : requests.Session, optional
-        The session to send with (proxies, certificates, a cache); it stays the caller's
-        and is not closed by :meth:`close`. Without one, a pooled session is made.
+        The session to send with (proxies, certificates); it stays the caller's and is
+        not closed by :meth:`close`. Without one, a pooled session is made.
+    cache : CacheSettings, optional
+        Keep answers to GET requests in this cache (see :mod:`docsapi._cache`).
+    credential_header : str
+        The header that carries the credential, which the cache never stores.
+    vary_on : iterable of str
+        Further headers whose value changes an answer (part of the cache key).
+    clock : Clock
+        Measures the age of cached answers.
 
     Examples
     --------
@@ -176,14 +191,68 @@ class Sender:
     >>> sender.close()
     """
 
-    def __init__(self, session: requests.Session | None = None) -> None:
+    def __init__(
+        self,
+        session: requests.Session | None = None,
+        *,
+        cache: CacheSettings | None = None,
+        credential_header: str = "Authorization",
+        vary_on: Iterable[str] = (),
+        clock: Clock = SYSTEM_CLOCK,
+    ) -> None:
         self._owns_session = session is None
-        self._session = session if session is not None else _pooled_session()
+        self._base_session = session if session is not None else _pooled_session()
+        self.cache: ResponseCache | None = None
+        self._session = self._base_session
+        if cache is not None:
+            self.cache = ResponseCache(
+                cache,
+                self._base_session,
+                credential_header=credential_header,
+                vary_on=vary_on,
+                clock=clock,
+            )
+            self._session = self.cache.session
 
     @property
     def session(self) -> requests.Session:
-        """The session requests go through."""
+        """The session requests go through (a caching one when there is a cache)."""
         return self._session
+
+    def lookup(
+        self,
+        url: str,
+        *,
+        params: Mapping[str, Any] | None,
+        headers: Mapping[str, str],
+        timeout: tuple[float, float],
+        auth: AuthBase | None,
+    ) -> RawResponse | None:
+        """The cached answer to ``GET url``, or None (no cache, not cached, or too old).
+
+        Nothing is sent.
+        """
+        if self.cache is None:
+            return None
+        try:
+            response = self.cache.session.request(
+                "GET",
+                url,
+                params=params or None,
+                headers=dict(headers),
+                timeout=timeout,
+                auth=auth,
+                allow_redirects=False,
+                only_if_cached=True,
+            )
+            if not self.cache.served(response):
+                return None
+            content = response.content
+        except (requests.RequestException, ValueError, OSError, sqlite3.Error):
+            return None  # the request will be sent, and any real problem reported then
+        return RawResponse(
+            response.status_code, response.headers, content, response.encoding, from_cache=True
+        )
 
     def send(
         self,
@@ -198,6 +267,9 @@ class Sender:
     ) -> RawResponse:
         """Send one request without following redirects; return the answer, body read.
 
+        With a cache, an answer to a GET may come from it (``from_cache``), and a new
+        200 answer to a GET is stored.
+
         Raises
         ------
         SendFailure
@@ -205,6 +277,7 @@ class Sender:
         """
         kind: FailureKind | None = None
         detail = ""
+        epoch = self.cache.epoch if self.cache is not None else 0
         try:
             response = self._session.request(
                 method,
@@ -217,6 +290,8 @@ class Sender:
                 allow_redirects=False,
             )
             content = response.content  # read it all now, so a broken transfer fails here
+            if self.cache is not None:
+                self.cache.stored(response, epoch)
         except requests.ConnectTimeout:
             kind = FailureKind.CONNECT_TIMEOUT
         except requests.ReadTimeout:
@@ -226,21 +301,37 @@ class Sender:
         except requests.ConnectionError as exc:
             connect = _is_connect_failure(exc)
             kind = FailureKind.CONNECT_FAILED if connect else FailureKind.CONNECTION_LOST
+        except sqlite3.Error as exc:
+            kind = FailureKind.OTHER
+            detail = (
+                f"the response cache failed ({type(exc).__name__}: {exc}); delete "
+                f"{self.cache.path if self.cache else 'its file'} or create the client "
+                "without cache="
+            )
         except (requests.RequestException, ValueError, OSError) as exc:
             kind, detail = FailureKind.OTHER, f"{type(exc).__name__}: {scrub(str(exc))}"
         # Raised here, outside the handlers, so no requests exception (whose request holds
         # the credential header) is chained to what the caller sees.
         if kind is not None:
             raise SendFailure(kind, detail)
-        return RawResponse(response.status_code, response.headers, content, response.encoding)
+        return RawResponse(
+            response.status_code,
+            response.headers,
+            content,
+            response.encoding,
+            from_cache=bool(getattr(response, "from_cache", False)),
+        )
 
     def close(self) -> None:
-        """Close the pooled connections (only those of a session this sender made)."""
+        """Close the cache's files and the pooled connections (those of a session it made)."""
+        if self.cache is not None:
+            self.cache.close()
         if self._owns_session:
-            self._session.close()
+            self._base_session.close()
 
     def __repr__(self) -> str:
-        return f"Sender(session={type(self._session).__name__})"
+        cached = f", cache={str(self.cache.path)!r}" if self.cache is not None else ""
+        return f"Sender(session={type(self._base_session).__name__}{cached})"
 
 
 def _pooled_session() -> requests.Session:

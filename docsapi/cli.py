@@ -8,6 +8,8 @@ Examples
     GITBOOK_API_TOKEN=... docsapi audit --org <id> --out report.html
     docsapi sandbox --port 8080          # serve the simulated API until Ctrl-C
     docsapi check-notebook notebooks/    # look for tokens and keys saved in notebooks
+    docsapi login                        # check a token, keep it in the keyring
+    docsapi logout                       # forget it
 
 Exit status: 0 on success, 1 when the API refuses or fails (or a notebook holds what
 looks like a token or key), 2 for a usage or configuration problem (bad argument, missing
@@ -21,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -91,7 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(handler=_run_demo)
 
     audit = commands.add_parser(
-        "audit", help=f"audit an organization with the token in {TOKEN_VARIABLE}"
+        "audit",
+        help=f"audit an organization (token: {TOKEN_VARIABLE} or docsapi login)",
     )
     audit.add_argument("--org", required=True, metavar="ID", help="the organization's id")
     audit.add_argument(
@@ -151,6 +153,30 @@ def build_parser() -> argparse.ArgumentParser:
         help="a value known to be a harmless fake, not reported (repeatable)",
     )
     check.set_defaults(handler=_run_check_notebook)
+
+    for name, handler, summary in (
+        ("login", _run_login, "check an API token (or --adnetwork key) and keep it in the keyring"),
+        ("logout", _run_logout, "remove the token (or --adnetwork key) kept in the keyring"),
+    ):
+        command = commands.add_parser(name, help=summary)
+        command.add_argument(
+            "--base-url",
+            default=DEFAULT_BASE_URL,
+            metavar="URL",
+            help=f"API address; each address has its own entry (default: {DEFAULT_BASE_URL})",
+        )
+        command.add_argument(
+            "--adnetwork",
+            metavar="NETWORK",
+            help="an ad network's host[:port] instead: its API key",
+        )
+        command.add_argument(
+            "--scheme",
+            choices=("https", "http"),
+            default="https",
+            help="how the ad network is reached (default: https)",
+        )
+        command.set_defaults(handler=handler)
     return parser
 
 
@@ -239,22 +265,22 @@ def _explain(exc: DocsAPIError, org_id: str, base_url: str) -> str:
 
 
 def _run_audit(args: argparse.Namespace) -> int:
-    token = os.environ.get(TOKEN_VARIABLE, "").strip()
-    if not token:
-        raise _Failure(
-            f"{TOKEN_VARIABLE} is not set: create an API token in your account settings and "
-            f"export {TOKEN_VARIABLE}=<token>.",
-            EXIT_USAGE,
-        )
     from docsapi.client import DocsClient
+    from docsapi.errors import MissingCredentialError
 
     try:
-        client = DocsClient(token=token, base_url=args.base_url)
+        client = DocsClient(base_url=args.base_url)  # token: GITBOOK_API_TOKEN, then the keyring
         audit = _audit(client, args.org, args)
+    except MissingCredentialError as exc:
+        raise _Failure(
+            f"{exc} Create an API token in your account settings, then run `docsapi login` "
+            f"or export {TOKEN_VARIABLE}=<token>.",
+            EXIT_USAGE,
+        ) from None
     except ValidationError as exc:
-        raise _Failure(_without(str(exc), token), EXIT_USAGE) from None
+        raise _Failure(str(exc), EXIT_USAGE) from None
     except DocsAPIError as exc:
-        raise _Failure(_without(_explain(exc, args.org, args.base_url), token)) from None
+        raise _Failure(_explain(exc, args.org, args.base_url)) from None
     _print_summary(audit, _write_outputs(audit, args))
     if not audit.complete and not args.allow_partial:
         raise _Failure(
@@ -267,7 +293,8 @@ def _run_audit(args: argparse.Namespace) -> int:
 
 def _without(message: str, secret: str) -> str:
     """The message with any copy of the secret masked (the client already redacts)."""
-    return message.replace(secret, "***")
+    secret = secret.strip()
+    return message.replace(secret, "***") if secret else message
 
 
 def _run_sandbox(args: argparse.Namespace) -> int:
@@ -314,6 +341,57 @@ def _run_check_notebook(args: argparse.Namespace) -> int:
         )
         return EXIT_API
     print(f"No token or key found in {len(paths)} notebooks.")
+    return EXIT_OK
+
+
+def _run_login(args: argparse.Namespace) -> int:
+    import getpass
+
+    from docsapi import credentials
+
+    network = args.adnetwork
+    env_var = "ADNETWORK_API_KEY" if network else TOKEN_VARIABLE
+    problem = credentials.keyring_problem(env_var)
+    if problem is not None:
+        raise _Failure(problem, EXIT_USAGE)
+    target = f"{args.scheme}://{network}" if network else args.base_url
+    what = "API key" if network else "API token"
+    secret = getpass.getpass(f"{what} for {target} (not shown): ")
+    try:
+        if network:
+            result = credentials.login_adnetwork(secret, network, scheme=args.scheme)
+        else:
+            result = credentials.login(secret, base_url=args.base_url)
+    except ValidationError as exc:
+        raise _Failure(_without(str(exc), secret), EXIT_USAGE) from None
+    except DocsAPIError as exc:
+        raise _Failure(_without(f"not logged in: {exc}", secret)) from None
+    finally:
+        secret = ""
+    print(result)
+    return EXIT_OK
+
+
+def _run_logout(args: argparse.Namespace) -> int:
+    from docsapi import credentials
+
+    network = args.adnetwork
+    target = f"{args.scheme}://{network}" if network else args.base_url
+    try:
+        if network:
+            removed = credentials.logout_adnetwork(network, scheme=args.scheme)
+        else:
+            removed = credentials.logout(base_url=args.base_url)
+    except ValidationError as exc:
+        raise _Failure(str(exc), EXIT_USAGE) from None
+    except DocsAPIError as exc:
+        raise _Failure(str(exc)) from None
+    if removed:
+        print(f"Logged out: the credential for {target} was removed from the keyring.")
+    else:
+        problem = credentials.keyring_problem()
+        reason = " (no keyring is available on this system)" if problem else ""
+        print(f"No credential was stored for {target}{reason}; nothing to remove.")
     return EXIT_OK
 
 

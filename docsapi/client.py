@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping
+from datetime import timedelta
 from functools import cached_property
 from html import escape
 from typing import TYPE_CHECKING, Any, get_type_hints
 
 from docsapi import __version__
+from docsapi._cache import CacheSettings
 from docsapi._client_base import BaseClient
 from docsapi._clock import Clock
 from docsapi._config import (
@@ -18,6 +21,7 @@ from docsapi._config import (
     Timeout,
 )
 from docsapi._http import Session
+from docsapi._keyring import DOCS_SERVICE, keyring_problem, read_stored, service_name
 from docsapi._repr import method_listing, methods_html, methods_markdown
 from docsapi._secret import Secret, describe_sources, find_credential
 from docsapi._validate import (
@@ -35,7 +39,7 @@ from docsapi.resources._base import ResourceGroup, object_of
 if TYPE_CHECKING:
     from docsapi.api import ApiNamespace
 
-__all__ = ["TOKEN_ENV_VAR", "TOKEN_SOURCES", "DocsClient", "find_token"]
+__all__ = ["TOKEN_ENV_VAR", "TOKEN_SOURCES", "DocsClient", "find_token", "token_service"]
 
 #: The environment variable read when no token is passed.
 TOKEN_ENV_VAR = "GITBOOK_API_TOKEN"
@@ -43,28 +47,51 @@ TOKEN_ENV_VAR = "GITBOOK_API_TOKEN"
 TOKEN_SOURCES: tuple[str, ...] = (
     "the token= argument",
     f"the {TOKEN_ENV_VAR} environment variable",
-)
-
-_MISSING_TOKEN = (
-    f"No API token found: docsapi looked in {describe_sources(TOKEN_SOURCES)}. Pass "
-    f"DocsClient(token='...') or set {TOKEN_ENV_VAR}, then create the client again."
+    "the keyring (stored by `docsapi login` or docsapi.login())",
 )
 #: The API's version, the last segment every base URL ends with.
 API_VERSION_SUFFIX = "/v1"
 
 
-def find_token(token: str | None = None) -> Secret | None:
+def token_service(base_url: str = DEFAULT_BASE_URL) -> str:
+    """The keyring service holding the token for ``base_url``.
+
+    Examples
+    --------
+    >>> token_service("http://127.0.0.1:8765/v1")
+    'docsapi:http://127.0.0.1:8765/v1'
+    """
+    return service_name(DOCS_SERVICE, base_url)
+
+
+def _missing_token(base_url: str) -> str:
+    """The message of the error raised when no token was found: where, and what to do."""
+    message = (
+        f"No API token found: docsapi looked in {describe_sources(TOKEN_SOURCES)} (service "
+        f"{token_service(base_url)!r}). Pass DocsClient(token='...'), set {TOKEN_ENV_VAR}, or "
+        "run `docsapi login` (in a notebook: docsapi.login()), then create the client again."
+    )
+    problem = keyring_problem(TOKEN_ENV_VAR)
+    return f"{message} {problem}" if problem else message
+
+
+def find_token(token: str | None = None, *, base_url: str = DEFAULT_BASE_URL) -> Secret | None:
     """Look the API token up in :data:`TOKEN_SOURCES` order; None when none has one.
 
     Parameters
     ----------
     token : str, optional
         The token passed to the client; when None, the ``GITBOOK_API_TOKEN``
-        environment variable is read (a blank value counts as unset).
+        environment variable is read (a blank value counts as unset), then the keyring
+        entry of ``base_url`` (see :func:`token_service`).
+    base_url : str
+        The API's address, which names the keyring entry.
 
     Returns
     -------
     Secret or None
+        Its ``source`` says where it was found: ``"argument"``, ``"GITBOOK_API_TOKEN"``
+        or ``"keyring"``.
 
     Raises
     ------
@@ -78,7 +105,13 @@ def find_token(token: str | None = None) -> Secret | None:
     Secret('********')
     """
     try:
-        return find_credential(token, argument="token", env_var=TOKEN_ENV_VAR)
+        return find_credential(
+            token,
+            argument="token",
+            env_var=TOKEN_ENV_VAR,
+            stored=lambda: read_stored(token_service(base_url)),
+            stored_name=f"the keyring ({token_service(base_url)!r})",
+        )
     finally:
         token = None  # a refused token stays out of this frame's locals
 
@@ -115,9 +148,10 @@ class DocsClient(BaseClient):
     Parameters
     ----------
     token : str, optional
-        The API token. Defaults to the ``GITBOOK_API_TOKEN`` environment variable;
-        without either, the first request raises
-        :class:`~docsapi.errors.MissingCredentialError` (nothing is sent).
+        The API token. Defaults to the ``GITBOOK_API_TOKEN`` environment variable, then
+        to the token ``docsapi login`` stored in the keyring for ``base_url``; without
+        any, the first request raises :class:`~docsapi.errors.MissingCredentialError`
+        (nothing is sent). The repr says where the token came from, never what it is.
     base_url : str
         The API's address, ending in ``/v1``.
     timeout : float or (float, float) or Timeout
@@ -136,6 +170,12 @@ class DocsClient(BaseClient):
     clock : Clock, optional
         Where time is read and waited (``time()``, ``monotonic()``, ``sleep(s)``); tests
         pass a fake clock so retries and rate limits need no real waiting.
+    cache : bool, str, os.PathLike, timedelta, float or CacheSettings, optional
+        Keep answers to GET requests in an SQLite file so re-running a notebook re-uses
+        them (off by default). True: ``~/.cache/docsapi/http-cache.sqlite``, fresh for an
+        hour; a path: that file; a timedelta or seconds: that freshness; or a
+        :class:`~docsapi.CacheSettings`. Writes through the client drop the answers they
+        may change; ``client.cache`` shows and clears it. See :mod:`docsapi._cache`.
 
     Raises
     ------
@@ -147,7 +187,7 @@ class DocsClient(BaseClient):
     --------
     >>> import docsapi
     >>> docsapi.DocsClient(token="gb_api_...", base_url="https://api.example.com/v1")
-    DocsClient(base_url='https://api.example.com/v1', token=set)
+    DocsClient(base_url='https://api.example.com/v1', token=from argument)
     """
 
     def __init__(
@@ -162,17 +202,20 @@ class DocsClient(BaseClient):
         *,
         retry: RetryPolicy | None = None,
         clock: Clock | None = None,
+        cache: bool | str | os.PathLike[str] | timedelta | float | CacheSettings | None = None,
     ) -> None:
         try:
-            credential = find_token(token)
+            base_url = check_base_url(base_url, suffix=API_VERSION_SUFFIX)
+            credential = find_token(token, base_url=base_url)
             extra_headers = check_headers(headers, reserved=("Authorization",))
         finally:
             token = headers = None  # this frame keeps no plain credential, whatever is raised
-        self._has_token = credential is not None
+        #: Where the token came from ("argument", "GITBOOK_API_TOKEN", "keyring"), or None.
+        self.token_source = credential.source if credential is not None else None
         self._connect(
-            check_base_url(base_url, suffix=API_VERSION_SUFFIX),
+            base_url,
             credential=credential,
-            missing_credential=_MISSING_TOKEN,
+            missing_credential="" if credential is not None else _missing_token(base_url),
             timeout=timeout,
             retry=retry,
             max_retries=max_retries,
@@ -181,6 +224,7 @@ class DocsClient(BaseClient):
             headers=extra_headers,
             clock=clock,
             user_agent=f"docsapi/{__version__}",
+            cache=cache,
         )
 
     # -- resource groups (created on first use) -------------------------------------------
@@ -339,8 +383,9 @@ class DocsClient(BaseClient):
     # -- displays ---------------------------------------------------------------------------
 
     def __repr__(self) -> str:
-        token = "set" if self._has_token else "missing"
-        return f"DocsClient(base_url={self.base_url!r}, token={token})"
+        token = f"from {self.token_source}" if self.token_source else "missing"
+        cache = f", cache={str(self.cache.path)!r}" if self.cache is not None else ""
+        return f"DocsClient(base_url={self.base_url!r}, token={token}{cache})"
 
     def _group_lines(self) -> list[tuple[str, str]]:
         """``(name, description)`` per resource group, its methods listed by introspection."""

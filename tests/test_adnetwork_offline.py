@@ -173,7 +173,7 @@ def test_client_repr_and_markdown_do_not_show_the_key():
     client = AdNetworkClient("demo.example.com", api_key="secret-key-123")
     text = repr(client) + client._repr_markdown_() + client._repr_html_()
     assert "secret-key-123" not in text
-    assert "api_key=set" in repr(client)
+    assert "api_key=from argument" in repr(client)
     for name in ("affiliates", "get", "create", "replace", "update", "delete"):
         assert f".{name}(" in client._repr_markdown_()
 

@@ -27,7 +27,7 @@ def expected_findings_line(sandbox) -> str:
     return f"Findings: {counts['high']} high, {counts['medium']} medium, {counts['low']} low."
 
 
-def test_demo_writes_the_report_and_prints_a_summary(sandbox_server, tmp_path, capsys):
+def test_demo_writes_the_report_and_prints_a_summary(sandbox, tmp_path, capsys):
     out = tmp_path / "report.html"
     status = main(
         [
@@ -46,9 +46,9 @@ def test_demo_writes_the_report_and_prints_a_summary(sandbox_server, tmp_path, c
     assert out.stat().st_size > 10_000
     assert "<h2>Findings</h2>" in out.read_text(encoding="utf-8")
     assert (tmp_path / "audit.xlsx").exists() and (tmp_path / "csv" / "findings.csv").exists()
-    demo = sandbox_server.demo  # the demo command uses the same seed, 0
+    demo = sandbox.demo  # the demo command uses the same seed, 0 (and `sandbox` is reset)
     assert f"{len(demo['space_ids'])} spaces" in printed.out
-    assert expected_findings_line(sandbox_server) in printed.out
+    assert expected_findings_line(sandbox) in printed.out
     assert f"Report: {out.resolve()}" in printed.out
 
 
@@ -85,8 +85,23 @@ def test_audit_without_a_token_says_how_to_set_one(sandbox, capsys, monkeypatch)
     monkeypatch.delenv("GITBOOK_API_TOKEN", raising=False)
     status, output = run_audit(capsys, "--org", sandbox.org_id, "--base-url", sandbox.url)
     assert status == 2
-    assert "GITBOOK_API_TOKEN is not set" in output
+    assert "GITBOOK_API_TOKEN" in output and "docsapi login" in output
     assert sandbox.request_count == 0
+
+
+def test_audit_uses_the_token_stored_by_login(sandbox, capsys, monkeypatch, tmp_path):
+    from docsapi.credentials import login
+
+    monkeypatch.delenv("GITBOOK_API_TOKEN", raising=False)
+    login(sandbox.token, base_url=sandbox.url)
+    sandbox.reset()
+    out = tmp_path / "report.html"
+    status, output = run_audit(
+        capsys, "--org", sandbox.org_id, "--base-url", sandbox.url, "--out", str(out)
+    )
+    assert status == 0, output
+    assert out.exists() and sandbox.request_count > 0
+    assert sandbox.token not in output
 
 
 def test_audit_with_an_unknown_token_reports_401_without_the_token(

@@ -96,7 +96,7 @@ def test_repr_never_shows_the_token(sandbox, canary_token):
     assert client.users.me().id
     for text in (repr(client), str(client), client._repr_markdown_(), client._repr_html_()):
         assert canary_token not in text
-    assert "token=set" in repr(client) and sandbox.url in repr(client)
+    assert "token=from argument" in repr(client) and sandbox.url in repr(client)
 
 
 def test_groups_are_cached_properties_sharing_the_transport(client):

@@ -15,6 +15,7 @@ from docsapi._config import (
     Timeout,
 )
 from docsapi._http import Session, quote_segment
+from docsapi._keyring import ADNETWORK_SERVICE, keyring_problem, read_stored, service_name
 from docsapi._repr import methods_html, methods_markdown
 from docsapi._secret import Secret, describe_sources, find_credential
 from docsapi._validate import check_headers, check_limit, check_text
@@ -32,7 +33,14 @@ from docsapi.errors import PaginationError, ResponseFormatError, ValidationError
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["API_KEY_ENV", "API_KEY_SOURCES", "MAX_PAGE_SIZE", "AdNetworkClient", "find_api_key"]
+__all__ = [
+    "API_KEY_ENV",
+    "API_KEY_SOURCES",
+    "MAX_PAGE_SIZE",
+    "AdNetworkClient",
+    "api_key_service",
+    "find_api_key",
+]
 
 #: The environment variable read when no ``api_key`` is passed.
 API_KEY_ENV = "ADNETWORK_API_KEY"
@@ -40,6 +48,7 @@ API_KEY_ENV = "ADNETWORK_API_KEY"
 API_KEY_SOURCES: tuple[str, ...] = (
     "the api_key= argument",
     f"the {API_KEY_ENV} environment variable",
+    "the keyring (stored by `docsapi login --adnetwork NETWORK`)",
 )
 #: The largest page the API serves.
 MAX_PAGE_SIZE = 100
@@ -47,8 +56,37 @@ MAX_PAGE_SIZE = 100
 Record = dict[str, Any]
 
 
-def find_api_key(api_key: str | None = None) -> Secret | None:
+def api_key_service(network: str, scheme: str = "https") -> str:
+    """The keyring service holding the API key of ``network``.
+
+    Examples
+    --------
+    >>> api_key_service("demo.example.com")
+    'docsapi-adnetwork:https://demo.example.com/api'
+    """
+    return service_name(ADNETWORK_SERVICE, f"{scheme}://{network}/api")
+
+
+def find_api_key(
+    api_key: str | None = None, *, network: str | None = None, scheme: str = "https"
+) -> Secret | None:
     """Look the API key up in :data:`API_KEY_SOURCES` order; None when none has one.
+
+    Parameters
+    ----------
+    api_key : str, optional
+        The key passed to the client; when None, ``ADNETWORK_API_KEY`` is read (blank
+        counts as unset), then the keyring entry of the network (when ``network`` is given).
+    network : str, optional
+        The network's host (and port), which names the keyring entry.
+    scheme : str
+        How the network is reached ("https" or "http"), also part of the entry's name.
+
+    Returns
+    -------
+    Secret or None
+        Its ``source`` says where it was found: ``"argument"``, ``"ADNETWORK_API_KEY"``
+        or ``"keyring"``.
 
     Raises
     ------
@@ -60,8 +98,15 @@ def find_api_key(api_key: str | None = None) -> Secret | None:
     >>> find_api_key("k-123")
     Secret('********')
     """
+    service = api_key_service(network, scheme) if network is not None else None
     try:
-        return find_credential(api_key, argument="api_key", env_var=API_KEY_ENV)
+        return find_credential(
+            api_key,
+            argument="api_key",
+            env_var=API_KEY_ENV,
+            stored=(lambda: read_stored(service)) if service is not None else None,
+            stored_name=f"the keyring ({service!r})",
+        )
     finally:
         api_key = None  # a refused key stays out of this frame's locals
 
@@ -75,9 +120,10 @@ class AdNetworkClient(BaseClient):
         The network's host, with an optional port: ``"demo.example.com"``. No scheme, no path.
     api_key : str, optional
         The API key from the network's admin settings (``/admin/settings.html``); defaults to
-        the environment variable ``ADNETWORK_API_KEY``. Without either, the first call
-        raises :class:`~docsapi.errors.MissingCredentialError` saying how to pass one
-        (nothing is sent).
+        the environment variable ``ADNETWORK_API_KEY``, then to the key
+        ``docsapi login --adnetwork NETWORK`` stored in the keyring for this network. Without
+        any, the first call raises :class:`~docsapi.errors.MissingCredentialError` saying how
+        to pass one (nothing is sent). The repr says where the key came from, never what it is.
     scheme : {"https", "http"}
         How to reach the network.
     timeout : float or (float, float) or Timeout
@@ -106,7 +152,7 @@ class AdNetworkClient(BaseClient):
     --------
     >>> client = AdNetworkClient("demo.example.com", api_key="k-123")
     >>> client
-    AdNetworkClient(network='demo.example.com', scheme='https', api_key=set)
+    AdNetworkClient(network='demo.example.com', scheme='https', api_key=from argument)
     >>> client.base_url
     'https://demo.example.com/api'
     """
@@ -126,23 +172,20 @@ class AdNetworkClient(BaseClient):
         clock: Clock | None = None,
     ) -> None:
         try:
-            credential = find_api_key(api_key)
+            self.network = check_network(network)
+            self.scheme = check_scheme(scheme)
+            credential = find_api_key(api_key, network=self.network, scheme=self.scheme)
             extra_headers = check_headers(headers, reserved=("X-Api-Key",))
         finally:
             api_key = headers = None  # this frame keeps no plain credential, whatever is raised
-        self.network = check_network(network)
-        self.scheme = check_scheme(scheme)
         #: Where keys are generated and the IP whitelist is kept.
         self.settings_url = f"{self.scheme}://{self.network}/admin/settings.html"
-        self._has_key = credential is not None
+        #: Where the key came from ("argument", "ADNETWORK_API_KEY", "keyring"), or None.
+        self.api_key_source = credential.source if credential is not None else None
         self._connect(
             f"{self.scheme}://{self.network}/api",
             credential=credential,
-            missing_credential=(
-                f"No API key found: docsapi looked in {describe_sources(API_KEY_SOURCES)}. "
-                f"Pass api_key=... to AdNetworkClient or set {API_KEY_ENV}; generate a key in "
-                f"the network's admin settings ({self.settings_url})."
-            ),
+            missing_credential="" if credential is not None else self._missing_key(),
             timeout=timeout,
             retry=retry,
             max_retries=max_retries,
@@ -158,8 +201,20 @@ class AdNetworkClient(BaseClient):
 
     # -- display ------------------------------------------------------------------------------
 
+    def _missing_key(self) -> str:
+        """The message of the error raised when no key was found: where, and what to do."""
+        message = (
+            f"No API key found: docsapi looked in {describe_sources(API_KEY_SOURCES)} "
+            f"(service {api_key_service(self.network, self.scheme)!r}). Pass api_key=... to "
+            f"AdNetworkClient, set {API_KEY_ENV} or run `docsapi login --adnetwork "
+            f"{self.network}`; generate a key in the network's admin settings "
+            f"({self.settings_url})."
+        )
+        problem = keyring_problem(API_KEY_ENV)
+        return f"{message} {problem}" if problem else message
+
     def __repr__(self) -> str:
-        has = "set" if self._has_key else "missing"
+        has = f"from {self.api_key_source}" if self.api_key_source else "missing"
         return f"AdNetworkClient(network={self.network!r}, scheme={self.scheme!r}, api_key={has})"
 
     def _repr_markdown_(self) -> str:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from docsapi.widgets.git_sync import GitSyncForm
 from docsapi.widgets.lifecycle import SpaceLifecyclePanel
+from docsapi.widgets.login import LoginForm
 from docsapi.widgets.move import MoveSpaceForm
 from docsapi.widgets.permissions import PermissionEditor, PermissionRow
 from docsapi.widgets.space_settings import SpaceSettingsForm
@@ -31,6 +32,7 @@ from docsapi.widgets.user_profile import UserProfileForm
 
 __all__ = [
     "GitSyncForm",
+    "LoginForm",
     "MoveSpaceForm",
     "PermissionEditor",
     "PermissionRow",
