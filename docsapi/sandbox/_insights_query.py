@@ -231,7 +231,7 @@ def segments(events: Iterable[Record]) -> list[Record]:
         claims = event.get("claims") or {}
         key = repr(sorted(claims.items()))
         found.setdefault(key, (claims, []))[1].append(event)
-    result = []
+    result: list[Record] = []
     for claims, members in found.values():
         title = ", ".join(f"{k}: {v}" for k, v in sorted(claims.items())) or "Anonymous visitors"
         result.append(
