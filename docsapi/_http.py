@@ -292,6 +292,7 @@ class Transport:
         self._headers = {"User-Agent": user_agent, "Accept": "application/json"}
         extra = check_headers(headers, reserved=(auth_header,))
         self._headers.update(extra)
+        self._auth_header = auth_header
         self.sender = Sender(
             session, cache=cache, credential_header=auth_header, vary_on=extra, clock=clock
         )
@@ -322,6 +323,7 @@ class Transport:
         *,
         params: Mapping[str, Any] | None = None,
         json: Any = None,
+        headers: Mapping[str, str] | None = None,
     ) -> Response:
         """Send one request, retrying per the policy, and decode its JSON answer.
 
@@ -337,6 +339,9 @@ class Transport:
             Query parameters; None values are left out.
         json : Any, optional
             A JSON body.
+        headers : Mapping[str, str], optional
+            Headers for this request only (not the one carrying the credential). A GET with
+            such headers is not answered from the cache.
 
         Returns
         -------
@@ -359,9 +364,10 @@ class Transport:
         path = check_api_path(path)
         query = check_params(params)
         body = check_json_body(json)
+        extra = check_headers(headers, reserved=(self._auth_header,))
         if self._auth is None:
             raise MissingCredentialError(self._missing_credential, method=method, path=path)
-        if method == "GET" and self.sender.cache is not None:
+        if method == "GET" and self.sender.cache is not None and not extra:
             cached = self._from_cache(method, path, query)
             if cached is not None:
                 return cached
@@ -369,7 +375,7 @@ class Transport:
         while True:
             waited = slept + self._gate.acquire(self.retry.max_rate_limit_wait)
             began, started = self.clock.time(), self.clock.monotonic()
-            outcome, status, from_cache = self._exchange(method, path, query, body)
+            outcome, status, from_cache = self._exchange(method, path, query, body, extra)
             elapsed = self.clock.monotonic() - started
             if self.sender.cache is not None:
                 self.sender.cache.invalidate(method, self.base_url, path)
@@ -398,6 +404,7 @@ class Transport:
         params: Mapping[str, Any] | None = None,
         limit: int | None = None,
         key: tuple[str, ...] | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> Iterator[Any]:
         """Yield every item of a List endpoint, following ``next.page`` cursors.
 
@@ -413,6 +420,8 @@ class Transport:
             Where an item's id is, e.g. ``("id",)`` or ``("user", "id")``: an item whose
             id was already yielded is skipped (a server whose pages shift while the list
             changes repeats items). Items without an id at that place are all yielded.
+        headers : Mapping[str, str], optional
+            Headers sent with every page.
 
         Raises
         ------
@@ -430,7 +439,7 @@ class Transport:
         cursor: str | None = None
         while True:
             try:
-                data = self.request("GET", path, params=query).data
+                data = self.request("GET", path, params=query, headers=headers).data
             except DocsAPIError:
                 # Keep what the server sent (a cursor may echo anything) out of this frame.
                 query.clear()
@@ -491,14 +500,19 @@ class Transport:
         return outcome
 
     def _exchange(
-        self, method: str, path: str, query: Mapping[str, Any] | None, body: bytes | None
+        self,
+        method: str,
+        path: str,
+        query: Mapping[str, Any] | None,
+        body: bytes | None,
+        extra_headers: Mapping[str, str],
     ) -> tuple[Response | DocsAPIError, int | None, bool]:
         """One attempt: the decoded answer or the error it amounts to, the status, and
         whether the answer came from the cache."""
         with self._count_lock:
             self.request_count += 1
         try:
-            raw = self._send_following_redirects(method, path, query, body)
+            raw = self._send_following_redirects(method, path, query, body, extra_headers)
         except SendFailure as failure:
             return self._failure_error(method, path, failure), None, False
         finally:
@@ -510,12 +524,17 @@ class Transport:
         return self._decode(method, path, raw), raw.status, raw.from_cache
 
     def _send_following_redirects(
-        self, method: str, path: str, query: Mapping[str, Any] | None, body: bytes | None
+        self,
+        method: str,
+        path: str,
+        query: Mapping[str, Any] | None,
+        body: bytes | None,
+        extra_headers: Mapping[str, str],
     ) -> RawResponse | DocsAPIError:
         """Send, following redirects by hand; the credential only goes to its own origin."""
         url = self.base_url + path
         for _ in range(_MAX_REDIRECTS + 1):
-            headers = dict(self._headers)
+            headers = {**self._headers, **extra_headers}
             if body is not None:
                 headers["Content-Type"] = "application/json"
             raw = self.sender.send(

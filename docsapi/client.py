@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping
 from datetime import timedelta
 from functools import cached_property
 from html import escape
-from typing import Any, get_type_hints
+from typing import TYPE_CHECKING, Any, get_type_hints
 
 from docsapi import __version__
 from docsapi._cache import CacheSettings
@@ -35,6 +35,9 @@ from docsapi._validate import (
 from docsapi.models import ApiInformation
 from docsapi.resources import ChangeRequests, Content, Git, Orgs, Permissions, Spaces, Users
 from docsapi.resources._base import ResourceGroup, object_of
+
+if TYPE_CHECKING:
+    from docsapi.api import ApiNamespace
 
 __all__ = ["TOKEN_ENV_VAR", "TOKEN_SOURCES", "DocsClient", "find_token", "token_service"]
 
@@ -260,6 +263,13 @@ class DocsClient(BaseClient):
     def orgs(self) -> Orgs:
         """Organizations, their members and teams."""
         return Orgs(self._transport)
+
+    @cached_property
+    def api(self) -> ApiNamespace:
+        """Every operation of the API description, one group per tag (``client.api.sites``)."""
+        from docsapi.api import ApiNamespace
+
+        return ApiNamespace(self._transport)
 
     # -- general ----------------------------------------------------------------------------
 
