@@ -293,9 +293,7 @@ class Transport:
         extra = check_headers(headers, reserved=(auth_header,))
         self._headers.update(extra)
         self._auth_header = auth_header
-        self.sender = Sender(
-            session, cache=cache, credential_header=auth_header, vary_on=extra, clock=clock
-        )
+        self.sender = Sender(session, cache=cache, credential_header=auth_header, clock=clock)
         self._error_parser = error_parser
         self._missing_credential = missing_credential
         self._gate = RateGate(clock)
@@ -367,8 +365,8 @@ class Transport:
         extra = check_headers(headers, reserved=(self._auth_header,))
         if self._auth is None:
             raise MissingCredentialError(self._missing_credential, method=method, path=path)
-        if method == "GET" and self.sender.cache is not None and not extra:
-            cached = self._from_cache(method, path, query)
+        if method == "GET" and self.sender.cache is not None:
+            cached = self._from_cache(method, path, query, extra)
             if cached is not None:
                 return cached
         attempt, slept = 0, 0.0
@@ -479,14 +477,18 @@ class Transport:
     # -- one attempt ----------------------------------------------------------------------
 
     def _from_cache(
-        self, method: str, path: str, query: Mapping[str, Any] | None
+        self,
+        method: str,
+        path: str,
+        query: Mapping[str, Any] | None,
+        extra_headers: Mapping[str, str],
     ) -> Response | None:
         """A fresh cached answer to the GET, recorded in the history; None to send it."""
         began, started = self.clock.time(), self.clock.monotonic()
         raw = self.sender.lookup(
             self.base_url + path,
             params=query,
-            headers=self._headers,
+            headers={**self._headers, **extra_headers},
             timeout=self.timeout.as_requests(),
             auth=self._auth,
         )
