@@ -35,7 +35,6 @@ import secrets
 import sqlite3
 import sys
 import threading
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -63,8 +62,6 @@ __all__ = [
 CACHE_FILE_NAME = "http-cache.sqlite"
 #: How long an answer stays fresh unless told otherwise.
 DEFAULT_EXPIRE_AFTER = timedelta(hours=1)
-#: Headers whose value changes the answer, so they are part of the cache key.
-_CONTENT_HEADERS = ("Accept", "Accept-Language", "Content-Type")
 #: Methods that change nothing on the server.
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 #: The longest expiry accepted: ten years.
@@ -300,8 +297,6 @@ class ResponseCache:
         certificates are shared, and it is not closed by :meth:`close`.
     credential_header : str
         The header that carries the credential: never stored, keyed by its HMAC.
-    vary_on : iterable of str
-        Further request headers whose value changes the answer (the client's extra headers).
     clock : Clock
         Measures the age of answers.
 
@@ -317,7 +312,6 @@ class ResponseCache:
         session: requests.Session,
         *,
         credential_header: str = "Authorization",
-        vary_on: Iterable[str] = (),
         clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         from requests_cache import DEFAULT_IGNORED_PARAMS, CachedSession
@@ -343,7 +337,7 @@ class ResponseCache:
                 f"cannot open the cache file {str(settings.path)!r} ({type(exc).__name__}: "
                 f"{exc}); delete it or choose another path",
             ) from None
-        ignored = (*DEFAULT_IGNORED_PARAMS, credential_header, credential_header.lower())
+        ignored = (*DEFAULT_IGNORED_PARAMS, credential_header)
         wrapped = CachedSession.wrap(
             session,
             cache_name=str(settings.path),
@@ -354,7 +348,7 @@ class ResponseCache:
             allowable_methods=("GET",),
             cache_control=False,
             ignored_parameters=ignored,
-            match_headers=[*_CONTENT_HEADERS, *vary_on],
+            match_headers=True,  # every header counts, but the credential (ignored above)
             key_fn=self._key,
         )
         self.session = cast("CachedSession", wrapped)
@@ -482,6 +476,10 @@ class ResponseCache:
         """requests-cache's key for ``request``, combined with an HMAC of its credential."""
         from requests_cache import create_key
 
+        # A lookup asks for cached answers only with Cache-Control: not part of the answer.
+        if "Cache-Control" in request.headers:
+            request = request.copy()
+            del request.headers["Cache-Control"]
         base = create_key(request, **kwargs)
         credential = request.headers.get(self._header)
         if isinstance(credential, str):

@@ -292,9 +292,8 @@ class Transport:
         self._headers = {"User-Agent": user_agent, "Accept": "application/json"}
         extra = check_headers(headers, reserved=(auth_header,))
         self._headers.update(extra)
-        self.sender = Sender(
-            session, cache=cache, credential_header=auth_header, vary_on=extra, clock=clock
-        )
+        self._auth_header = auth_header
+        self.sender = Sender(session, cache=cache, credential_header=auth_header, clock=clock)
         self._error_parser = error_parser
         self._missing_credential = missing_credential
         self._gate = RateGate(clock)
@@ -322,6 +321,7 @@ class Transport:
         *,
         params: Mapping[str, Any] | None = None,
         json: Any = None,
+        headers: Mapping[str, str] | None = None,
     ) -> Response:
         """Send one request, retrying per the policy, and decode its JSON answer.
 
@@ -337,6 +337,9 @@ class Transport:
             Query parameters; None values are left out.
         json : Any, optional
             A JSON body.
+        headers : Mapping[str, str], optional
+            Headers for this request only (not the one carrying the credential). A GET with
+            such headers is not answered from the cache.
 
         Returns
         -------
@@ -359,17 +362,18 @@ class Transport:
         path = check_api_path(path)
         query = check_params(params)
         body = check_json_body(json)
+        extra = check_headers(headers, reserved=(self._auth_header,))
         if self._auth is None:
             raise MissingCredentialError(self._missing_credential, method=method, path=path)
         if method == "GET" and self.sender.cache is not None:
-            cached = self._from_cache(method, path, query)
+            cached = self._from_cache(method, path, query, extra)
             if cached is not None:
                 return cached
         attempt, slept = 0, 0.0
         while True:
             waited = slept + self._gate.acquire(self.retry.max_rate_limit_wait)
             began, started = self.clock.time(), self.clock.monotonic()
-            outcome, status, from_cache = self._exchange(method, path, query, body)
+            outcome, status, from_cache = self._exchange(method, path, query, body, extra)
             elapsed = self.clock.monotonic() - started
             if self.sender.cache is not None:
                 self.sender.cache.invalidate(method, self.base_url, path)
@@ -398,6 +402,7 @@ class Transport:
         params: Mapping[str, Any] | None = None,
         limit: int | None = None,
         key: tuple[str, ...] | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> Iterator[Any]:
         """Yield every item of a List endpoint, following ``next.page`` cursors.
 
@@ -413,6 +418,8 @@ class Transport:
             Where an item's id is, e.g. ``("id",)`` or ``("user", "id")``: an item whose
             id was already yielded is skipped (a server whose pages shift while the list
             changes repeats items). Items without an id at that place are all yielded.
+        headers : Mapping[str, str], optional
+            Headers sent with every page.
 
         Raises
         ------
@@ -430,7 +437,7 @@ class Transport:
         cursor: str | None = None
         while True:
             try:
-                data = self.request("GET", path, params=query).data
+                data = self.request("GET", path, params=query, headers=headers).data
             except DocsAPIError:
                 # Keep what the server sent (a cursor may echo anything) out of this frame.
                 query.clear()
@@ -470,14 +477,18 @@ class Transport:
     # -- one attempt ----------------------------------------------------------------------
 
     def _from_cache(
-        self, method: str, path: str, query: Mapping[str, Any] | None
+        self,
+        method: str,
+        path: str,
+        query: Mapping[str, Any] | None,
+        extra_headers: Mapping[str, str],
     ) -> Response | None:
         """A fresh cached answer to the GET, recorded in the history; None to send it."""
         began, started = self.clock.time(), self.clock.monotonic()
         raw = self.sender.lookup(
             self.base_url + path,
             params=query,
-            headers=self._headers,
+            headers={**self._headers, **extra_headers},
             timeout=self.timeout.as_requests(),
             auth=self._auth,
         )
@@ -491,14 +502,19 @@ class Transport:
         return outcome
 
     def _exchange(
-        self, method: str, path: str, query: Mapping[str, Any] | None, body: bytes | None
+        self,
+        method: str,
+        path: str,
+        query: Mapping[str, Any] | None,
+        body: bytes | None,
+        extra_headers: Mapping[str, str],
     ) -> tuple[Response | DocsAPIError, int | None, bool]:
         """One attempt: the decoded answer or the error it amounts to, the status, and
         whether the answer came from the cache."""
         with self._count_lock:
             self.request_count += 1
         try:
-            raw = self._send_following_redirects(method, path, query, body)
+            raw = self._send_following_redirects(method, path, query, body, extra_headers)
         except SendFailure as failure:
             return self._failure_error(method, path, failure), None, False
         finally:
@@ -510,12 +526,17 @@ class Transport:
         return self._decode(method, path, raw), raw.status, raw.from_cache
 
     def _send_following_redirects(
-        self, method: str, path: str, query: Mapping[str, Any] | None, body: bytes | None
+        self,
+        method: str,
+        path: str,
+        query: Mapping[str, Any] | None,
+        body: bytes | None,
+        extra_headers: Mapping[str, str],
     ) -> RawResponse | DocsAPIError:
         """Send, following redirects by hand; the credential only goes to its own origin."""
         url = self.base_url + path
         for _ in range(_MAX_REDIRECTS + 1):
-            headers = dict(self._headers)
+            headers = {**self._headers, **extra_headers}
             if body is not None:
                 headers["Content-Type"] = "application/json"
             raw = self.sender.send(

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import enum
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -178,8 +178,6 @@ class Sender:
         Keep answers to GET requests in this cache (see :mod:`docsapi._cache`).
     credential_header : str
         The header that carries the credential, which the cache never stores.
-    vary_on : iterable of str
-        Further headers whose value changes an answer (part of the cache key).
     clock : Clock
         Measures the age of cached answers.
 
@@ -197,7 +195,6 @@ class Sender:
         *,
         cache: CacheSettings | None = None,
         credential_header: str = "Authorization",
-        vary_on: Iterable[str] = (),
         clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self._owns_session = session is None
@@ -209,7 +206,6 @@ class Sender:
                 cache,
                 self._base_session,
                 credential_header=credential_header,
-                vary_on=vary_on,
                 clock=clock,
             )
             self._session = self.cache.session

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping
 from datetime import timedelta
 from functools import cached_property
 from html import escape
-from typing import Any, get_type_hints
+from typing import TYPE_CHECKING, Any, get_type_hints
 
 from docsapi import __version__
 from docsapi._cache import CacheSettings
@@ -45,6 +45,9 @@ from docsapi.resources import (
     Users,
 )
 from docsapi.resources._base import ResourceGroup, object_of
+
+if TYPE_CHECKING:
+    from docsapi.api import ApiNamespace
 
 __all__ = ["TOKEN_ENV_VAR", "TOKEN_SOURCES", "DocsClient", "find_token", "token_service"]
 
@@ -280,6 +283,13 @@ class DocsClient(BaseClient):
     def sites(self) -> Sites:
         """Published sites, their audience, share links and permissions."""
         return Sites(self._transport)
+
+    @cached_property
+    def api(self) -> ApiNamespace:
+        """Every operation of the API description, one group per tag (``client.api.sites``)."""
+        from docsapi.api import ApiNamespace
+
+        return ApiNamespace(self._transport)
 
     # -- general ----------------------------------------------------------------------------
 

@@ -16,6 +16,10 @@ Where the seed wins over the reference, validation is adapted explicitly:
   ``{"error": {"code": <status>, "message": <string>}}``, which the reference gives for
   BadRequestError, NotFoundError and ConflictError. Declared errors go through openapi-core.
 * 204 and 205 answers must have an empty body (the reference declares no content for them).
+* ``PlainObject`` declares ``properties`` and ``additionalProperties`` but no ``type``; read
+  literally it also matches strings, so ``oneOf [PlainObject, string]`` (its own values) refuses
+  every string. Untyped schemas with properties are read as objects, as the sandbox and the
+  client read them (:func:`typed_plain_objects`).
 * ``Revision`` and ``RevisionPage`` carry a ``discriminator`` on ``type`` without a mapping.
   openapi-core then looks the value up as a schema name (``#/components/schemas/document``),
   which the API's values (``document``, ``group``, ``edits``...) are not, so every real page
@@ -47,18 +51,76 @@ class ContractError(AssertionError):
     """A response that does not match the reference description."""
 
 
-def _without_discriminators(node: Any) -> Any:
+def without_discriminators(node: Any) -> Any:
+    """A copy of ``node`` without its ``discriminator`` keywords (see the module docstring)."""
     if isinstance(node, dict):
-        return {k: _without_discriminators(v) for k, v in node.items() if k != "discriminator"}
+        return {k: without_discriminators(v) for k, v in node.items() if k != "discriminator"}
     if isinstance(node, list):
-        return [_without_discriminators(v) for v in node]
+        return [without_discriminators(v) for v in node]
     return node
+
+
+_SUBSCHEMA = ("additionalProperties", "items", "not", "contains", "if", "then", "else")
+_SUBSCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+
+
+def _typed(schema: Any) -> Any:
+    if not isinstance(schema, dict):
+        return schema
+    out = dict(schema)
+    if (
+        "type" not in out
+        and "$ref" not in out
+        and ("properties" in out or "additionalProperties" in out)
+    ):
+        out["type"] = "object"
+    if isinstance(out.get("properties"), dict):
+        out["properties"] = {k: _typed(v) for k, v in out["properties"].items()}
+    for key in _SUBSCHEMA:
+        if key in out:
+            out[key] = _typed(out[key])
+    for key in _SUBSCHEMA_LISTS:
+        if isinstance(out.get(key), list):
+            out[key] = [_typed(v) for v in out[key]]
+    return out
+
+
+def _typed_content(node: Any) -> None:
+    for body in (node or {}).values():
+        if isinstance(body, dict) and "schema" in body:
+            body["schema"] = _typed(body["schema"])
+
+
+def typed_plain_objects(document: dict[str, Any]) -> dict[str, Any]:
+    """A copy of an OpenAPI ``document`` whose untyped schemas with properties are objects."""
+    document = copy.deepcopy(document)
+    components = document.get("components", {})
+    for name, schema in components.get("schemas", {}).items():
+        components["schemas"][name] = _typed(schema)
+    for section in ("parameters", "headers"):
+        for item in components.get(section, {}).values():
+            if "schema" in item:
+                item["schema"] = _typed(item["schema"])
+    for section in ("requestBodies", "responses"):
+        for item in components.get(section, {}).values():
+            _typed_content(item.get("content"))
+    for item in document["paths"].values():
+        for operation in item.values():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            for parameter in operation.get("parameters", []):
+                if "schema" in parameter:
+                    parameter["schema"] = _typed(parameter["schema"])
+            _typed_content(operation.get("requestBody", {}).get("content"))
+            for response in operation["responses"].values():
+                _typed_content(response.get("content"))
+    return document
 
 
 @functools.cache
 def spec() -> dict[str, Any]:
     """The reference description, extended with the seed-only operations."""
-    document = _without_discriminators(json.loads(SPEC_PATH.read_text()))
+    document = typed_plain_objects(without_discriminators(json.loads(SPEC_PATH.read_text())))
     for (method, path), (like_method, like_path) in SEED_ONLY.items():
         operation = copy.deepcopy(document["paths"][like_path][like_method])
         operation["operationId"] = "seed_" + re.sub(r"\W+", "_", path).strip("_")

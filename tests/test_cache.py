@@ -146,6 +146,17 @@ def test_the_key_includes_the_content_headers_and_the_clients_extra_headers(sand
     assert sandbox.request_count == 3
 
 
+def test_the_key_includes_headers_given_with_one_request(sandbox, cache_file):
+    client = sandbox.client(cache=cache_file)
+    client.transport.request("GET", "/user", headers={"X-Partner": "a"})
+    client.transport.request("GET", "/user", headers={"X-Partner": "b"})
+    client.transport.request("GET", "/user")
+    assert sandbox.request_count == 3
+    again = client.transport.request("GET", "/user", headers={"X-Partner": "a"})
+    assert sandbox.request_count == 3
+    assert client.transport.history[-1].from_cache and again.data["id"]
+
+
 # -- writes drop what they may change -----------------------------------------------------------
 
 

@@ -21,6 +21,7 @@ from docsapi.sandbox import (
     _routes_collections,
     _routes_content,
     _routes_git,
+    _routes_insights,
     _routes_invites,
     _routes_orgs,
     _routes_permissions,
@@ -50,6 +51,7 @@ ROUTES: list[Route] = [
     *_routes_sites.ROUTES,
     *_routes_invites.ROUTES,
     *_routes_audit_events.ROUTES,
+    *_routes_insights.ROUTES,
 ]
 _HTML_PAGE = (
     b"<!DOCTYPE html><html><head><title>Sign in</title></head><body><h1>Sign in to continue</h1>"

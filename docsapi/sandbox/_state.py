@@ -58,6 +58,9 @@ class State:
         Organization id -> {invite id -> {"id", "role"} or {"id", "level", "space"|"collection"}}.
     events
         Organization id -> audit events, oldest first.
+    insights
+        Site id -> visitor events (site insights), oldest first; filled on a site's first
+        insights request (see ``_insights_data``).
     change_requests
         Space id -> list of change request records.
     git
@@ -88,6 +91,7 @@ class State:
     site_teams: GrantTable = field(default_factory=GrantTable)
     invites: dict[str, dict[str, Record]] = field(default_factory=dict)
     events: dict[str, list[Record]] = field(default_factory=dict)
+    insights: dict[str, list[Record]] = field(default_factory=dict)
     change_requests: dict[str, list[Record]] = field(default_factory=dict)
     git: dict[str, Record] = field(default_factory=dict)
     content: dict[str, Any] = field(default_factory=dict)

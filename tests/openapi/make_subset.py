@@ -7,8 +7,9 @@ stays where OpenAPI requires it), ``summary`` texts of operations and ``example(
 ``x-page-*`` / ``x-gitbook-*`` annotations are dropped. Keys are sorted so that a regenerated
 file diffs cleanly. Usage (from the repository root)::
 
-    python tests/openapi/make_subset.py /path/to/gitbook-openapi.json
+    python tests/openapi/make_subset.py [/path/to/gitbook-openapi.json]
 
+reads the vendored full description (``tests/openapi/gitbook-openapi.json``) by default and
 writes ``tests/openapi/gitbook-openapi-subset.json`` (what the contract tests validate against)
 and the same text to ``docsapi/sandbox/openapi-subset.json`` (what the sandbox checks requests
 against); ``--check`` only reports whether both are up to date (exit status 1 when not).
@@ -25,7 +26,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 SUBSET = HERE / "gitbook-openapi-subset.json"
 PACKAGED = HERE.parents[1] / "docsapi" / "sandbox" / "openapi-subset.json"
-DEFAULT_SOURCE = Path("/work/shared/reference/gitbook-openapi.json")
+DEFAULT_SOURCE = HERE / "gitbook-openapi.json"
 _METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 _DROPPED = ("example", "examples", "x-page-title", "x-page-description", "x-page-icon")
 
@@ -124,6 +125,11 @@ OPERATIONS = {
         "updateSiteShareLinkById",
         "deleteSiteShareLinkById",
         "getSitePublishingAuthById",
+    ],
+    "site insights": [
+        "trackEventsInSiteById",
+        "aggregateSiteEvents",
+        "listSiteVisitorSegments",
     ],
     "site permissions": [
         "listUserPermissionsInSite",
