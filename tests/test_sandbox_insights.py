@@ -199,6 +199,14 @@ def test_tracked_events_join_the_history_until_reset(api, sandbox):
     assert _query(api, sandbox, range="last24Hours")["eventsCount"] == [0]
 
 
+@pytest.mark.parametrize("referrer", ["", "https://search.example.com/?q=install"])
+def test_referrers_told_apart_by_format_are_accepted(api, sandbox, referrer):
+    event = _event()
+    event["session"]["referrer"] = referrer
+    response = api.post(f"{_insights(sandbox)}/events", json={"events": [event]})
+    assert response.status_code == 204, response.text
+
+
 def test_tracking_refuses_old_events_and_unpublished_sites(api, sandbox):
     path = _insights(sandbox)
     old = (datetime.now(UTC) - timedelta(hours=1)).isoformat()

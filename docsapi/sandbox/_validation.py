@@ -110,7 +110,10 @@ class _Schema:
     def validator(self) -> Validator:
         from jsonschema import Draft202012Validator
 
-        return Draft202012Validator(self._schema)
+        # Formats are checked too: some alternatives of a oneOf differ only by format.
+        return Draft202012Validator(
+            self._schema, format_checker=Draft202012Validator.FORMAT_CHECKER
+        )
 
 
 @dataclass(frozen=True)
