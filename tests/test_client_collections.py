@@ -103,10 +103,6 @@ def test_a_new_top_level_collection_has_empty_typed_frames(client, sandbox):
         assert_schema(frame, name)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the sandbox refuses `description` in PATCH /collections/{id}, which the API accepts",
-)
 def test_update_description_reads_back(client, collections):
     client.collections.update(collections["product"], description="Everything customers read")
     assert client.collections.get(collections["product"]).description == (

@@ -49,6 +49,8 @@ def collection(
     }
     if record.get("parent"):
         body["parent"] = record["parent"]
+    if record.get("description"):
+        body["description"] = record["description"]
     return body
 
 

@@ -107,11 +107,16 @@ def get_collection(ctx: Ctx, collection_id: str) -> Reply:
 
 
 def update_collection(ctx: Ctx, collection_id: str) -> Reply:
-    """PATCH /collections/{collectionId}: title and/or default level."""
+    """PATCH /collections/{collectionId}: title, description and/or default level."""
     record = collection_for(ctx, collection_id, "admin")
-    body = ctx.object_body(allowed=("title", "defaultLevel"))
+    body = ctx.object_body(allowed=("title", "description", "defaultLevel"))
     if "title" in body:
         record["title"] = check_string(body["title"], "title", max_length=50)
+        _event(ctx, record, "collection.update")
+    if "description" in body:
+        record["description"] = check_string(
+            body["description"], "description", min_length=0, max_length=100
+        )
         _event(ctx, record, "collection.update")
     if "defaultLevel" in body:
         level = check_default_level(body["defaultLevel"])
