@@ -20,27 +20,44 @@ if TYPE_CHECKING:
     from docsapi.audit import PermissionAudit
 
 __all__ = [
+    "NO_ACCESS_COLOR",
     "ROLE_COLORS",
     "SEVERITY_COLORS",
+    "VISIBILITY_COLORS",
     "findings_by_rule_figure",
     "grants_per_space_figure",
     "plot_audit",
     "role_matrix_figure",
 ]
 
-#: One colour per role: pale blues for viewing, warm for editing, greens and purple above.
+#: One colour per role, ordered: grey for guests, then matplotlib's *magma* scale sampled
+#: from 0.9 down to 0.1, light peach (read) to near-black purple (admin). Lightness falls with
+#: every step up in privilege, so the order reads in greyscale and with any colour-vision
+#: deficiency: under simulated protanopia, deuteranopia and tritanopia (Machado et al. 2009,
+#: severity 1) every two colours, white "no access" included, stay at least 17 CIE76 ΔE apart
+#: (tests/test_plots_colors.py).
 ROLE_COLORS: dict[str, str] = {
-    "guest": "#d9d9d9",
-    "read": "#c6dbef",
-    "comment": "#9ecae1",
-    "edit": "#fdae6b",
-    "review": "#a1d99b",
-    "create": "#31a354",
-    "admin": "#756bb1",
+    "guest": "#cccccc",
+    "read": "#fecf92",
+    "comment": "#fb835f",
+    "edit": "#d6456c",
+    "review": "#942c80",
+    "create": "#54137d",
+    "admin": "#140e36",
 }
 NO_ACCESS_COLOR = "#ffffff"
 
-SEVERITY_COLORS: dict[str, str] = {"high": "#d62728", "medium": "#ff7f0e", "low": "#f2c12e"}
+#: Severities from dark red (high) to pale yellow (low), ColorBrewer RdYlBu's warm end.
+SEVERITY_COLORS: dict[str, str] = {"high": "#a50026", "medium": "#f46d43", "low": "#fee090"}
+
+#: Site visibilities, most exposed first (Okabe-Ito vermillion, yellow, blue; grey for sites
+#: that ask visitors to sign in).
+VISIBILITY_COLORS: dict[str, str] = {
+    "public": "#d55e00",
+    "unlisted": "#f0e442",
+    "share-link": "#0072b2",
+    "visitor-auth": "#999999",
+}
 
 #: Beyond this many rows or columns, tick labels would overlap and are left out.
 _MAX_LABELS = 80
