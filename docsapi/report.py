@@ -41,7 +41,11 @@ _CHART_TITLES = {
     "findings_by_rule": "Findings by rule",
     "role_matrix": "Effective roles: users by spaces",
     "grants_per_space": "Grants per space",
+    "access_paths": "How users reach spaces",
+    "exposure": "Spaces readable without an account",
 }
+#: Charts drawn in their own sections rather than under "Charts".
+_SECTION_CHARTS = ("access_paths", "exposure")
 
 _CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto;
@@ -149,6 +153,17 @@ def _section(title: str, frame: pd.DataFrame, *, open_: bool = False) -> str:
     return f"<details{flag}><summary>{_text(title)} ({len(frame)} rows)</summary>{body}</details>"
 
 
+def _exposure_section(audit: PermissionAudit, chart: str) -> str:
+    if audit.exposure.empty:
+        return '<p class="none">No content is readable without an account.</p>'
+    return (
+        "<p>Content readable without an account of the organization: published on a public "
+        "or unlisted site, behind a share link, or to a site's signed-in visitors.</p>"
+        f"{chart}"
+        f"{_section('Exposure: content readable without an account', audit.exposure, open_=True)}"
+    )
+
+
 def _names(audit: PermissionAudit) -> tuple[dict[str, str], dict[str, str]]:
     """Space titles and user names by id, from every table of the crawl that has them."""
     data = audit.data
@@ -207,11 +222,15 @@ def render_html(audit: PermissionAudit) -> str:
         A self-contained HTML document.
     """
     figures = audit.plot()
-    charts = "".join(
-        f"<h3>{_CHART_TITLES[name]}</h3>"
-        f'<img class="chart" alt="{_text(_CHART_TITLES[name])}" '
+    images = {
+        name: f'<img class="chart" alt="{_text(_CHART_TITLES[name])}" '
         f'src="data:image/png;base64,{_figure_png(figure)}">'
         for name, figure in figures.items()
+    }
+    charts = "".join(
+        f"<h3>{_CHART_TITLES[name]}</h3>{image}"
+        for name, image in images.items()
+        if name not in _SECTION_CHARTS
     )
     limits = audit.thresholds
     generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -235,12 +254,19 @@ def render_html(audit: PermissionAudit) -> str:
 {_summary_tables(audit)}
 <h2>Findings</h2>
 {_findings_section(audit.findings, interactive=True)}
+<h2>Access paths</h2>
+<p>Every way a user reaches a space: organization admin, the default level, a direct grant,
+a team, a collection, or a team on a collection. A user's effective role on a space is the
+highest role over their paths.</p>
+{images["access_paths"]}
+{_section("Every path from a user to a space", paths_view(audit))}
+<h2>Exposure</h2>
+{_exposure_section(audit, images.get("exposure", ""))}
 <h2>Charts</h2>
 {charts}
 <h2>Tables</h2>
 {_section("What the audit could see", audit.coverage, open_=not audit.complete)}
 {_section("Effective access per space and user", effective_view(audit))}
-{_section("Exposure: content readable without an account", audit.exposure)}
 {_section("Grants as listed by the API", audit.grants)}
 {_section("Where the audit and the platform disagree", audit.aggregate_mismatches)}
 {_section("Reads that failed", audit.errors, open_=True)}

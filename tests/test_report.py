@@ -29,11 +29,12 @@ def audit():
     return analyze(data)
 
 
-def test_plot_returns_three_figures_that_render(audit):
+def test_plot_returns_figures_that_render(audit):
     from matplotlib.figure import Figure
 
     figures = audit.plot()
-    assert list(figures) == ["role_matrix", "grants_per_space", "findings_by_rule"]
+    assert audit.exposure.empty  # no exposure chart then
+    assert list(figures) == ["role_matrix", "grants_per_space", "findings_by_rule", "access_paths"]
     for figure in figures.values():
         assert isinstance(figure, Figure)
         figure.canvas.draw()
@@ -63,9 +64,13 @@ def test_html_report_is_one_escaped_self_contained_file(audit, tmp_path):
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;b&gt;Ops" in text
     assert not re.search(r'(src|href)="(?!data:)', text)  # nothing loaded from elsewhere
     images = re.findall(r'<img class="chart" alt="[^"]+" src="data:image/png;base64,([^"]+)"', text)
-    assert len(images) == 3
+    assert len(images) == 4
     assert all(base64.b64decode(image).startswith(b"\x89PNG") for image in images)
-    assert text.index("<h2>Summary") < text.index("<h2>Findings") < text.index("<h2>Tables")
+    sections = ["Summary", "Findings", "Access paths", "Exposure", "Charts", "Tables"]
+    assert [text.index(f"<h2>{name}</h2>") for name in sections] == sorted(
+        text.index(f"<h2>{name}</h2>") for name in sections
+    )
+    assert "No content is readable without an account." in text
 
 
 def test_content_security_policy_admits_exactly_the_inline_script(audit):

@@ -66,11 +66,14 @@ def test_report_renders_with_charts_and_every_finding(report, browser):
     sizes = page.eval_on_selector_all(
         "img.chart", "images => images.map(i => [i.complete, i.naturalWidth, i.naturalHeight])"
     )
-    assert len(sizes) == 3
+    assert not audit.exposure.empty  # the demo exposes content: five charts
+    assert len(sizes) == 5
     assert all(complete and width > 0 and height > 0 for complete, width, height in sizes)
     assert page.locator("tr[class^=sev-]").count() == len(audit.findings)
     assert page.locator("tr.sev-high").count() == audit.count("high", "severity")
     assert page.title() == f"Permission audit of {audit.org_name} ({audit.org_id})"
+    alts = page.eval_on_selector_all("img.chart", "images => images.map(i => i.alt)")
+    assert alts[:2] == ["How users reach spaces", "Spaces readable without an account"]
     assert page.outside == [] and page.errors == []
 
 
