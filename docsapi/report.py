@@ -349,6 +349,9 @@ def _export_tables(audit: PermissionAudit, *, excel: bool = False) -> dict[str, 
 def write_excel(audit: PermissionAudit, path: str | os.PathLike[str]) -> Path:
     """Write one worksheet per table of :meth:`~docsapi.audit.PermissionAudit.tables`.
 
+    Each sheet keeps its header row in view (frozen panes) and has an autofilter over its
+    header and data, so every column can be filtered and sorted in Excel.
+
     Parameters
     ----------
     audit : PermissionAudit
@@ -378,7 +381,8 @@ def write_excel(audit: PermissionAudit, path: str | os.PathLike[str]) -> Path:
         for name, table in _export_tables(audit, excel=True).items():
             table.to_excel(writer, sheet_name=name, index=False)
             sheet = writer.sheets[name]
-            sheet.freeze_panes = "A2"
+            sheet.freeze_panes = "A2"  # the header row stays in view
+            sheet.auto_filter.ref = sheet.dimensions  # a filter menu on every column
             for column in sheet.columns:
                 longest = max((len(str(cell.value or "")) for cell in column), default=8)
                 sheet.column_dimensions[column[0].column_letter].width = min(60, longest + 2)

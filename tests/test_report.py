@@ -178,6 +178,21 @@ def test_excel_has_one_sheet_per_table(audit, tmp_path):
     assert findings.loc[0, "severity"] == "high"
 
 
+def test_excel_sheets_have_an_autofilter_and_a_frozen_header(audit, tmp_path):
+    import openpyxl
+    from openpyxl.utils import get_column_letter
+
+    path = audit.to_excel(tmp_path / "audit.xlsx")
+    book = openpyxl.load_workbook(path)
+    for name, table in audit.tables().items():
+        sheet = book[name]
+        columns = len(table.columns) + (name in ("summary", "matrix")) * table.index.nlevels
+        last = f"{get_column_letter(columns)}{len(table) + 1}"
+        assert sheet.auto_filter.ref == f"A1:{last}", name
+        assert sheet.freeze_panes == "A2", name
+        assert sheet.max_row == len(table) + 1 and sheet.max_column == columns, name
+
+
 def test_excel_without_openpyxl_says_how_to_install_it(audit, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "openpyxl", None)
     with pytest.raises(ImportError, match=r"pip install docsapi\[excel\]"):
