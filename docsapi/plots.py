@@ -184,9 +184,11 @@ def stacked_bars_figure(
 
     Examples
     --------
-    >>> by_status = affiliates.pivot_table(index="manager_name", columns="status",
-    ...                                    values="id", aggfunc="count", fill_value=0)
-    >>> stacked_bars_figure(by_status, xlabel="affiliates", legend_title="status")  # doctest: +SKIP
+    >>> import pandas as pd
+    >>> pages = pd.DataFrame({"document": [14, 9], "link": [1, 0]}, index=["Guide", "FAQ"])
+    >>> figure = stacked_bars_figure(pages, xlabel="pages", legend_title="kind")
+    >>> [label.get_text() for label in figure.axes[0].get_legend().get_texts()]
+    ['document', 'link']
     """
     from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
