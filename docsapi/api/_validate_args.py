@@ -24,7 +24,7 @@ from docsapi._http import quote_segment
 from docsapi._redact import scrub
 from docsapi._validate import check_text
 from docsapi.api._operation import BODY, NOT_GIVEN, Operation, Parameter
-from docsapi.api._spec import reader, validation_description
+from docsapi.api._spec import json_type, reader, validation_description
 from docsapi.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -97,20 +97,6 @@ def _choices(values: Sequence[Any]) -> str:
     return shown + (f", … ({len(values)} in all)" if len(values) > _MAX_CHOICES else "")
 
 
-def _json_type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
-
-
 def _rule(error: SchemaError) -> str:
     """Say which rule ``error`` broke, in words, followed by the schema keyword."""
     keyword = error.validator
@@ -124,7 +110,7 @@ def _rule(error: SchemaError) -> str:
         text = f"must be {expected!r}, got {_shown(value)}"
     elif keyword == "type":
         wanted = " or ".join(expected) if isinstance(expected, list) else expected
-        text = f"must be of type {wanted}, got {_json_type_name(value)} {_shown(value)}"
+        text = f"must be of type {wanted}, got {json_type(value)} {_shown(value)}"
     elif keyword in ("maxLength", "minLength"):
         bound = "at most" if keyword == "maxLength" else "at least"
         text = f"must be {bound} {expected} characters long, got {len(value)}"
