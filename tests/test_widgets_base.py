@@ -12,7 +12,7 @@ from IPython.core.formatters import DisplayFormatter
 
 import docsapi
 from docsapi._validate import check_space_title
-from docsapi.errors import APIConnectionError, PermissionDeniedError
+from docsapi.errors import APIConnectionError, MissingCredentialError, PermissionDeniedError
 from docsapi.widgets import (
     GitSyncForm,
     MoveSpaceForm,
@@ -195,3 +195,18 @@ def test_a_short_panel_runs_its_action_and_shows_errors(sandbox, client):
     panel.restore_button.click()
     assert panel.status == f"Restored {title}."
     assert sandbox.client().spaces.get(space_id).title == title
+
+
+@pytest.mark.parametrize("make", FORMS.values(), ids=list(FORMS))
+def test_a_client_without_token_is_reported_in_plain_words(sandbox, monkeypatch, make):
+    monkeypatch.delenv("GITBOOK_API_TOKEN", raising=False)
+    tokenless = docsapi.DocsClient(base_url=sandbox.url)
+    form = make(tokenless, sandbox.demo)
+    form.load()
+
+    assert isinstance(form.error, MissingCredentialError)
+    assert form.status == f"Loading failed: {form.error}"
+    assert form.status.startswith("Loading failed: No API token found")
+    assert "None" not in form.status
+    assert "MissingCredentialError" not in form.status
+    assert sandbox.request_count == 0

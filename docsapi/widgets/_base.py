@@ -105,13 +105,20 @@ def coloured(text: str, level: str = "info") -> str:
 def describe_error(exc: DocsAPIError) -> str:
     """Say what went wrong in one line: the HTTP status and the API's message when there is one.
 
+    An error raised before anything was sent (no HTTP status, e.g. no token found) is
+    described by its own message alone.
+
     Examples
     --------
-    >>> from docsapi.errors import ConflictError
+    >>> from docsapi.errors import ConflictError, MissingCredentialError
     >>> describe_error(ConflictError(409, "Nothing would change."))
     '409 ConflictError: Nothing would change.'
+    >>> describe_error(MissingCredentialError("No API token found.", method="GET", path="/user"))
+    'No API token found. Nothing was sent (GET /user).'
     """
     if isinstance(exc, APIStatusError):
+        if exc.status is None:
+            return str(exc)
         return f"{exc.status} {type(exc).__name__}: {exc.message}"
     return f"{type(exc).__name__}: {exc}"
 
