@@ -14,6 +14,7 @@ import docsapi
 from docsapi._validate import check_space_title
 from docsapi.errors import APIConnectionError, MissingCredentialError, PermissionDeniedError
 from docsapi.widgets import (
+    CollectionPermissionEditor,
     GitSyncForm,
     MoveSpaceForm,
     PermissionEditor,
@@ -31,6 +32,9 @@ FORMS: dict[str, Callable[[Any, dict[str, Any]], FormBase]] = {
     "MoveSpaceForm": lambda client, demo: MoveSpaceForm(client, demo["space_ids"][0]),
     "GitSyncForm": lambda client, demo: GitSyncForm(client, demo["git_space_ids"][0]),
     "SpaceLifecyclePanel": lambda client, demo: SpaceLifecyclePanel(client, demo["space_ids"][0]),
+    "CollectionPermissionEditor": lambda client, demo: CollectionPermissionEditor(
+        client, demo["collections"]["product"]
+    ),
 }
 
 

@@ -22,6 +22,7 @@ Examples
 
 from __future__ import annotations
 
+from docsapi.widgets.collection_permissions import CollectionPermissionEditor
 from docsapi.widgets.git_sync import GitSyncForm
 from docsapi.widgets.lifecycle import SpaceLifecyclePanel
 from docsapi.widgets.login import LoginForm
@@ -31,6 +32,7 @@ from docsapi.widgets.space_settings import SpaceSettingsForm
 from docsapi.widgets.user_profile import UserProfileForm
 
 __all__ = [
+    "CollectionPermissionEditor",
     "GitSyncForm",
     "LoginForm",
     "MoveSpaceForm",

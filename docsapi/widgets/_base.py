@@ -25,12 +25,14 @@ from typing import Any, ClassVar, TypeVar
 
 import ipywidgets as widgets
 
+from docsapi._validate import MEMBER_ROLES
 from docsapi.errors import APIStatusError, DocsAPIError, ValidationError
 
 __all__ = [
     "GUEST",
     "LABEL_STYLE",
     "NOT_LOADED",
+    "ROLE_CHOICES",
     "EditForm",
     "Field",
     "FieldForm",
@@ -49,6 +51,9 @@ __all__ = [
 
 #: How the guest role (``None`` in the API) is shown in role pickers.
 GUEST = "guest"
+
+#: A role picker's choices, strongest first; ``"guest"`` stands for ``None``.
+ROLE_CHOICES: tuple[str, ...] = (*MEMBER_ROLES, GUEST)
 
 #: The status of a form that has not loaded yet.
 NOT_LOADED = "Not loaded yet: the form loads when it is displayed (or press Reload)."
