@@ -17,6 +17,7 @@ from docsapi.widgets import (
     CollectionPermissionEditor,
     GitSyncForm,
     MoveSpaceForm,
+    OrgMemberForm,
     PermissionEditor,
     SpaceLifecyclePanel,
     SpaceSettingsForm,
@@ -34,6 +35,9 @@ FORMS: dict[str, Callable[[Any, dict[str, Any]], FormBase]] = {
     "SpaceLifecyclePanel": lambda client, demo: SpaceLifecyclePanel(client, demo["space_ids"][0]),
     "CollectionPermissionEditor": lambda client, demo: CollectionPermissionEditor(
         client, demo["collections"]["product"]
+    ),
+    "OrgMemberForm": lambda client, demo: OrgMemberForm(
+        client, demo["org_id"], demo["disabled_member_ids"][0]
     ),
 }
 

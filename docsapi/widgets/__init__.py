@@ -27,6 +27,7 @@ from docsapi.widgets.git_sync import GitSyncForm
 from docsapi.widgets.lifecycle import SpaceLifecyclePanel
 from docsapi.widgets.login import LoginForm
 from docsapi.widgets.move import MoveSpaceForm
+from docsapi.widgets.org_member import OrgMemberForm
 from docsapi.widgets.permissions import PermissionEditor, PermissionRow
 from docsapi.widgets.space_settings import SpaceSettingsForm
 from docsapi.widgets.user_profile import UserProfileForm
@@ -36,6 +37,7 @@ __all__ = [
     "GitSyncForm",
     "LoginForm",
     "MoveSpaceForm",
+    "OrgMemberForm",
     "PermissionEditor",
     "PermissionRow",
     "SpaceLifecyclePanel",

@@ -33,6 +33,7 @@ __all__ = [
     "LABEL_STYLE",
     "NOT_LOADED",
     "ROLE_CHOICES",
+    "ConfirmStep",
     "EditForm",
     "Field",
     "FieldForm",
@@ -190,6 +191,69 @@ def role_label(role: str | None) -> str:
 def role_value(label: str) -> str | None:
     """The role to send for a picker's label: ``None`` for ``"guest"``."""
     return None if label == GUEST else label
+
+
+class ConfirmStep:
+    """A Confirm and a Cancel button, hidden until an irreversible action is asked for.
+
+    The form's first button (e.g. "Remove…") calls :meth:`arm`, which shows the two; only
+    Confirm runs the action. Lay out :attr:`buttons` next to the first button.
+
+    Parameters
+    ----------
+    confirm_label : str
+        What the Confirm button says, e.g. ``"Confirm removal"``.
+    on_confirm, on_cancel : callable
+        What Confirm and Cancel do (called without arguments).
+
+    Attributes
+    ----------
+    confirm_button, cancel_button : ipywidgets.Button
+    armed : bool
+        Whether the buttons are shown, waiting for Confirm.
+
+    Examples
+    --------
+    >>> step = ConfirmStep("Confirm removal", on_confirm=print, on_cancel=print)
+    >>> step.arm(); step.armed, step.confirm_button.layout.display
+    (True, '')
+    >>> step.disarm(); step.armed, step.confirm_button.layout.display
+    (False, 'none')
+    """
+
+    def __init__(
+        self, confirm_label: str, *, on_confirm: Callable[[], Any], on_cancel: Callable[[], Any]
+    ) -> None:
+        self.armed = False
+        self.confirm_button = widgets.Button(
+            description=confirm_label,
+            icon="trash",
+            button_style="danger",
+            layout=widgets.Layout(display="none"),
+        )
+        self.cancel_button = widgets.Button(
+            description="Cancel", layout=widgets.Layout(display="none")
+        )
+        self.confirm_button.on_click(lambda _button: on_confirm())
+        self.cancel_button.on_click(lambda _button: on_cancel())
+
+    @property
+    def buttons(self) -> tuple[widgets.Button, widgets.Button]:
+        """Confirm and Cancel, to lay out."""
+        return self.confirm_button, self.cancel_button
+
+    def arm(self) -> None:
+        """Show Confirm and Cancel."""
+        self._shown(True)
+
+    def disarm(self) -> None:
+        """Hide Confirm and Cancel."""
+        self._shown(False)
+
+    def _shown(self, armed: bool) -> None:
+        self.armed = armed
+        for button in self.buttons:
+            button.layout.display = "" if armed else "none"
 
 
 def _same(value: Any) -> Any:
