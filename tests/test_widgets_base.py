@@ -21,6 +21,7 @@ from docsapi.widgets import (
     PermissionEditor,
     SpaceLifecyclePanel,
     SpaceSettingsForm,
+    TeamMembersEditor,
     UserProfileForm,
 )
 from docsapi.widgets._base import NOT_LOADED, EditForm, FormBase
@@ -38,6 +39,9 @@ FORMS: dict[str, Callable[[Any, dict[str, Any]], FormBase]] = {
     ),
     "OrgMemberForm": lambda client, demo: OrgMemberForm(
         client, demo["org_id"], demo["disabled_member_ids"][0]
+    ),
+    "TeamMembersEditor": lambda client, demo: TeamMembersEditor(
+        client, demo["org_id"], demo["team_ids"][0]
     ),
 }
 

@@ -30,6 +30,7 @@ from docsapi.widgets.move import MoveSpaceForm
 from docsapi.widgets.org_member import OrgMemberForm
 from docsapi.widgets.permissions import PermissionEditor, PermissionRow
 from docsapi.widgets.space_settings import SpaceSettingsForm
+from docsapi.widgets.team_members import TeamMembersEditor
 from docsapi.widgets.user_profile import UserProfileForm
 
 __all__ = [
@@ -42,5 +43,6 @@ __all__ = [
     "PermissionRow",
     "SpaceLifecyclePanel",
     "SpaceSettingsForm",
+    "TeamMembersEditor",
     "UserProfileForm",
 ]

@@ -44,6 +44,7 @@ __all__ = [
     "describe_error",
     "error_label",
     "field_problem",
+    "person_label",
     "role_label",
     "role_value",
     "set_error",
@@ -181,6 +182,21 @@ def clean(value: Any) -> Any:
     import pandas as pd
 
     return None if pd.api.types.is_scalar(value) and pd.isna(value) else value
+
+
+def person_label(row: Any) -> str:
+    """A user as a list shows them: ``"Name <email>"`` from a row with ``user_id``,
+    ``display_name`` and ``email`` (the id stands in for a missing name).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> person_label(SimpleNamespace(user_id="u1", display_name="Ada", email="ada@x.example"))
+    'Ada <ada@x.example>'
+    """
+    name = clean(row.display_name) or row.user_id
+    email = clean(row.email)
+    return f"{name} <{email}>" if email else name
 
 
 def role_label(role: str | None) -> str:
@@ -502,6 +518,22 @@ class FormBase(widgets.VBox):
         finally:
             for button, disabled in buttons:
                 button.disabled = disabled
+
+    def _invalid(
+        self,
+        exc: ValidationError,
+        *,
+        not_done: str,
+        label: widgets.HTML | None = None,
+        raise_errors: bool = False,
+    ) -> None:
+        """Show a problem found before anything was sent: under its input (``label``) and
+        in the status line (``"<not_done>: <problem>."``); then raise it if asked."""
+        if label is not None:
+            set_error(label, field_problem(exc))
+        self._report(f"{not_done}: {exc}.", "error")
+        if raise_errors:
+            raise exc
 
     def _buttons(self) -> Iterator[widgets.Button]:
         """Every button in the form, rows of rows included."""

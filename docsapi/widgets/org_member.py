@@ -190,10 +190,9 @@ class OrgMemberForm(FormBase):
         try:
             wanted = check_role(wanted)
         except ValidationError as exc:
-            set_error(self.role_error, str(exc))
-            self._report(f"Role not changed: {exc}.", "error")
-            if raise_errors:
-                raise
+            self._invalid(
+                exc, not_done="Role not changed", label=self.role_error, raise_errors=raise_errors
+            )
             return None
         set_error(self.role_error, "")
         if self.member is None or self.removed:

@@ -24,6 +24,7 @@ from docsapi.widgets._base import (
     coloured,
     describe_error,
     error_label,
+    person_label,
     role_label,
     role_value,
     set_error,
@@ -227,7 +228,7 @@ class GrantEditor(FormBase):
     def _show_loaded(self, frames: tuple[Any, Any, Any, Any]) -> str:
         users, teams, members, org_teams = frames
         self.user_rows = {
-            row.user_id: self._row("users", row.user_id, _person(row), clean(row.role))
+            row.user_id: self._row("users", row.user_id, person_label(row), clean(row.role))
             for row in users.itertuples()
         }
         self.team_rows = {
@@ -239,7 +240,7 @@ class GrantEditor(FormBase):
         self.invite_users_select.value = ()
         self.invite_teams_select.value = ()
         self.invite_users_select.options = [
-            (_person(row), row.user_id)
+            (person_label(row), row.user_id)
             for row in members.itertuples()
             if row.user_id not in self.user_rows
         ]
@@ -479,12 +480,6 @@ class PermissionEditor(GrantEditor):
 
     def _organization(self) -> str:
         return self.client.spaces.get(self.space_id).organization
-
-
-def _person(row: Any) -> str:
-    name = clean(row.display_name) or row.user_id
-    email = clean(row.email)
-    return f"{name} <{email}>" if email else name
 
 
 def _team(row: Any) -> str:
