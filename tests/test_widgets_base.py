@@ -19,6 +19,7 @@ from docsapi.widgets import (
     MoveSpaceForm,
     OrgMemberForm,
     PermissionEditor,
+    ShareLinkPanel,
     SpaceLifecyclePanel,
     SpaceSettingsForm,
     TeamMembersEditor,
@@ -42,6 +43,9 @@ FORMS: dict[str, Callable[[Any, dict[str, Any]], FormBase]] = {
     ),
     "TeamMembersEditor": lambda client, demo: TeamMembersEditor(
         client, demo["org_id"], demo["team_ids"][0]
+    ),
+    "ShareLinkPanel": lambda client, demo: ShareLinkPanel(
+        client, demo["org_id"], demo["sites"]["share-link"]
     ),
 }
 

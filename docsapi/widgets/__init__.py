@@ -29,6 +29,7 @@ from docsapi.widgets.login import LoginForm
 from docsapi.widgets.move import MoveSpaceForm
 from docsapi.widgets.org_member import OrgMemberForm
 from docsapi.widgets.permissions import PermissionEditor, PermissionRow
+from docsapi.widgets.share_links import ShareLinkPanel
 from docsapi.widgets.space_settings import SpaceSettingsForm
 from docsapi.widgets.team_members import TeamMembersEditor
 from docsapi.widgets.user_profile import UserProfileForm
@@ -41,6 +42,7 @@ __all__ = [
     "OrgMemberForm",
     "PermissionEditor",
     "PermissionRow",
+    "ShareLinkPanel",
     "SpaceLifecyclePanel",
     "SpaceSettingsForm",
     "TeamMembersEditor",
