@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 import pytest
-import requests
+from client_checks import share_link_keys
 
 import docsapi
 from docsapi.errors import NotFoundError, PermissionDeniedError, ValidationError
@@ -24,16 +24,6 @@ def site_id(sandbox) -> str:
 def _active(sandbox, org_id: str, site_id: str) -> dict[str, bool]:
     links = sandbox.client().sites.share_links(org_id, site_id)
     return dict(zip(links.id, links.active, strict=True))
-
-
-def _keys(sandbox, org_id: str, site_id: str) -> list[str]:
-    """The links' secret keys, read around the client (which masks them)."""
-    reply = requests.get(
-        f"{sandbox.url}/orgs/{org_id}/sites/{site_id}/share-links",
-        headers={"Authorization": f"Bearer {sandbox.token}"},
-        timeout=10,
-    )
-    return [item["urls"]["published"].rpartition("share=")[2] for item in reply.json()["items"]]
 
 
 def _shown(widget: widgets.Widget) -> str:
@@ -63,7 +53,7 @@ def test_links_are_listed_with_their_age_and_no_key(sandbox, client, org_id, sit
     label = dict((value, text) for text, value in panel.links_select.options)[stale]
     assert " — active — created " in label and "days old)" in label
     assert "share-link" in panel.site_html.value
-    keys = _keys(sandbox, org_id, site_id)
+    keys = share_link_keys(sandbox, org_id, site_id)
     assert keys and all(len(key) >= 8 for key in keys)
     shown = _shown(panel)
     assert not [key for key in keys if key in shown]
@@ -83,7 +73,7 @@ def test_deactivate_the_picked_stale_links(sandbox, client, org_id, site_id):
     assert panel.error is None
     assert panel.links_select.value == ()
     assert not panel.links.set_index("id").active[stale].any()
-    assert not [key for key in _keys(sandbox, org_id, site_id) if key in _shown(panel)]
+    assert not [key for key in share_link_keys(sandbox, org_id, site_id) if key in _shown(panel)]
 
 
 def test_inactive_links_are_skipped_and_nothing_picked_sends_nothing(

@@ -87,11 +87,18 @@ class ShareLinkPanel(FormBase):
         )
         self.links_select.add_class("docsapi-share-links")
         self.deactivate_button = widgets.Button(
-            description="Deactivate selected", icon="ban", button_style="warning", disabled=True
+            description="Deactivate selected",
+            icon="ban",
+            button_style="warning",
+            disabled=True,
+            layout=widgets.Layout(width="auto"),
         )
         self.deactivate_button.add_class("docsapi-deactivate")
         self.delete_button = widgets.Button(
-            description="Delete selected…", icon="trash", disabled=True
+            description="Delete selected…",
+            icon="trash",
+            disabled=True,
+            layout=widgets.Layout(width="auto"),
         )
         self._confirm = ConfirmStep(
             "Confirm delete", on_confirm=self.delete_selected, on_cancel=self.disarm_delete

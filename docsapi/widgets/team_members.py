@@ -95,7 +95,10 @@ class TeamMembersEditor(FormBase):
             description="Members", style=LABEL_STYLE, rows=8, layout=widgets.Layout(width="520px")
         )
         self.remove_button = widgets.Button(
-            description="Remove selected", icon="user-times", disabled=True
+            description="Remove selected",
+            icon="user-times",
+            disabled=True,
+            layout=widgets.Layout(width="auto"),
         )
         self.add_combobox = widgets.Combobox(
             description="Add",
