@@ -209,7 +209,7 @@ class OrgMemberForm(FormBase):
             doing="Changing the role",
             raise_errors=raise_errors,
         )
-        if not ok:
+        if not ok or member is None:
             return None
         self._show_member(member)
         self._report(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from datetime import UTC, datetime
 from html import escape
@@ -168,7 +169,7 @@ class ShareLinkPanel(FormBase):
         failed: list[DocsAPIError] = []
         for row in rows:
             ok, _ = self._run(
-                lambda link_id=row.id: act(self.org_id, self.site_id, link_id),
+                functools.partial(act, self.org_id, self.site_id, row.id),
                 doing=f"{doing} {row.name or row.id}",
                 raise_errors=raise_errors,
             )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import ipywidgets as widgets
@@ -266,8 +267,8 @@ class TeamMembersEditor(FormBase):
         failed: list[DocsAPIError] = []
         for user_id in picked:
             ok, done = self._run(
-                lambda user_id=user_id: self.client.orgs.remove_team_member(
-                    self.org_id, self.team_id, user_id
+                functools.partial(
+                    self.client.orgs.remove_team_member, self.org_id, self.team_id, user_id
                 ),
                 doing=f"Removing {user_id}",
                 raise_errors=raise_errors,
@@ -330,7 +331,7 @@ class TeamMembersEditor(FormBase):
             doing="Renaming",
             raise_errors=raise_errors,
         )
-        if not ok:
+        if not ok or team is None:
             return None
         self.team = team
         self._refresh()
