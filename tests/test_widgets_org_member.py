@@ -34,6 +34,7 @@ def test_the_member_is_shown_with_role_state_and_last_visit(client, org_id, disa
     for text in (member.display_name, member.email, "disabled", f"{member.last_seen_at:%Y-%m-%d}"):
         assert text in shown
     assert "days ago" in shown
+    assert f"{member.spaces} space" in shown and f"{member.teams} team" in shown
     assert form.role_dropdown.value == member.role
     assert form.change_role_button.disabled  # the role picked is the role held
     assert not form.remove_button.disabled

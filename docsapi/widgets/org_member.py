@@ -287,7 +287,7 @@ class OrgMemberForm(FormBase):
 
 
 def _describe(member: Any) -> str:
-    """The member as a small HTML table: who, role, state, joined, last seen."""
+    """The member as a small HTML table: who, role, state, joined, last seen, holdings."""
     rows = [
         ("Name", member.display_name or member.user_id),
         ("Email", member.email or ""),
@@ -295,6 +295,7 @@ def _describe(member: Any) -> str:
         ("Membership", "disabled" if member.disabled else "active"),
         ("Joined", _date(member.joined_at)),
         ("Last seen", _date(member.last_seen_at, ago=True)),
+        ("Holds", _holdings(member)),
     ]
     cells = "".join(
         f"<tr><th style='text-align: left; padding-right: 12px'>{escape(label)}</th>"
@@ -302,6 +303,13 @@ def _describe(member: Any) -> str:
         for label, value in rows
     )
     return f"<table>{cells}</table>"
+
+
+def _holdings(member: Any) -> str:
+    """What the member holds directly: ``"3 spaces, 1 team, 0 sites"`` (counts the API gave)."""
+    counts = [("space", member.spaces), ("team", member.teams), ("site", member.sites)]
+    shown = [f"{n} {noun}{'s' * (n != 1)}" for noun, n in counts if n is not None]
+    return ", ".join(shown) or "not reported"
 
 
 def _date(moment: datetime | None, *, ago: bool = False) -> str:
