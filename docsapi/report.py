@@ -13,7 +13,7 @@ import io
 import os
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -54,7 +54,7 @@ details summary { cursor: pointer; font-weight: bold; margin: 1rem 0 .3rem; }
 """
 
 
-def _text(value: object) -> str:
+def _text(value: Any) -> str:
     """A cell's text, escaped; missing values are empty."""
     if pd.api.types.is_scalar(value) and pd.isna(value):
         return ""
