@@ -270,8 +270,8 @@ class PermissionAudit:
         rows = paths[mask].astype(dict.fromkeys(text, "string")).reset_index(drop=True)
         member_role = names.users.set_index("id")["member_role"].get(user_id)
 
-        def repeated(value: str | None) -> pd.arrays.StringArray:
-            return pd.array([value] * len(rows), dtype="string")
+        def repeated(value: str | None) -> pd.Series:
+            return pd.Series(value, index=rows.index, dtype="string")
 
         frame = rows.assign(
             space_title=repeated(space_title),
