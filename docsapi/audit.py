@@ -498,10 +498,17 @@ def _listing_complete(data: AuditData, gaps: Gaps) -> bool:
     return data.token_role == "admin" and gaps.has("spaces") and counted
 
 
+_PICK_HINTS = {
+    "space": ("active space", "a space's id or title"),
+    "user": ("user", "a user's id, display name or email"),
+}
+
+
 def _pick(argument: str, value: object, known: pd.DataFrame) -> tuple[str, str | None]:
     """The (id, name) that ``value`` names among ``known`` (columns id, name[, email])."""
+    what, hint = _PICK_HINTS[argument]
     if not isinstance(value, str) or not value.strip():
-        raise ValidationError(argument, f"pass the {argument}'s id or name as a non-empty string")
+        raise ValidationError(argument, f"pass {hint} as a non-empty string")
     by_id = known[(known["id"] == value).fillna(False).to_numpy(dtype=bool)]
     if by_id.empty:
         named = known["name"] == value
@@ -510,7 +517,7 @@ def _pick(argument: str, value: object, known: pd.DataFrame) -> tuple[str, str |
         by_id = known[named.fillna(False).to_numpy(dtype=bool)]
     if by_id.empty:
         raise ValidationError(
-            argument, f"{value!r} is no {argument} of the audited organization: pass an id or name"
+            argument, f"{value!r} names no {what} of the audited organization: pass {hint}"
         )
     if len(by_id) > 1:
         ids = ", ".join(sorted(by_id["id"].astype(str)))
@@ -522,4 +529,5 @@ def _pick(argument: str, value: object, known: pd.DataFrame) -> tuple[str, str |
 def _titles(ids: pd.Series, titles: pd.Series) -> dict[str, str]:
     """Id → title (the first known title of each id)."""
     frame = pd.DataFrame({"id": ids.to_numpy(), "title": titles.to_numpy()}).dropna()
+    frame = frame.drop_duplicates("id")
     return dict(zip(frame["id"].astype(str), frame["title"].astype(str), strict=True))
