@@ -15,6 +15,7 @@ import hashlib
 import html
 from functools import cache
 from importlib.resources import files
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -29,7 +30,7 @@ MAX_CHOICES = 30
 _SEVERITIES = tuple(SEVERITY_DTYPE.categories)
 
 
-def text(value: object) -> str:
+def text(value: Any) -> str:
     """A cell's text, escaped; missing values are empty."""
     if pd.api.types.is_scalar(value) and pd.isna(value):
         return ""

@@ -10,7 +10,7 @@ everywhere.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from docsapi._audit_rules import ROLES, RULES
 
@@ -77,7 +77,7 @@ CATEGORY_COLORS: tuple[str, ...] = (
 )
 
 #: Where every legend goes: outside the axes, to their right, top-aligned.
-_OUTSIDE = {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0), "frameon": False}
+_OUTSIDE: dict[str, Any] = {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0), "frameon": False}
 
 #: Beyond this many rows or columns, tick labels would overlap and are left out.
 _MAX_LABELS = 80
@@ -156,7 +156,7 @@ def role_matrix_figure(matrix: pd.DataFrame) -> Figure:
 
 
 def stacked_bars_figure(
-    table: pd.DataFrame,
+    table: pd.DataFrame | pd.Series,
     *,
     xlabel: str = "",
     title: str = "",
@@ -190,10 +190,11 @@ def stacked_bars_figure(
     >>> [label.get_text() for label in figure.axes[0].get_legend().get_texts()]
     ['document', 'link']
     """
+    import pandas as pd
     from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
 
-    if not hasattr(table, "columns"):
+    if isinstance(table, pd.Series):
         table = table.to_frame()
     if table.empty:
         return _empty_figure(f"{title or 'Chart'}: nothing to draw.")
