@@ -177,21 +177,44 @@ def _names(audit: PermissionAudit) -> tuple[dict[str, str], dict[str, str]]:
     ).dropna()
     return (
         dict(zip(spaces["id"].astype(str), spaces["title"].astype(str), strict=True)),
-        dict(zip(users["user_id"].astype(str), users["display_name"].astype(str), strict=False)),
+        dict(zip(users["user_id"].astype(str), users["display_name"].astype(str), strict=True)),
     )
 
 
 def effective_view(audit: PermissionAudit) -> pd.DataFrame:
-    """``audit.effective`` as the report shows it: one ``sources`` column with names beside
-    the ids (``team:Marketing (<id>)``) instead of ``sources`` and ``source_names``."""
+    """``audit.effective`` as the report shows it, with names beside the ids of its sources.
+
+    Parameters
+    ----------
+    audit : PermissionAudit
+        The audit shown.
+
+    Returns
+    -------
+    DataFrame
+        The rows of ``audit.effective`` in its order; one ``sources`` column reading
+        ``team:Marketing (<id>); default:read`` replaces ``sources`` and ``source_names``.
+    """
     data = audit.data
     labels = source_labels(audit.effective["sources"], data.teams, data.collections)
     return audit.effective.drop(columns=["source_names"]).assign(sources=labels)
 
 
 def paths_view(audit: PermissionAudit) -> pd.DataFrame:
-    """``audit.paths`` as the report shows it: each space and user named beside its id, and
-    the path's source with names beside its ids."""
+    """``audit.paths`` as the report shows it: spaces, users and sources named beside ids.
+
+    Parameters
+    ----------
+    audit : PermissionAudit
+        The audit shown.
+
+    Returns
+    -------
+    DataFrame
+        One row per path, in the order of ``audit.paths``: ``space_title``, ``space_id``,
+        ``display_name``, ``user_id``, ``kind``, ``source`` (``team:Marketing (<id>)``) and
+        ``role``.
+    """
     data = audit.data
     spaces, users = _names(audit)
     paths = audit.paths
