@@ -4,7 +4,8 @@
 // hidden filter bar (a text box, one menu per categorical column, a row count) that this
 // script reveals. A header cell's data-type says how its column sorts: "number" compares the
 // cells' data-key (or text) as numbers (dates carry epoch milliseconds, roles and severities
-// their rank), "text" compares the text. Empty cells sort last in both directions.
+// their rank), "text" compares the text. Empty cells sort last in both directions. A cell
+// that shows a name may hold the named thing's id in data-id: the text box finds it by either.
 (function () {
   "use strict";
 
@@ -54,7 +55,8 @@
     var shown = 0;
     Array.prototype.forEach.call(rows, function (row) {
       var visible = text === "" || Array.prototype.some.call(row.cells, function (cell) {
-        return cell.textContent.toLocaleLowerCase().indexOf(text) !== -1;
+        var searched = cell.textContent + "\n" + (cell.getAttribute("data-id") || "");
+        return searched.toLocaleLowerCase().indexOf(text) !== -1;
       });
       Array.prototype.forEach.call(selects, function (select) {
         var cell = row.cells[Number(select.getAttribute("data-column"))];
@@ -74,9 +76,10 @@
       var button = document.createElement("button");
       button.type = "button";
       button.className = "sort";
-      button.textContent = th.textContent;
       button.title = "Sort by " + th.textContent;
-      th.textContent = "";
+      while (th.firstChild) {
+        button.appendChild(th.firstChild);
+      }
       th.appendChild(button);
       th.setAttribute("aria-sort", "none");
       button.addEventListener("click", function () {

@@ -1,11 +1,12 @@
 """Interactive tables of the HTML audit report: sortable, filterable, readable labels.
 
 A table is rendered as plain escaped HTML with a few ``data-`` attributes (how each column
-sorts, a numeric sort key where the text does not sort right: roles by rank, dates by time)
-and a hidden filter bar; the inline script ``_report_script.js`` reveals the bar and does
-the sorting and filtering in the browser. The page's Content-Security-Policy admits that one
-script by its SHA-256 hash (:func:`script_source`), so the file stays self-contained and
-loads nothing.
+sorts, a numeric sort key where the text does not sort right: roles by rank, dates by time;
+the id behind a name, searched by the filter box and shown on hover, so ids need no columns
+of their own), in a box that scrolls sideways, under a hidden filter bar; the inline script
+``_report_script.js`` reveals the bar and does the sorting and filtering in the browser. The
+page's Content-Security-Policy admits that one script by its SHA-256 hash
+(:func:`script_source`), so the file stays self-contained and loads nothing.
 """
 
 from __future__ import annotations
@@ -22,19 +23,40 @@ import pandas as pd
 
 from docsapi._audit_data import ROLES, SEVERITY_DTYPE
 
-__all__ = ["interactive_table", "script_element", "script_source", "source_labels", "text"]
+__all__ = [
+    "id_labels",
+    "interactive_table",
+    "script_element",
+    "script_source",
+    "source_labels",
+    "text",
+]
 
 #: A column with at most this many distinct values (repeated) gets a filter menu.
-MAX_CHOICES = 30
+MAX_CHOICES = 12
+#: A column of single words at most this long never wraps.
+SHORT = 32
+#: A column with a text longer than this wraps anywhere (long addresses, lists of sources).
+LONG = 60
+#: Columns of prose: they wrap, and get room to be read.
+PROSE = frozenset({"detail", "message"})
+#: Columns that name or identify something, or hold free text: searched by the filter box,
+#: never offered as a menu.
+_NAMING = frozenset({"id", "title", "name", "display_name", "email", "source", "sources"})
+_NAMING_ENDS = ("_id", "_title", "_name", "_url", "_email")
+#: The label column of an id column that is not named ``<x>_title`` or ``<x>_name``.
+_LABELS = {"user_id": "display_name"}
 
 _SEVERITIES = tuple(SEVERITY_DTYPE.categories)
 
 
+def _present(value: Any) -> bool:
+    return not (pd.api.types.is_scalar(value) and pd.isna(value))
+
+
 def text(value: Any) -> str:
     """A cell's text, escaped; missing values are empty."""
-    if pd.api.types.is_scalar(value) and pd.isna(value):
-        return ""
-    return html.escape(str(value))
+    return html.escape(str(value)) if _present(value) else ""
 
 
 @cache
@@ -76,52 +98,142 @@ def _millis(series: pd.Series) -> list[str]:
     ]
 
 
+def _is_dates(series: pd.Series) -> bool:
+    return isinstance(series.dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_dtype(series)
+
+
 def _sort_keys(name: str, series: pd.Series) -> tuple[str, list[str] | None]:
     """How a column sorts ("number" or "text") and its per-cell keys, if not its text."""
     order = _rank_order(name, series)
     if order is not None:
         return "number", _ranks(series.astype(object), order)
-    if isinstance(series.dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_dtype(series):
+    if _is_dates(series):
         return "number", _millis(series)
     if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
         return "number", None
     return "text", None
 
 
+def _is_naming(name: str) -> bool:
+    """Whether a column names or identifies things, or holds free text (no menu for it)."""
+    return name in _NAMING or name in PROSE or name.endswith(_NAMING_ENDS)
+
+
 def _choices(name: str, series: pd.Series) -> list[str]:
     """The values offered by a column's filter menu; empty when the column gets none."""
+    if _is_naming(name):
+        return []
     kind, _ = _sort_keys(name, series)
-    if kind == "number" and _rank_order(name, series) is None:
+    order = _rank_order(name, series)
+    if kind == "number" and order is None:
         return []  # numbers and dates are sorted, not picked
     values = [str(v) for v in series.dropna().unique()]
     if not 2 <= len(values) <= MAX_CHOICES or len(values) == len(series):
         return []
-    order = _rank_order(name, series)
     if order is not None:
         return sorted(values, key=lambda v: order.index(v) if v in order else len(order))
     return sorted(values, key=str.casefold)
 
 
-def _filters(frame: pd.DataFrame, label: str) -> str:
+def id_labels(columns: list[str]) -> dict[str, str]:
+    """Each id column of ``columns`` that has a column naming its ids, with that column.
+
+    ``<x>_id`` is named by ``<x>_title`` or ``<x>_name``, ``user_id`` by ``display_name``.
+    """
+    labels: dict[str, str] = {}
+    for name in columns:
+        if not name.endswith("_id"):
+            continue
+        stem = name.removesuffix("_id")
+        candidates = (_LABELS.get(name), f"{stem}_title", f"{stem}_name")
+        found = next((c for c in candidates if c in columns and c not in labels.values()), None)
+        if found is not None:
+            labels[name] = found
+    return labels
+
+
+def _layout(columns: list[str]) -> list[tuple[str, str | None]]:
+    """The columns shown, in order: each a column and the id column shown in its cells.
+
+    An id column with a label column is shown as one column, the label's, where the first
+    of the two stands.
+    """
+    labels = id_labels(columns)
+    ids = {label: name for name, label in labels.items()}
+    shown: dict[str, str | None] = {}
+    for name in columns:
+        label = labels.get(name, name)
+        shown.setdefault(label, ids.get(label))
+    return list(shown.items())
+
+
+def _width_class(name: str, texts: list[str], *, dates: bool) -> str:
+    """How a column's cells wrap: ``prose`` wraps with room to be read, ``nw`` (dates, and
+    single words such as codes, roles and ids) never wraps, ``long`` (long text) wraps
+    anywhere, names wrap between words."""
+    if name in PROSE:
+        return "prose"
+    if dates or all(len(t) <= SHORT and " " not in t for t in texts):
+        return "nw"
+    return "long" if max(map(len, texts), default=0) > LONG else ""
+
+
+def _filters(frame: pd.DataFrame, shown: list[str], label: str) -> str:
     menus = []
-    for column_number, name in enumerate(frame.columns):
-        choices = _choices(str(name), frame[name])
+    for column_number, name in enumerate(shown):
+        choices = _choices(name, frame[name])
         if not choices:
             continue
         options = "".join(f'<option value="{text(c)}">{text(c)}</option>' for c in choices)
         menus.append(
-            f'<label>{text(name)} <select data-column="{column_number}">'
+            f'<label>{text(name)} <select data-column="{column_number}" data-name="{text(name)}">'
             f'<option value="">all</option>{options}</select></label>'
         )
     return (
         f'<div class="filters" hidden><input type="search" class="filter-text" '
-        f'placeholder="Filter rows" aria-label="Filter {text(label)}">{"".join(menus)}'
-        f'<span class="shown" aria-live="polite">{len(frame)} rows</span></div>'
+        f'placeholder="Filter rows: names or ids" aria-label="Filter {text(label)}">'
+        f'{"".join(menus)}<span class="shown" aria-live="polite">{len(frame)} rows</span></div>'
     )
+
+
+def _header(name: str, id_name: str | None, kind: str) -> str:
+    """A header cell; a long name may break after its underscores."""
+    words = "_<wbr>".join(text(part) for part in name.split("_"))
+    ids = f' data-id-column="{text(id_name)}"' if id_name else ""
+    return f'<th data-type="{kind}" data-name="{text(name)}"{ids}>{words}</th>'
+
+
+def _cells(frame: pd.DataFrame, name: str, id_name: str | None) -> tuple[str, list[str]]:
+    """The header and the cells of one shown column."""
+    kind, keys = _sort_keys(name, frame[name])
+    values = frame[name].astype(object).tolist()
+    ids = frame[id_name].astype(object).tolist() if id_name else [None] * len(values)
+    texts = [
+        str(value) if _present(value) else str(ident) if _present(ident) else ""
+        for value, ident in zip(values, ids, strict=True)
+    ]
+    css = _width_class(name, texts, dates=_is_dates(frame[name]))
+    cells = []
+    for i, (value, ident) in enumerate(zip(values, ids, strict=True)):
+        attributes = f' class="{css}"' if css else ""
+        if keys is not None:
+            attributes += f' data-key="{keys[i]}"'
+        content = text(value)
+        if id_name and _present(ident):
+            attributes += f' data-id="{text(ident)}" title="{text(id_name)}: {text(ident)}"'
+            if not _present(value):
+                content = f'<span class="id">{text(ident)}</span>'
+        cells.append(f"<td{attributes}>{content}</td>")
+    return _header(name, id_name, kind), cells
 
 
 def interactive_table(frame: pd.DataFrame, *, label: str, row_class: str | None = None) -> str:
     """A sortable, filterable HTML table of ``frame``.
+
+    An id column with a column naming its ids (:func:`id_labels`) is not shown apart: the
+    names are, each cell holding its id in ``data-id`` (which the filter box searches) and
+    ``title`` (shown on hover); an id without a name is shown itself. Short columns never
+    wrap, prose gets room, and the table scrolls sideways in its own box.
 
     Parameters
     ----------
@@ -137,26 +249,18 @@ def interactive_table(frame: pd.DataFrame, *, label: str, row_class: str | None 
     str
         A ``<div class="interactive">`` holding the filter bar and the table.
     """
-    keys = {}
-    head = []
-    for name in frame.columns:
-        kind, keys[name] = _sort_keys(str(name), frame[name])
-        head.append(f'<th data-type="{kind}">{text(name)}</th>')
-    columns = [(frame[name].astype(object).tolist(), keys[name]) for name in frame.columns]
+    frame = frame.rename(columns=str)
+    layout = _layout(list(frame.columns))
+    head, columns = zip(*(_cells(frame, name, id_name) for name, id_name in layout), strict=True)
     styles = frame[row_class].astype(object).tolist() if row_class else None
     rows = []
     for i in range(len(frame)):
-        cells = "".join(
-            f'<td data-key="{column_keys[i]}">{text(values[i])}</td>'
-            if column_keys is not None
-            else f"<td>{text(values[i])}</td>"
-            for values, column_keys in columns
-        )
         css = f' class="sev-{text(styles[i])}"' if styles is not None else ""
-        rows.append(f"<tr{css}>{cells}</tr>")
+        rows.append(f"<tr{css}>{''.join(cells[i] for cells in columns)}</tr>")
+    filters = _filters(frame, [name for name, _ in layout], label)
     return (
-        f'<div class="interactive">{_filters(frame, label)}<table><thead><tr>{"".join(head)}'
-        f"</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+        f'<div class="interactive">{filters}<div class="table-scroll"><table><thead><tr>'
+        f"{''.join(head)}</tr></thead><tbody>{''.join(rows)}</tbody></table></div></div>"
     )
 
 

@@ -73,6 +73,12 @@ th button.sort { all: unset; cursor: pointer; font-weight: bold; }
 th button.sort:focus-visible { outline: 2px solid #1f5fbf; }
 th[aria-sort=ascending] button.sort::after { content: " \\25B2"; }
 th[aria-sort=descending] button.sort::after { content: " \\25BC"; }
+.table-scroll { overflow: auto; max-height: 85vh; margin: .5rem 0; }
+.table-scroll table { margin: 0; } .table-scroll th { z-index: 1; }
+.table-scroll th, .table-scroll td { padding: .25rem .4rem; }
+td.nw { white-space: nowrap; } td.prose { min-width: 28em; }
+td.long { min-width: 12em; overflow-wrap: anywhere; }
+td .id { color: #666; font-family: ui-monospace, monospace; font-size: .85em; }
 """
 
 

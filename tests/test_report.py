@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from test_audit_analysis import make_data
 
-from docsapi._report_tables import interactive_table, script_source, source_labels
+from docsapi._report_tables import id_labels, interactive_table, script_source, source_labels
 from docsapi.audit import ROLE_DTYPE, analyze
 from docsapi.errors import ValidationError
 from docsapi.report import effective_view, paths_view
@@ -99,17 +99,17 @@ def test_roles_sort_by_rank_and_dates_by_time():
             "role": pd.Categorical(["edit", "admin", None, "read"], dtype=ROLE_DTYPE),
             "member_role": ["review", "guest", "admin", None],
             "seen": pd.to_datetime(["2026-01-02", None, "2025-12-31", "2026-01-01"], utc=True),
-            "name": ["b", "a", "b", "c"],
+            "kind": ["b", "a", "b", "c"],
             "count": [3, 1, 2, None],
         }
     )
     html = interactive_table(frame, label="t")
-    heads = re.findall(r'<th data-type="(\w+)">([^<]+)</th>', html)
+    heads = re.findall(r'<th data-type="(\w+)" data-name="(\w+)">', html)
     assert heads == [
         ("number", "role"),
         ("number", "member_role"),
         ("number", "seen"),
-        ("text", "name"),
+        ("text", "kind"),
         ("number", "count"),
     ]
     keys = [re.findall(r'data-key="([^"]*)"', row) for row in html.split("<tr>")[2:]]
@@ -118,9 +118,75 @@ def test_roles_sort_by_rank_and_dates_by_time():
     times = [int(row[2]) if row[2] else None for row in keys]
     assert times[2] < times[3] < times[0] and times[1] is None
     # a menu for each repeated categorical column, in rank order for roles
-    assert re.findall(r"<label>(\w+) <select", html) == ["role", "member_role", "name"]
+    assert re.findall(r"<label>(\w+) <select", html) == ["role", "member_role", "kind"]
     role_menu = re.search(r"<label>role <select.*?</select>", html)[0]
     assert re.findall(r'<option value="(\w*)">', role_menu) == ["", "read", "edit", "admin"]
+
+
+def test_menus_only_for_few_repeated_categories():
+    many = [f"v{i % 13}" for i in range(26)]  # 13 values, each twice: too many to pick from
+    frame = pd.DataFrame(
+        {
+            "rule": ["a", "b"] * 13,
+            "target_title": ["x", "y"] * 13,
+            "principal_name": ["p", "q"] * 13,
+            "email": ["e", "f"] * 13,
+            "stage": many,
+            "detail": ["d", "e"] * 13,
+            "error_id": ["i", "j"] * 13,
+        }
+    )
+    html = interactive_table(frame, label="t")
+    assert re.findall(r"<label>(\w+) <select", html) == ["rule"]
+
+
+def test_id_columns_are_shown_in_the_cells_of_their_names():
+    frame = pd.DataFrame(
+        {
+            "space_id": ["s1", "s2"],
+            "space_title": ["Docs", None],
+            "user_id": ["u1", None],
+            "display_name": ["Ada", None],
+            "site_id": ["w1", "w2"],
+            "role": ["read", "edit"],
+        }
+    )
+    html = interactive_table(frame, label="t")
+    heads = re.findall(r'<th data-type="\w+" data-name="(\w+)"( data-id-column="\w+")?>', html)
+    assert heads == [
+        ("space_title", ' data-id-column="space_id"'),
+        ("display_name", ' data-id-column="user_id"'),
+        ("site_id", ""),  # no site_title: the ids are the column
+        ("role", ""),
+    ]
+    rows = html.split("<tr>")[2:]
+    assert '<td class="nw" data-id="s1" title="space_id: s1">Docs</td>' in rows[0]
+    assert 'title="user_id: u1">Ada</td>' in rows[0]
+    # an id without a name is shown itself; nothing at all stays empty
+    assert (
+        '<td class="nw" data-id="s2" title="space_id: s2"><span class="id">s2</span></td>'
+        in (rows[1])
+    )
+    assert '<td class="nw"></td>' in rows[1]
+
+
+def test_report_tables_show_no_id_column_beside_its_title(audit):
+    from docsapi.report import render_html
+
+    text = render_html(audit)
+    tables = text.split("<table>")[1:]
+    assert len(tables) > 5
+    shown = [re.findall(r'<th data-type="\w+" data-name="(\w+)"', table) for table in tables]
+    assert all(not id_labels(heads) for heads in shown)  # no id beside the column naming it
+    assert {"target_title", "space_title", "principal_name", "display_name"} <= {
+        name for heads in shown for name in heads
+    }
+    findings = text[text.index("<h2>Findings</h2>") : text.index("<h2>Access paths</h2>")]
+    finding_heads = re.findall(r'data-name="(\w+)"', findings)
+    assert not [h for h in finding_heads if h.endswith("_id")]
+    for column in ("target_id", "principal_id"):
+        for ident in audit.findings[column].dropna():
+            assert f'data-id="{ident}" title="{column}: {ident}"' in findings
 
 
 def test_sources_show_team_and_collection_names_beside_ids():
@@ -175,6 +241,7 @@ def test_excel_has_one_sheet_per_table(audit, tmp_path):
     assert book.sheetnames[:3] == ["summary", "coverage", "findings"]
     findings = pd.read_excel(path, sheet_name="findings")
     assert len(findings) == len(audit.findings)
+    assert findings.columns.tolist() == audit.findings.columns.tolist()  # ids kept
     assert findings.loc[0, "severity"] == "high"
 
 

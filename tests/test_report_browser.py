@@ -12,7 +12,28 @@ from docsapi.report import effective_view
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 
-CELLS = "rows => rows.filter(r => !r.hidden).map(r => Array.from(r.cells, c => c.textContent))"
+#: The shown rows as {column: text}; a cell showing a name also gives its id column's value,
+#: and a cell showing an id for want of a name gives an empty name.
+RECORDS = """rows => rows.filter(r => !r.hidden).map(r => {
+  const heads = r.closest("table").tHead.rows[0].cells;
+  const record = {};
+  Array.from(r.cells).forEach((cell, i) => {
+    record[heads[i].dataset.name] = cell.querySelector(".id") ? "" : cell.textContent;
+    if (heads[i].dataset.idColumn) record[heads[i].dataset.idColumn] = cell.dataset.id || "";
+  });
+  return record;
+})"""
+
+
+def strings(frame, columns: list[str]) -> list[tuple[str, ...]]:
+    """The ``columns`` of each row of ``frame`` as the report shows them (missing: empty)."""
+    cells = frame[columns].astype(object).fillna("").astype(str)
+    return list(cells.itertuples(index=False, name=None))
+
+
+def shown(box, columns: list[str]) -> list[tuple[str, ...]]:
+    """The ``columns`` of each row the table in ``box`` shows."""
+    return [tuple(r[c] for c in columns) for r in box.locator("tbody tr").evaluate_all(RECORDS)]
 
 
 def containing(frame, text: str):
@@ -86,19 +107,14 @@ def test_findings_filtered_by_rule_show_exactly_that_rule(report, browser):
     expected = audit.findings[audit.findings["rule"] == rule]
     assert 1 < len(expected) < len(audit.findings)
 
-    box.locator(f"select[data-column='{audit.findings.columns.get_loc('rule')}']").select_option(
-        str(rule)
-    )
-    shown = box.locator("tbody tr").evaluate_all(CELLS)
-    targets = audit.findings.columns.get_loc("target_id")
-    assert [row[targets] for row in shown] == expected["target_id"].astype(str).tolist()
-    assert {row[audit.findings.columns.get_loc("rule")] for row in shown} == {rule}
+    box.locator("select[data-name='rule']").select_option(str(rule))
+    columns = ["target_id", "target_title", "rule"]
+    assert shown(box, columns) == strings(expected, columns)
     assert box.locator(".shown").text_content() == f"{len(expected)} of {len(audit.findings)} rows"
 
     box.locator("input.filter-text").fill(str(expected["target_title"].iloc[0]))
-    both = box.locator("tbody tr").evaluate_all(CELLS)
     narrowed = containing(expected, str(expected["target_title"].iloc[0]))
-    assert [row[targets] for row in both] == narrowed["target_id"].astype(str).tolist()
+    assert shown(box, columns) == strings(narrowed, columns)
     assert page.outside == [] and page.errors == []
 
 
@@ -110,29 +126,55 @@ def test_effective_access_sorts_by_role_rank_then_filters(report, browser):
     box = page.locator(f"div.interactive:has(input[aria-label='Filter {label}'])")
     view = effective_view(audit)
     pairs = ["space_id", "user_id", "role"]
-    columns = [view.columns.get_loc(name) for name in pairs]
 
-    def shown() -> list[tuple[str, ...]]:
-        rows = box.locator("tbody tr").evaluate_all(CELLS)
-        return [tuple(row[i] for i in columns) for row in rows]
-
-    def answer(frame) -> list[tuple[str, ...]]:
-        return list(frame[pairs].astype(str).itertuples(index=False, name=None))
-
-    header = box.locator("th").nth(view.columns.get_loc("role"))
+    header = box.locator("th[data-name='role']")
     header.locator("button").click()
     assert header.get_attribute("aria-sort") == "ascending"
-    assert shown() == answer(view.sort_values("role", kind="stable"))
+    assert shown(box, pairs) == strings(view.sort_values("role", kind="stable"), pairs)
     header.locator("button").click()
     assert header.get_attribute("aria-sort") == "descending"
     expected = view.sort_values("role", ascending=False, kind="stable")
-    assert shown() == answer(expected)
-    assert shown()[0][2] == "admin" and shown()[-1][2] == view["role"].min()
+    assert shown(box, pairs) == strings(expected, pairs)
+    roles = [role for _, _, role in shown(box, pairs)]
+    assert roles[0] == "admin" and roles[-1] == view["role"].min()
 
-    box.locator(f"select[data-column='{view.columns.get_loc('role')}']").select_option("edit")
-    assert shown() == answer(expected[expected["role"] == "edit"])
+    box.locator("select[data-name='role']").select_option("edit")
+    assert shown(box, pairs) == strings(expected[expected["role"] == "edit"], pairs)
     team = audit.data.teams["title"].iloc[0]
     box.locator("input.filter-text").fill(team)
     chosen = containing(expected[expected["role"] == "edit"], team)
-    assert len(chosen) > 0 and shown() == answer(chosen)
+    assert len(chosen) > 0 and shown(box, pairs) == strings(chosen, pairs)
+    assert page.outside == [] and page.errors == []
+
+
+def test_report_fits_1280_px_and_names_things_with_their_ids_on_hover(report, browser):
+    audit, path = report
+    page = open_offline(browser, path)
+    page.eval_on_selector_all("details", "sections => sections.forEach(d => (d.open = true))")
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= 1280  # wide tables scroll
+    box = page.locator("div.interactive:has(input[aria-label='Filter findings'])")
+    # the findings fit their box: no sideways scrolling to read a finding's detail
+    widths = box.locator(".table-scroll").evaluate("b => [b.scrollWidth, b.clientWidth]")
+    assert widths[0] <= widths[1]
+    heads = box.locator("th").evaluate_all("hs => hs.map(h => h.dataset.name)")
+    assert "target_title" in heads and not [h for h in heads if h.endswith("_id")]
+    menus = box.locator("select").evaluate_all("s => s.map(m => m.dataset.name)")
+    assert set(menus) <= {"severity", "rule", "target_type", "principal_type"}
+
+    titles = box.locator("th[data-name='target_title']")
+    column = box.locator("th").evaluate_all(
+        "hs => hs.findIndex(h => h.dataset.name === 'target_title')"
+    )
+    cells = box.locator(f"tbody tr td:nth-child({column + 1})")
+    assert titles.count() == 1 and cells.count() == len(audit.findings)
+    first = audit.findings.iloc[0]
+    assert cells.nth(0).text_content() == first["target_title"]
+    assert first["target_id"] in cells.nth(0).get_attribute("title")  # the id on hover
+
+    # an id appears in no cell's text, yet pasting it in the filter box finds its rows
+    user = audit.findings["principal_id"].dropna().iloc[0]
+    assert user not in box.locator("tbody").inner_text()
+    box.locator("input.filter-text").fill(user)
+    columns = ["principal_id", "principal_name", "rule", "target_id"]
+    assert shown(box, columns) == strings(containing(audit.findings, user), columns)
     assert page.outside == [] and page.errors == []
