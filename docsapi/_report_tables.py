@@ -98,6 +98,12 @@ def _millis(series: pd.Series) -> list[str]:
     ]
 
 
+def _minutes(series: pd.Series) -> list[str]:
+    """Moments shown to the minute, in UTC (the exact moment is the cell's ``title``)."""
+    stamps = pd.to_datetime(series, utc=True)
+    return stamps.dt.strftime("%Y-%m-%d %H:%M UTC").fillna("").tolist()
+
+
 def _is_dates(series: pd.Series) -> bool:
     return isinstance(series.dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_dtype(series)
 
@@ -212,13 +218,18 @@ def _cells(frame: pd.DataFrame, name: str, id_name: str | None) -> tuple[str, li
         str(value) if _present(value) else str(ident) if _present(ident) else ""
         for value, ident in zip(values, ids, strict=True)
     ]
-    css = _width_class(name, texts, dates=_is_dates(frame[name]))
+    dates = _is_dates(frame[name])
+    css = _width_class(name, texts, dates=dates)
+    shown = _minutes(frame[name]) if dates else None
     cells = []
     for i, (value, ident) in enumerate(zip(values, ids, strict=True)):
         attributes = f' class="{css}"' if css else ""
         if keys is not None:
             attributes += f' data-key="{keys[i]}"'
         content = text(value)
+        if shown is not None and _present(value):
+            attributes += f' title="{content}"'
+            content = text(shown[i])
         if id_name and _present(ident):
             attributes += f' data-id="{text(ident)}" title="{text(id_name)}: {text(ident)}"'
             if not _present(value):

@@ -123,6 +123,17 @@ def test_roles_sort_by_rank_and_dates_by_time():
     assert re.findall(r'<option value="(\w*)">', role_menu) == ["", "read", "edit", "admin"]
 
 
+def test_moments_are_shown_to_the_minute_with_the_exact_moment_on_hover():
+    frame = pd.DataFrame(
+        {"seen": pd.to_datetime(["2026-01-02 10:44:47.946", None], utc=True), "n": [1, 2]}
+    )
+    html = interactive_table(frame, label="t")
+    cells = re.findall(r"<td[^>]*>[^<]*</td>", html)
+    assert 'title="2026-01-02 10:44:47.946000+00:00"' in cells[0]
+    assert cells[0].endswith(">2026-01-02 10:44 UTC</td>")
+    assert "title" not in cells[2] and cells[2].endswith("></td>")
+
+
 def test_menus_only_for_few_repeated_categories():
     many = [f"v{i % 13}" for i in range(26)]  # 13 values, each twice: too many to pick from
     frame = pd.DataFrame(
