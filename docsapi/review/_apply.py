@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from docsapi.errors import APIStatusError, DocsAPIError, ValidationError
+from docsapi.errors import APIStatusError, DocsAPIError, MissingCredentialError, ValidationError
 from docsapi.review._operations import OPERATIONS, Target
 
 if TYPE_CHECKING:
@@ -140,6 +140,8 @@ def apply_plan(
     ------
     ValidationError
         For a plan that is not one (nothing is sent).
+    MissingCredentialError
+        When the client has no token (nothing is sent).
 
     Examples
     --------
@@ -162,6 +164,8 @@ def apply_plan(
             }
             try:
                 outcome = OPERATIONS[str(call.operation)].send(client, _target(call))
+            except MissingCredentialError:
+                raise  # nothing was sent: a configuration problem, not a call that failed
             except DocsAPIError as exc:
                 rows.append(
                     {
