@@ -34,6 +34,13 @@ __all__ = ["AccessReview"]
 #: The tables a review saves with its snapshot.
 DECISIONS_TABLE = "review_decisions"
 RESULTS_TABLE = "review_results"
+SIGN_OFFS_TABLE = "review_sign_offs"
+_SIGN_OFF_COLUMNS = {
+    "name": "string[python]",
+    "role": "string[python]",
+    "note": "string[python]",
+    "signed_at": "datetime64[ns, UTC]",
+}
 
 
 class AccessReview:
@@ -64,6 +71,8 @@ class AccessReview:
         ``reviewer``, ``decided_at``.
     results : DataFrame
         Every call sent by :meth:`apply`, in every sitting.
+    sign_offs : DataFrame
+        Sign-offs recorded by :meth:`sign_off`: ``name``, ``role``, ``note``, ``signed_at``.
 
     Raises
     ------
@@ -95,6 +104,7 @@ class AccessReview:
         self.team_change = team_change
         self.decisions = _decisions.decisions_table(audit)
         self.results = empty_results()
+        self.sign_offs = pd.DataFrame(columns=list(_SIGN_OFF_COLUMNS)).astype(_SIGN_OFF_COLUMNS)
 
     def __repr__(self) -> str:
         counts = self.decisions["decision"].value_counts()
@@ -299,6 +309,7 @@ class AccessReview:
                 self.audit.save(folder)
         save_table(folder, DECISIONS_TABLE, self.decisions)
         save_table(folder, RESULTS_TABLE, self.results)
+        save_table(folder, SIGN_OFFS_TABLE, self.sign_offs)
         return folder
 
     @classmethod
@@ -335,4 +346,62 @@ class AccessReview:
             )
         if RESULTS_TABLE in saved:
             review.results = load_table(path, RESULTS_TABLE)
+        if SIGN_OFFS_TABLE in saved:
+            review.sign_offs = load_table(path, SIGN_OFFS_TABLE)
         return review
+
+    # -- evidence ----------------------------------------------------------------------------
+    def sign_off(self, name: str, *, role: str | None = None, note: str | None = None) -> None:
+        """Record that ``name`` signed the review off (shown in the evidence).
+
+        Parameters
+        ----------
+        name : str
+            Who signs.
+        role : str, optional
+            Their role, e.g. ``"Head of Security"``.
+        note : str, optional
+            Anything they add.
+
+        Raises
+        ------
+        ValidationError
+            For an empty name, or a role or note that is not text.
+        """
+        if not isinstance(name, str) or not name.strip():
+            raise ValidationError("name", "name who signs off, e.g. sign_off('Ada Cerf')")
+        for argument, value in (("role", role), ("note", note)):
+            if value is not None and not isinstance(value, str):
+                raise ValidationError(argument, f"must be text, got {type(value).__name__}")
+        row = pd.DataFrame(
+            [
+                {
+                    "name": name.strip(),
+                    "role": role,
+                    "note": note,
+                    "signed_at": pd.Timestamp.now(tz="UTC"),
+                }
+            ]
+        ).astype(_SIGN_OFF_COLUMNS)
+        earlier = self.sign_offs
+        self.sign_offs = pd.concat([earlier, row], ignore_index=True) if len(earlier) else row
+
+    def summary(self) -> pd.DataFrame:
+        """The review in numbers: accesses, decisions, calls planned and done, sign-offs."""
+        from docsapi.review._evidence import summary_table
+
+        return summary_table(self)
+
+    def to_excel(self, path: str | os.PathLike[str]) -> Path:
+        """Write the evidence workbook (sheets summary, decisions, plan, results, sign-off);
+        see :func:`docsapi.review._evidence.write_excel`."""
+        from docsapi.review._evidence import write_excel
+
+        return write_excel(self, path)
+
+    def to_html(self, path: str | os.PathLike[str]) -> Path:
+        """Write the evidence as one self-contained HTML page; see
+        :func:`docsapi.review._evidence.write_html`."""
+        from docsapi.review._evidence import write_html
+
+        return write_html(self, path)
