@@ -28,6 +28,7 @@ from docsapi.review._plan import TEAM_CHANGES, build_plan
 if TYPE_CHECKING:
     from docsapi.audit import PermissionAudit
     from docsapi.client import DocsClient
+    from docsapi.review.panel import ReviewPanel
 
 __all__ = ["AccessReview"]
 
@@ -405,3 +406,10 @@ class AccessReview:
         from docsapi.review._evidence import write_html
 
         return write_html(self, path)
+
+    def panel(self) -> ReviewPanel:
+        """The ipywidgets panel to filter, decide, plan, dry-run and apply in a notebook;
+        see :class:`docsapi.review.panel.ReviewPanel`."""
+        from docsapi.review.panel import ReviewPanel
+
+        return ReviewPanel(self)
