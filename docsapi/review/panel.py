@@ -87,6 +87,16 @@ class ReviewPanel(FormBase):
         self._report(self._show_loaded(None))
         self.loaded = True  # everything it shows is in memory: nothing to load
 
+    def __repr__(self) -> str:
+        counts = self.review.decisions["decision"].value_counts()
+        decided = ", ".join(f"{k}={counts.get(k, 0)}" for k in ("keep", "revoke", "lower"))
+        return (
+            f"ReviewPanel(reviewer={self.review.reviewer!r}, "
+            f"accesses={len(self.review.decisions)}, shown={len(self.rows_select.options)}, "
+            f"picked={len(self.rows_select.value)}, "
+            f"{decided})"
+        )
+
     # -- building ----------------------------------------------------------------------------
     def _build(self) -> None:
         decisions = self.review.decisions
