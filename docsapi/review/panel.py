@@ -74,6 +74,13 @@ class ReviewPanel(FormBase):
     status_output : Output
         Status lines, and the plan or results as a table.
 
+    Notes
+    -----
+    The inputs and buttons carry CSS classes for browser tests: ``docsapi-rows``,
+    ``docsapi-select-all``, ``docsapi-comment``, ``docsapi-keep``, ``docsapi-revoke``,
+    ``docsapi-lower``, ``docsapi-plan``, ``docsapi-dry-run``, ``docsapi-apply``,
+    ``docsapi-status``.
+
     Examples
     --------
     >>> review.panel()                                       # doctest: +SKIP
@@ -135,6 +142,19 @@ class ReviewPanel(FormBase):
         self.dry_run_button = widgets.Button(description="Dry run", icon="eye")
         self.apply_button = widgets.Button(description="Apply", icon="play", button_style="primary")
         self.counts_html = widgets.HTML()
+        for name in (
+            "rows_select",
+            "select_all_button",
+            "comment_text",
+            "keep_button",
+            "revoke_button",
+            "lower_button",
+            "plan_button",
+            "dry_run_button",
+            "apply_button",
+            "status_output",
+        ):
+            getattr(self, name).add_class(f"docsapi-{name.rsplit('_', 1)[0].replace('_', '-')}")
         self._show_rows()
 
     def _filters(self) -> tuple[widgets.Dropdown, ...]:
@@ -281,5 +301,6 @@ class ReviewPanel(FormBase):
             )
         else:
             done = int((ran["status"] == "done").sum())
-            self._report(f"Applied: {done} call(s) done.", "success", details=ran[columns])
+            shown = ran[columns[:-1]]  # no error to show
+            self._report(f"Applied: {done} call(s) done.", "success", details=shown)
         return ran
