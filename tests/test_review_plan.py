@@ -184,3 +184,20 @@ def test_a_carried_out_plan_takes_exactly_the_decided_access_and_its_blast_radiu
     assert lost == gone_announced
     lowered = {k for k in before_roles if k in after_roles and after_roles[k] < before_roles[k]}
     assert lowered == announced - gone_announced
+
+
+def test_a_default_level_set_above_some_members_role_shows_who_it_raises():
+    """s6 inherits each member's organization role: lowering the admin's default access to
+    edit sets the level to edit, which raises the read member r."""
+    from audit_org import Org
+
+    o = Org().member("boss", "admin").member("lead", "admin").member("r", "read")
+    o.space("s6", default="inherit").grant("s6", "boss", "admin")
+    r = AccessReview(o.audit(), reviewer="R")
+    r.decide({"space": "s6", "user": "lead"}, "lower", lower_to="edit")
+    plan = r.plan()
+    assert plan["operation"].tolist() == ["updateSpaceById", "updateMemberInOrganizationById"]
+    assert plan["body"].tolist() == [{"defaultLevel": "edit"}, {"role": "edit"}]
+    assert accesses(plan["also_raises"].iloc[0]) == {"R on S6"}
+    assert plan["also_raises_count"].tolist() == [1, 0]
+    assert set(r.blast_radius()["change"]) == {"raised", "lowered"}

@@ -93,7 +93,11 @@ def dry_run_calls(plan: pd.DataFrame, results: pd.DataFrame | None = None) -> pd
     shown = plan[["step", "call_id", "operation", "method", "path", "body", "change"]].copy()
     would = ["skip (done)" if c in done else "would send" for c in plan["call_id"].astype(str)]
     shown.insert(0, "action", pd.array(would, dtype=_STRING))
-    extra = [c for c in ("also_revokes_count", "also_lowers_count") if c in plan.columns]
+    extra = [
+        c
+        for c in ("also_revokes_count", "also_lowers_count", "also_raises_count")
+        if c in plan.columns
+    ]
     for column in extra:
         shown[column] = plan[column]
     return shown.reset_index(drop=True)

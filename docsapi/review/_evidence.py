@@ -67,6 +67,7 @@ def summary_table(review: AccessReview) -> pd.DataFrame:
         ("calls planned", len(plan)),
         ("accesses also revoked (blast radius)", int(plan["also_revokes_count"].sum())),
         ("accesses also lowered (blast radius)", int(plan["also_lowers_count"].sum())),
+        ("accesses also raised (blast radius)", int(plan["also_raises_count"].sum())),
         ("calls done", len(done_calls(results) & set(plan["call_id"].astype(str)))),
         ("calls failed (attempts)", int((results["status"] == "failed").sum())),
         ("sign-offs", len(review.sign_offs)),
@@ -172,6 +173,8 @@ _PLAN_SHOWN = (
     "also_revokes",
     "also_lowers_count",
     "also_lowers",
+    "also_raises_count",
+    "also_raises",
     "note",
 )
 _REVIEW_CSS = """

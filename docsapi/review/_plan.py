@@ -17,8 +17,9 @@ A decision is about one access (a space and a user); the access comes by one or 
 Calls that several decisions share are sent once (a role set twice keeps the lower), and
 organization role changes come last (one may demote the admin sending the plan). The
 calls are then played, in order, on the audit's ``paths`` table: every access a call takes
-away (or lowers) that no decision asked for is its blast radius (``also_revokes``,
-``also_lowers``), known before anything is sent.
+away, lowers or raises that no decision asked for is its blast radius (``also_revokes``,
+``also_lowers``, ``also_raises``: a default level set to R raises members whose own
+organization role is below R), known before anything is sent.
 """
 
 from __future__ import annotations
@@ -65,6 +66,8 @@ PLAN_COLUMNS: dict[str, Any] = {
     "also_revokes_count": "Int64",
     "also_lowers": _STRING,
     "also_lowers_count": "Int64",
+    "also_raises": _STRING,
+    "also_raises_count": "Int64",
     "note": _STRING,
 }
 #: The columns of the blast radius table (every access a plan changes, by call).
@@ -272,6 +275,15 @@ def _access_roles(paths: pd.DataFrame) -> dict[tuple[str, str], int]:
     return dict(zip(best.index, best.to_numpy(dtype=np.int64), strict=True))
 
 
+def _changed(
+    before: dict[tuple[str, str], int], after: dict[tuple[str, str], int]
+) -> list[tuple[tuple[str, str], int, int | None]]:
+    """(access, role code before, code after or None) for every access whose role changed.
+
+    A call never adds an access, so every access after was there before."""
+    return [(key, code, after.get(key)) for key, code in before.items() if after.get(key) != code]
+
+
 def build_plan(
     audit: PermissionAudit, decisions: pd.DataFrame, team_change: str = "membership"
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -309,12 +321,10 @@ def build_plan(
         identifier = call_id(call.operation, path, body)
         paths = simulate(paths, call.operation, call.target)
         after = _access_roles(paths)
-        revoked, lowered = [], []
-        for key, code in before.items():
-            now = after.get(key)
-            if now is not None and now >= code:
-                continue
+        revoked, lowered, raised = [], [], []
+        for key, code, now in _changed(before, after):
             decided = intended.get(key)
+            change = "revoked" if now is None else ("lowered" if now < code else "raised")
             impact.append(
                 {
                     "call_id": identifier,
@@ -324,14 +334,15 @@ def build_plan(
                     "display_name": names.users.get(key[1], key[1]),
                     "role_before": ROLES[code],
                     "role_after": None if now is None else ROLES[now],
-                    "change": "revoked" if now is None else "lowered",
+                    "change": change,
                     "decided": decided,
                 }
             )
             if now is None and decided != "revoke":
                 revoked.append(f"{names.access(*key)} ({ROLES[code]})")
             elif now is not None and decided is None:
-                lowered.append(f"{names.access(*key)} ({ROLES[code]} to {ROLES[now]})")
+                moved = f"{names.access(*key)} ({ROLES[code]} to {ROLES[now]})"
+                (lowered if now < code else raised).append(moved)
         before = after
         rows.append(
             {
@@ -353,6 +364,8 @@ def build_plan(
                 "also_revokes_count": len(revoked),
                 "also_lowers": "; ".join(lowered) or None,
                 "also_lowers_count": len(lowered),
+                "also_raises": "; ".join(raised) or None,
+                "also_raises_count": len(raised),
                 "note": call.note or None,
             }
         )

@@ -206,9 +206,9 @@ class AccessReview:
             ``operation`` (the API's operationId), ``method``, ``path``, ``body``, the ids it
             acts on (``org_id``, ``space_id``, ``collection_id``, ``team_id``,
             ``user_id``) and ``role`` it sets, ``change`` (in words), ``decisions`` and
-            ``findings`` it carries out, ``also_revokes`` / ``also_lowers`` (the blast
-            radius: accesses no decision asked to change that the call takes away or
-            lowers) with their counts, and ``note`` (why this operation).
+            ``findings`` it carries out, ``also_revokes`` / ``also_lowers`` / ``also_raises``
+            (the blast radius: accesses no decision asked to change that the call takes
+            away, lowers or raises) with their counts, and ``note`` (why this operation).
 
         Examples
         --------
