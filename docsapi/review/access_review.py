@@ -117,7 +117,15 @@ class AccessReview:
         )
 
     # -- deciding ----------------------------------------------------------------------------
-    def select(self, **filters: object) -> pd.DataFrame:
+    def select(
+        self,
+        *,
+        space: str | list[str] | None = None,
+        user: str | list[str] | None = None,
+        role: str | list[str] | None = None,
+        path: str | list[str] | None = None,
+        finding: str | list[str] | None = None,
+    ) -> pd.DataFrame:
         """The decisions' rows matching every filter (each a text or a list of texts).
 
         Parameters
@@ -138,7 +146,9 @@ class AccessReview:
         --------
         >>> review.select(path="team", role=["admin", "create"])   # doctest: +SKIP
         """
-        return _decisions.select(self.decisions, **filters)
+        return _decisions.select(
+            self.decisions, space=space, user=user, role=role, path=path, finding=finding
+        )
 
     def decide(
         self,
