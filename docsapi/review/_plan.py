@@ -276,12 +276,33 @@ def _access_roles(paths: pd.DataFrame) -> dict[tuple[str, str], int]:
 
 
 def _changed(
-    before: dict[tuple[str, str], int], after: dict[tuple[str, str], int]
+    before: pd.DataFrame, after: pd.DataFrame, roles: dict[tuple[str, str], int]
 ) -> list[tuple[tuple[str, str], int, int | None]]:
-    """(access, role code before, code after or None) for every access whose role changed.
+    """(access, role code before, code after or None) for every access whose role a call
+    changed, from the paths it dropped or changed; ``roles`` is brought up to date.
 
-    A call never adds an access, so every access after was there before."""
-    return [(key, code, after.get(key)) for key, code in before.items() if after.get(key) != code]
+    A call never adds an access or a path, so only the accesses of those paths can change."""
+    kept = before.index.isin(after.index)
+    old_codes = before["code"].to_numpy()
+    new_codes = after["code"].reindex(before.index).to_numpy()
+    touched = ~kept | (old_codes != new_codes)
+    keys = set(zip(before["space_id"][touched], before["user_id"][touched], strict=True))
+    if not keys:
+        return []
+    users = after[after["user_id"].isin({user for _, user in keys})]
+    pairs = zip(users["space_id"], users["user_id"], strict=True)
+    mine = users[np.fromiter((pair in keys for pair in pairs), dtype=bool, count=len(users))]
+    now = _access_roles(mine)
+    found = []
+    for key in sorted(keys):
+        code, new = roles[key], now.get(key)
+        if new != code:
+            found.append((key, code, new))
+            if new is None:
+                del roles[key]
+            else:
+                roles[key] = new
+    return found
 
 
 def build_plan(
@@ -313,16 +334,17 @@ def build_plan(
             calls.append(call)
     intended = {(d.space_id, d.user_id): d.decision for d in acted.itertuples(index=False)}
     rows, impact = [], []
-    before = _access_roles(paths)
+    roles = _access_roles(paths)
     for step, call in enumerate(_merge(calls), start=1):
         operation = OPERATIONS[call.operation]
         path = operation.path(call.target)
         body = operation.body(call.target)
         identifier = call_id(call.operation, path, body)
-        paths = simulate(paths, call.operation, call.target)
-        after = _access_roles(paths)
+        changed_paths = simulate(paths, call.operation, call.target)
+        changes = _changed(paths, changed_paths, roles)
+        paths = changed_paths
         revoked, lowered, raised = [], [], []
-        for key, code, now in _changed(before, after):
+        for key, code, now in changes:
             decided = intended.get(key)
             change = "revoked" if now is None else ("lowered" if now < code else "raised")
             impact.append(
@@ -343,7 +365,6 @@ def build_plan(
             elif now is not None and decided is None:
                 moved = f"{names.access(*key)} ({ROLES[code]} to {ROLES[now]})"
                 (lowered if now < code else raised).append(moved)
-        before = after
         rows.append(
             {
                 "call_id": identifier,
