@@ -72,6 +72,7 @@ def test_decide_records_reviewer_time_and_comment(review):
     [
         ({"space": "s1"}, "delete", {}, "decision"),
         ({"space": "s1"}, "lower", {"lower_to": "owner"}, "lower_to"),
+        ({"space": "s1"}, "lower", {"lower_to": "guest"}, "lower_to"),
         ({"space": "s1"}, "lower", {}, "lower_to"),
         ({"space": "s1"}, "lower", {"lower_to": "edit"}, "lower_to"),  # a is edit: not lower
         ({"space": "s1"}, "revoke", {"lower_to": "read"}, "lower_to"),

@@ -201,3 +201,13 @@ def test_a_default_level_set_above_some_members_role_shows_who_it_raises():
     assert accesses(plan["also_raises"].iloc[0]) == {"R on S6"}
     assert plan["also_raises_count"].tolist() == [1, 0]
     assert set(r.blast_radius()["change"]) == {"raised", "lowered"}
+
+
+def test_an_access_decided_keep_that_a_call_would_take_is_marked():
+    r = review(team_change="grant")
+    r.decide({"space": "s1", "user": "b"}, "keep", comment="b stays")
+    r.decide({"space": "s1", "user": "a"}, "revoke")
+    plan = r.plan()
+    assert plan["also_revokes"].iloc[1] == "B on S1 (edit, DECIDED KEEP)"
+    kept = r.blast_radius()
+    assert kept.loc[kept["display_name"] == "B", "decided"].tolist() == ["keep"]

@@ -24,6 +24,7 @@ __all__ = [
     "DECISIONS",
     "DECISION_COLUMNS",
     "FILTERS",
+    "LOWER_TO",
     "conform_saved",
     "decide",
     "decisions_table",
@@ -32,6 +33,8 @@ __all__ = [
 
 #: What a reviewer can decide about an access.
 DECISIONS: tuple[str, ...] = ("keep", "revoke", "lower")
+#: The roles an access can be lowered to (to guest: revoke it instead).
+LOWER_TO: tuple[str, ...] = tuple(r for r in ROLES if r not in ("guest", "admin"))
 #: The filters of :func:`select` (and of the panel), in the order they are shown.
 FILTERS: tuple[str, ...] = ("space", "user", "role", "path", "finding")
 
@@ -230,9 +233,12 @@ def decide(
     if not len(labels):
         raise ValidationError("rows", "match no access: check the filter against review.decisions")
     if decision == "lower":
-        if lower_to not in ROLES or lower_to == "admin":
-            allowed = ", ".join(r for r in ROLES if r != "admin")
-            raise ValidationError("lower_to", f"lowering needs a role: one of {allowed}")
+        if lower_to not in LOWER_TO:
+            raise ValidationError(
+                "lower_to",
+                f"lowering needs a role: one of {', '.join(LOWER_TO)} (to take the access "
+                "away, decide revoke)",
+            )
         roles = decisions.loc[labels, "role"]
         not_lower = roles[roles <= lower_to]
         if len(not_lower):

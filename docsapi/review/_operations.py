@@ -99,11 +99,8 @@ def _drop(**keys: str) -> Effect:
 def _set(**keys: str) -> Effect:
     def effect(paths: pd.DataFrame, target: Target) -> pd.DataFrame:
         equal = {column: getattr(target, attribute) for column, attribute in keys.items()}
-        hits = _rows(paths, **equal)
-        if target.role is None:
-            return paths[~hits]
         paths = paths.copy()
-        paths.loc[hits, "code"] = _code(target.role)
+        paths.loc[_rows(paths, **equal), "code"] = _code(target.role)
         return paths
 
     return effect

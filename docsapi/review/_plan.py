@@ -19,7 +19,8 @@ organization role changes come last (one may demote the admin sending the plan).
 calls are then played, in order, on the audit's ``paths`` table: every access a call takes
 away, lowers or raises that no decision asked for is its blast radius (``also_revokes``,
 ``also_lowers``, ``also_raises``: a default level set to R raises members whose own
-organization role is below R), known before anything is sent.
+organization role is below R), known before anything is sent; an access the reviewer
+decided to keep is marked ``DECIDED KEEP`` there.
 """
 
 from __future__ import annotations
@@ -332,7 +333,8 @@ def build_plan(
             call.decisions.append(label)
             call.findings.extend(f for f in findings if f not in call.findings)
             calls.append(call)
-    intended = {(d.space_id, d.user_id): d.decision for d in acted.itertuples(index=False)}
+    decided_rows = decisions[decisions["decision"].notna()]
+    intended = {(d.space_id, d.user_id): d.decision for d in decided_rows.itertuples(index=False)}
     rows, impact = [], []
     roles = _access_roles(paths)
     for step, call in enumerate(_merge(calls), start=1):
@@ -360,10 +362,11 @@ def build_plan(
                     "decided": decided,
                 }
             )
+            kept = ", DECIDED KEEP" if decided == "keep" else ""
             if now is None and decided != "revoke":
-                revoked.append(f"{names.access(*key)} ({ROLES[code]})")
-            elif now is not None and decided is None:
-                moved = f"{names.access(*key)} ({ROLES[code]} to {ROLES[now]})"
+                revoked.append(f"{names.access(*key)} ({ROLES[code]}{kept})")
+            elif now is not None and decided not in ("revoke", "lower"):
+                moved = f"{names.access(*key)} ({ROLES[code]} to {ROLES[now]}{kept})"
                 (lowered if now < code else raised).append(moved)
         rows.append(
             {

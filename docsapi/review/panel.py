@@ -17,7 +17,7 @@ import pandas as pd
 
 from docsapi._audit_data import ROLES
 from docsapi.errors import ValidationError
-from docsapi.review._decisions import FILTERS
+from docsapi.review._decisions import FILTERS, LOWER_TO
 from docsapi.widgets._base import LABEL_STYLE, FormBase
 
 if TYPE_CHECKING:
@@ -136,7 +136,7 @@ class ReviewPanel(FormBase):
         self.revoke_button = widgets.Button(description="Revoke", button_style="danger")
         self.lower_button = widgets.Button(description="Lower to", button_style="warning")
         self.lower_dropdown = widgets.Dropdown(
-            options=[r for r in ROLES if r != "admin"], value="read", layout={"width": "120px"}
+            options=list(LOWER_TO), value="read", layout={"width": "120px"}
         )
         self.plan_button = widgets.Button(description="Plan", icon="list")
         self.dry_run_button = widgets.Button(description="Dry run", icon="eye")
