@@ -295,7 +295,7 @@ def _changed(
     mine = users[np.fromiter((pair in keys for pair in pairs), dtype=bool, count=len(users))]
     now = _access_roles(mine)
     found = []
-    for key in sorted(keys):
+    for key in keys:
         code, new = roles[key], now.get(key)
         if new != code:
             found.append((key, code, new))
@@ -343,7 +343,10 @@ def build_plan(
         body = operation.body(call.target)
         identifier = call_id(call.operation, path, body)
         changed_paths = simulate(paths, call.operation, call.target)
-        changes = _changed(paths, changed_paths, roles)
+        changes = sorted(
+            _changed(paths, changed_paths, roles),
+            key=lambda c: (names.spaces.get(c[0][0], ""), names.users.get(c[0][1], ""), c[0]),
+        )
         paths = changed_paths
         revoked, lowered, raised = [], [], []
         for key, code, now in changes:
