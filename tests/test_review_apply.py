@@ -107,5 +107,9 @@ def test_apply_needs_a_client_and_a_real_plan(sandbox):
     plan.loc[0, "path"] = "/spaces/other/permissions/users/x"
     with pytest.raises(ValidationError, match="edited"):
         apply_plan(sandbox.client(), plan, progress=False)
+    plan = review.plan()
+    plan.at[0, "body"] = {"role": "admin"}
+    with pytest.raises(ValidationError, match="edited"):
+        apply_plan(sandbox.client(), plan, progress=False)
     with pytest.raises(ValidationError, match="columns"):
         apply_plan(sandbox.client(), plan.drop(columns=["operation"]), progress=False)

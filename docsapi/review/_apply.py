@@ -77,11 +77,17 @@ def check_plan(plan: pd.DataFrame) -> None:
     for call in plan.itertuples(index=False):
         operation = OPERATIONS[str(call.operation)]
         target = _target(call)
-        if operation.method != call.method or operation.path(target) != call.path:
+        body = getattr(call, "body", None)
+        if (
+            operation.method != call.method
+            or operation.path(target) != call.path
+            or (body is not None and body != operation.body(target))
+        ):
             raise ValidationError(
                 "plan",
-                f"call {call.call_id} says {call.method} {call.path}, but its ids make "
-                f"{operation.method} {operation.path(target)}: the plan was edited; make it again",
+                f"call {call.call_id} says {call.method} {call.path} {body or ''}, but its ids "
+                f"and role make {operation.method} {operation.path(target)} "
+                f"{operation.body(target) or ''}: the plan was edited; make it again",
             )
 
 
