@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 from pandas.testing import assert_frame_equal
-from test_review_plan import org
+from review_org import org
 
 import docsapi
 from docsapi import AccessReview

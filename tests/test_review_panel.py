@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from test_review_plan import org
+from review_org import org
 
 import docsapi
 from docsapi import AccessReview
