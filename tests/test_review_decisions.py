@@ -121,3 +121,12 @@ def test_saving_needs_a_folder_and_loading_a_snapshot(review, tmp_path):
         review.save()
     with pytest.raises(SnapshotError):
         AccessReview.load(tmp_path / "missing", reviewer="R")
+
+
+def test_a_partial_audit_is_reviewed_with_a_warning():
+    from audit_org import Org
+
+    partial = Org().member("boss", "admin").space("s1").fail("space", "s1", "permissions").audit()
+    assert not partial.complete
+    with pytest.warns(UserWarning, match="partial"):
+        AccessReview(partial, reviewer="R")

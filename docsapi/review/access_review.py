@@ -15,6 +15,7 @@ Examples
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -79,6 +80,12 @@ class AccessReview:
     ------
     ValidationError
         For an audit that is not one, or an empty reviewer.
+
+    Warns
+    -----
+    UserWarning
+        For a partial audit (``audit.complete`` is false): what it could not read is not
+        reviewed, and a plan cannot see the paths there.
     """
 
     def __init__(
@@ -98,6 +105,13 @@ class AccessReview:
         if team_change not in TEAM_CHANGES:
             raise ValidationError(
                 "team_change", f"must be one of {', '.join(TEAM_CHANGES)}; got {team_change!r}"
+            )
+        if not audit.complete:
+            warnings.warn(
+                "the audit is partial (see audit.incomplete): accesses through what it could "
+                "not read are missing from the decisions, the plan and its blast radius",
+                UserWarning,
+                stacklevel=2,
             )
         self.audit = audit
         self.reviewer = reviewer.strip()
