@@ -97,7 +97,7 @@ def _attempt(fetch: Callable[[], Any], target_type: str, target_id: str, stage: 
 def _progress_bar(total: int, enabled: bool):
     from tqdm.auto import tqdm  # type: ignore[import-untyped]
 
-    return tqdm(total=total, desc="Auditing spaces", unit="space", disable=not enabled)
+    return tqdm(total=total, desc="Reading access", unit="target", disable=not enabled)
 
 
 class _Reader:
@@ -319,29 +319,31 @@ def crawl_organization(
             space_jobs: list[Future] = [
                 pool.submit(lambda s: tables.space(*read.space(s)), s) for s in spaces["id"]
             ]
-            teams = teams_job.result()
-            other_jobs = [
-                pool.submit(lambda t: tables.team(read.team_members(t)), t) for t in teams["id"]
-            ]
-            collection_records = collections_job.result()
-            if not tables.failed(collection_records):
-                other_jobs += [
-                    pool.submit(lambda c: tables.permissions("collection", *read.collection(c)), c)
-                    for c in (record["id"] for record in collection_records)
-                ]
-            site_records = sites_job.result()
-            if not tables.failed(site_records):
-                other_jobs += [
-                    pool.submit(lambda s: tables.site(*read.site(s)), s)
-                    for s in (record["id"] for record in site_records)
-                ]
-            members = frames.org_members(org_id, members_job.result())
             with _progress_bar(len(space_jobs), progress) as bar:
-                for job in as_completed(space_jobs):
+                teams = teams_job.result()
+                other_jobs = [
+                    pool.submit(lambda t: tables.team(read.team_members(t)), t) for t in teams["id"]
+                ]
+                collection_records = collections_job.result()
+                if not tables.failed(collection_records):
+                    other_jobs += [
+                        pool.submit(
+                            lambda c: tables.permissions("collection", *read.collection(c)), c
+                        )
+                        for c in (record["id"] for record in collection_records)
+                    ]
+                site_records = sites_job.result()
+                if not tables.failed(site_records):
+                    other_jobs += [
+                        pool.submit(lambda s: tables.site(*read.site(s)), s)
+                        for s in (record["id"] for record in site_records)
+                    ]
+                members = frames.org_members(org_id, members_job.result())
+                bar.total = len(space_jobs) + len(other_jobs)
+                bar.refresh()
+                for job in as_completed([*space_jobs, *other_jobs]):
                     job.result()  # raises what could not be recovered from (401, ...)
                     bar.update(1)
-            for job in other_jobs:
-                job.result()
             (org_name, invite_links_on), me = organization.result(), me_job.result()
             reported, clock_offset = count_job.result()
             invite_links = _invite_links(frames, org_id, invites_job.result(), tables)

@@ -278,6 +278,31 @@ def _rows(count: int, **columns: object) -> Finding:
     return pd.DataFrame(body, dtype=object)
 
 
+def _user_space_rows(
+    ctx: RuleContext,
+    space: np.ndarray,
+    user: np.ndarray,
+    detail: np.ndarray,
+    *,
+    titles: np.ndarray | None = None,
+    names: np.ndarray | None = None,
+) -> Finding:
+    """Findings about users (positions ``user``) on spaces (positions ``space``)."""
+    titles = ctx.space_titles[space] if titles is None else titles
+    return _rows(
+        len(space),
+        target_type="space",
+        target_id=ctx.space_ids[space],
+        target_title=titles,
+        space_id=ctx.space_ids[space],
+        space_title=titles,
+        principal_type="user",
+        principal_id=ctx.user_ids[user],
+        principal_name=ctx.user_names[user] if names is None else names,
+        detail=detail,
+    )
+
+
 def _where(mask: np.ndarray, values: object) -> np.ndarray:
     """``values`` where ``mask`` holds, missing elsewhere (an object array)."""
     result = np.full(len(mask), None, dtype=object)
@@ -318,17 +343,11 @@ def _guest_write(ctx: RuleContext, _: AuditThresholds) -> Finding:
         effective["role"].to_numpy()[hit],
     )
     who = np.where(org_role[hit] == 0, "a guest of the organization", "not a member of it")
-    return _rows(
-        len(space),
-        target_type="space",
-        target_id=ctx.space_ids[space],
-        target_title=ctx.space_titles[space],
-        space_id=ctx.space_ids[space],
-        space_title=ctx.space_titles[space],
-        principal_type="user",
-        principal_id=ctx.user_ids[user],
-        principal_name=ctx.user_names[user],
-        detail=_text(
+    return _user_space_rows(
+        ctx,
+        space,
+        user,
+        _text(
             ctx.user_names[user],
             " is ",
             who,
@@ -616,18 +635,7 @@ def _inactive_writer(ctx: RuleContext, limits: AuditThresholds) -> Finding:
             "'. Lower their access, or disable them if they have left.",
         ),
     )
-    return _rows(
-        len(keys),
-        target_type="space",
-        target_id=ctx.space_ids[space],
-        target_title=titles,
-        space_id=ctx.space_ids[space],
-        space_title=titles,
-        principal_type="user",
-        principal_id=ctx.user_ids[user],
-        principal_name=names,
-        detail=detail,
-    )
+    return _user_space_rows(ctx, space, user, detail, titles=titles, names=names)
 
 
 @rule("stale_share_link", "medium", "an active share link is older than share_link_max_age_days")
@@ -789,17 +797,11 @@ def _redundant_grant(ctx: RuleContext, _: AuditThresholds) -> Finding:
     pairs = effective.frame.iloc[group[position]]
     space, user = pairs["space"].to_numpy(), pairs["user"].to_numpy()
     source_names = ctx.resolution.sources["source_name"].to_numpy(dtype=object)
-    return _rows(
-        len(space),
-        target_type="space",
-        target_id=ctx.space_ids[space],
-        target_title=ctx.space_titles[space],
-        space_id=ctx.space_ids[space],
-        space_title=ctx.space_titles[space],
-        principal_type="user",
-        principal_id=ctx.user_ids[user],
-        principal_name=ctx.user_names[user],
-        detail=_text(
+    return _user_space_rows(
+        ctx,
+        space,
+        user,
+        _text(
             ctx.user_names[user],
             " has a direct ",
             _ROLE_NAMES[role[position]],

@@ -151,8 +151,8 @@ def write_frame(frame: pd.DataFrame, path: Path) -> Layout:
     ValidationError
         For labels Parquet cannot hold, or values that cannot be saved.
     """
-    import pyarrow as pa  # type: ignore[import-untyped]
-    import pyarrow.parquet as pq  # type: ignore[import-untyped]
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
     if not isinstance(frame, pd.DataFrame):
         raise ValidationError("frame", f"must be a pandas DataFrame, got {type(frame).__name__}")
@@ -301,8 +301,8 @@ def read_frame(path: Path, layout: Layout) -> pd.DataFrame:
     FrameFormatError
         When the file is not Parquet or does not hold what the layout describes.
     """
-    import pyarrow as pa  # type: ignore[import-untyped]
-    import pyarrow.parquet as pq  # type: ignore[import-untyped]
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
     try:
         table = pq.read_table(path)

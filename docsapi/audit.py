@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import pandas as pd
 
@@ -57,6 +57,33 @@ __all__ = [
     "analyze",
     "audit_permissions",
 ]
+
+
+#: The columns of :meth:`PermissionAudit.explain`, in order.
+EXPLAIN_COLUMNS = [
+    "space_id",
+    "space_title",
+    "user_id",
+    "display_name",
+    "member_role",
+    "role",
+    "kind",
+    "source",
+    "source_name",
+    "collection_id",
+    "collection_title",
+    "team_id",
+    "team_title",
+]
+
+
+class _Names(NamedTuple):
+    """Ids and names of an audit's spaces, users, collections and teams."""
+
+    spaces: pd.DataFrame  # id, name
+    users: pd.DataFrame  # id, name, email, member_role
+    collections: dict[str, str]  # id -> title
+    teams: dict[str, str]  # id -> title
 
 
 class PermissionAudit:
@@ -192,6 +219,110 @@ class PermissionAudit:
         from docsapi.diff import diff_audits
 
         return diff_audits(previous, self)
+
+    def explain(self, space: str, user: str) -> pd.DataFrame:
+        """Every path by which ``user`` reaches ``space``, with names beside ids.
+
+        The answer to "why can this person do that here?": one row per path of ``paths``
+        (organization admin, default level, direct, team, collection, collection-team), the
+        highest role first, each with the role it gives and the grant a change would touch
+        (``collection_id`` / ``team_id`` and their titles). The user's effective role is the
+        highest ``role``; removing access means removing every path that gives it.
+
+        Parameters
+        ----------
+        space : str
+            The space's id or its title (a title shared by several spaces is refused: pass
+            the id).
+        user : str
+            The user's id, display name or email (a name shared by several users is
+            refused: pass the id).
+
+        Returns
+        -------
+        DataFrame
+            Columns ``space_id``, ``space_title``, ``user_id``, ``display_name``,
+            ``member_role``, ``role``, ``kind``, ``source``, ``source_name``,
+            ``collection_id``, ``collection_title``, ``team_id``, ``team_title``. Empty when
+            the user reaches the space by no path (a disabled member reaches nothing: their
+            grants are in ``grants``).
+
+        Raises
+        ------
+        ValidationError
+            When ``space`` is not an active space of the audited organization, or ``user``
+            is no user the audit saw (a member, or someone holding a permission), or either
+            is ambiguous.
+
+        Examples
+        --------
+        >>> audit.explain("Brand guidelines", "Niklaus Knuth")      # doctest: +SKIP
+        >>> audit.explain(space_id, user_id)[["source_name", "role"]]  # doctest: +SKIP
+        """
+        names = self._names
+        space_id, space_title = _pick("space", space, names.spaces)
+        user_id, display_name = _pick("user", user, names.users)
+        paths = self.paths
+        mask = (paths["space_id"] == space_id).to_numpy(dtype=bool) & (
+            paths["user_id"] == user_id
+        ).to_numpy(dtype=bool)
+        text = [column for column in paths.columns if column != "role"]
+        rows = paths[mask].astype(dict.fromkeys(text, "string")).reset_index(drop=True)
+        member_role = names.users.set_index("id")["member_role"].get(user_id)
+
+        def repeated(value: str | None) -> pd.Series:
+            return pd.Series(value, index=rows.index, dtype="string")
+
+        frame = rows.assign(
+            space_title=repeated(space_title),
+            display_name=repeated(display_name),
+            member_role=repeated(member_role),
+            collection_title=rows["collection_id"].map(names.collections).astype("string"),
+            team_title=rows["team_id"].map(names.teams).astype("string"),
+        )
+        return frame[EXPLAIN_COLUMNS]
+
+    @cached_property
+    def _names(self) -> _Names:
+        """The names :meth:`explain` looks ids up by (computed on first use)."""
+        data = self.data
+        spaces = data.spaces[data.spaces["deleted_at"].isna().to_numpy(dtype=bool)]
+        members = data.members
+        # Users who are no longer members are known by their permissions only.
+        granted = data.user_permissions[["user_id", "display_name", "email"]].drop_duplicates(
+            "user_id"
+        )
+        users = pd.concat(
+            [
+                pd.DataFrame(
+                    {
+                        "id": members["user_id"],
+                        "name": members["display_name"],
+                        "email": members["email"],
+                        "member_role": members["role"].astype("string").fillna("guest"),
+                    }
+                ).astype("string"),
+                pd.DataFrame(
+                    {
+                        "id": granted["user_id"],
+                        "name": granted["display_name"],
+                        "email": granted["email"],
+                        "member_role": "non-member",
+                    }
+                ).astype("string"),
+            ],
+            ignore_index=True,
+        )
+        teams = data.team_permissions[["team_id", "title"]].drop_duplicates("team_id")
+        return _Names(
+            spaces=pd.DataFrame({"id": spaces["id"], "name": spaces["title"]}).astype("string"),
+            users=users.dropna(subset=["id"]).drop_duplicates("id").reset_index(drop=True),
+            collections=_titles(data.collections["id"], data.collections["title"]),
+            teams=_titles(
+                pd.concat([data.teams["id"], teams["team_id"].astype("string")]),
+                pd.concat([data.teams["title"], teams["title"].astype("string")]),
+            ),
+        )
 
     def count(self, item: str, category: str = "totals") -> int:
         """One number of the summary, 0 when absent: ``audit.count("high", "severity")``."""
@@ -365,3 +496,38 @@ def _listing_complete(data: AuditData, gaps: Gaps) -> bool:
     """Whether every space of the organization was listed (see the coverage rules)."""
     counted = data.spaces_reported is None or data.spaces_reported <= len(data.spaces)
     return data.token_role == "admin" and gaps.has("spaces") and counted
+
+
+_PICK_HINTS = {
+    "space": ("active space", "a space's id or title"),
+    "user": ("user", "a user's id, display name or email"),
+}
+
+
+def _pick(argument: str, value: object, known: pd.DataFrame) -> tuple[str, str | None]:
+    """The (id, name) that ``value`` names among ``known`` (columns id, name[, email])."""
+    what, hint = _PICK_HINTS[argument]
+    if not isinstance(value, str) or not value.strip():
+        raise ValidationError(argument, f"pass {hint} as a non-empty string")
+    by_id = known[(known["id"] == value).fillna(False).to_numpy(dtype=bool)]
+    if by_id.empty:
+        named = known["name"] == value
+        if "email" in known:
+            named = named | (known["email"] == value)
+        by_id = known[named.fillna(False).to_numpy(dtype=bool)]
+    if by_id.empty:
+        raise ValidationError(
+            argument, f"{value!r} names no {what} of the audited organization: pass {hint}"
+        )
+    if len(by_id) > 1:
+        ids = ", ".join(sorted(by_id["id"].astype(str)))
+        raise ValidationError(argument, f"{value!r} names several: pass one of the ids {ids}")
+    row = by_id.iloc[0]
+    return str(row["id"]), None if pd.isna(row["name"]) else str(row["name"])
+
+
+def _titles(ids: pd.Series, titles: pd.Series) -> dict[str, str]:
+    """Id → title (the first known title of each id)."""
+    frame = pd.DataFrame({"id": ids.to_numpy(), "title": titles.to_numpy()}).dropna()
+    frame = frame.drop_duplicates("id")
+    return dict(zip(frame["id"].astype(str), frame["title"].astype(str), strict=True))

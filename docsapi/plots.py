@@ -1,5 +1,6 @@
-"""Charts of a permission audit, as matplotlib figures.
+"""Charts of a permission audit, and the bar charts of the worked notebooks, as matplotlib figures.
 
+Legends sit outside the axes (right of them), so they never cover a bar or a cell.
 Figures are built with :class:`matplotlib.figure.Figure` directly (no ``pyplot``), so they
 work under any backend, including Agg on a server, and never pop up a window. Jupyter
 draws a returned figure inline once its inline backend is active (``%matplotlib inline``,
@@ -9,7 +10,7 @@ everywhere.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from docsapi._audit_rules import ROLES, RULES
 
@@ -20,27 +21,63 @@ if TYPE_CHECKING:
     from docsapi.audit import PermissionAudit
 
 __all__ = [
+    "CATEGORY_COLORS",
+    "NO_ACCESS_COLOR",
     "ROLE_COLORS",
     "SEVERITY_COLORS",
+    "VISIBILITY_COLORS",
+    "access_paths_figure",
+    "exposure_figure",
     "findings_by_rule_figure",
     "grants_per_space_figure",
     "plot_audit",
     "role_matrix_figure",
+    "stacked_bars_figure",
 ]
 
-#: One colour per role: pale blues for viewing, warm for editing, greens and purple above.
+#: One colour per role, ordered: grey for guests, then matplotlib's *magma* scale sampled
+#: from 0.9 down to 0.1, light peach (read) to near-black purple (admin). Lightness falls with
+#: every step up in privilege, so the order reads in greyscale and with any colour-vision
+#: deficiency: under simulated protanopia, deuteranopia and tritanopia (Machado et al. 2009,
+#: severity 1) every two colours, white "no access" included, stay at least 17 CIE76 ΔE apart
+#: (tests/test_plots_colors.py).
 ROLE_COLORS: dict[str, str] = {
-    "guest": "#d9d9d9",
-    "read": "#c6dbef",
-    "comment": "#9ecae1",
-    "edit": "#fdae6b",
-    "review": "#a1d99b",
-    "create": "#31a354",
-    "admin": "#756bb1",
+    "guest": "#cccccc",
+    "read": "#fecf92",
+    "comment": "#fb835f",
+    "edit": "#d6456c",
+    "review": "#942c80",
+    "create": "#54137d",
+    "admin": "#140e36",
 }
 NO_ACCESS_COLOR = "#ffffff"
 
-SEVERITY_COLORS: dict[str, str] = {"high": "#d62728", "medium": "#ff7f0e", "low": "#f2c12e"}
+#: Severities from dark red (high) to pale yellow (low), ColorBrewer RdYlBu's warm end.
+SEVERITY_COLORS: dict[str, str] = {"high": "#a50026", "medium": "#f46d43", "low": "#fee090"}
+
+#: Site visibilities, most exposed first (Okabe-Ito vermillion, yellow, blue; grey for sites
+#: that ask visitors to sign in).
+VISIBILITY_COLORS: dict[str, str] = {
+    "public": "#d55e00",
+    "unlisted": "#f0e442",
+    "share-link": "#0072b2",
+    "visitor-auth": "#999999",
+}
+
+#: Colours of other categories, in order (Okabe and Ito's colour-blind-safe set).
+CATEGORY_COLORS: tuple[str, ...] = (
+    "#0072b2",
+    "#e69f00",
+    "#009e73",
+    "#cc79a7",
+    "#56b4e9",
+    "#d55e00",
+    "#f0e442",
+    "#000000",
+)
+
+#: Where every legend goes: outside the axes, to their right, top-aligned.
+_OUTSIDE: dict[str, Any] = {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0), "frameon": False}
 
 #: Beyond this many rows or columns, tick labels would overlap and are left out.
 _MAX_LABELS = 80
@@ -62,7 +99,7 @@ def _role_legend(axes, roles: list[str], **options) -> None:
     handles = [
         Patch(facecolor=ROLE_COLORS[role], edgecolor="#555555", label=role) for role in roles
     ]
-    axes.legend(handles=handles, title="role", frameon=False, **options)
+    axes.legend(handles=handles, title="role", **_OUTSIDE, **options)
 
 
 def role_matrix_figure(matrix: pd.DataFrame) -> Figure:
@@ -114,8 +151,89 @@ def role_matrix_figure(matrix: pd.DataFrame) -> Figure:
     axes.set_xlabel("space")
     axes.set_ylabel("user")
     axes.set_title("Effective role of each user on each space")
-    _role_legend(axes, list(reversed(ROLES)), loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    _role_legend(axes, list(reversed(ROLES)))
     return figure
+
+
+def stacked_bars_figure(
+    table: pd.DataFrame | pd.Series,
+    *,
+    xlabel: str = "",
+    title: str = "",
+    legend_title: str | None = None,
+    colors: dict[str, str] | None = None,
+) -> Figure:
+    """Horizontal bars, one per row of ``table`` (top to bottom in its order), stacked by column.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Non-negative numbers; the index labels the bars, the columns the stacked parts (a
+        ``Series`` draws plain bars).
+    xlabel, title : str
+        The axis label under the bars and the chart's title.
+    legend_title : str, optional
+        The legend's title; the legend (right of the axes) is drawn when there are two
+        columns or more.
+    colors : dict of str to str, optional
+        A colour per column; by default :data:`CATEGORY_COLORS` in column order.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pages = pd.DataFrame({"document": [14, 9], "link": [1, 0]}, index=["Guide", "FAQ"])
+    >>> figure = stacked_bars_figure(pages, xlabel="pages", legend_title="kind")
+    >>> [label.get_text() for label in figure.axes[0].get_legend().get_texts()]
+    ['document', 'link']
+    """
+    import pandas as pd
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
+
+    if isinstance(table, pd.Series):
+        table = table.to_frame()
+    if table.empty:
+        return _empty_figure(f"{title or 'Chart'}: nothing to draw.")
+    names = [str(column) for column in table.columns]
+    palette = colors or dict(zip(names, _cycle(len(names)), strict=True))
+    labels = [str(label) for label in table.index]
+    height = min(24.0, max(3.0, 0.25 * len(labels) + 1.5))
+    figure = Figure(figsize=(9, height), layout="constrained")
+    axes = figure.add_subplot()
+    left = [0.0] * len(labels)
+    for name, column in zip(names, table.columns, strict=True):
+        values = [float(value) for value in table[column].fillna(0)]
+        axes.barh(
+            labels,
+            values,
+            left=left,
+            color=palette[name],
+            label=name,
+            edgecolor="white",
+            linewidth=0.5,
+        )
+        left = [a + b for a, b in zip(left, values, strict=True)]
+    axes.invert_yaxis()  # the first row on top
+    if all(float(value).is_integer() for value in left):
+        axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+    axes.set_xlabel(xlabel)
+    axes.set_title(title)
+    if len(labels) > _MAX_LABELS:
+        axes.set_yticks([])
+    elif len(labels) > 20:
+        axes.tick_params(axis="y", labelsize=7)
+    if len(names) > 1:
+        handles, texts = axes.get_legend_handles_labels()
+        axes.legend(handles, texts, title=legend_title, **_OUTSIDE)
+    return figure
+
+
+def _cycle(count: int) -> list[str]:
+    return [CATEGORY_COLORS[i % len(CATEGORY_COLORS)] for i in range(count)]
 
 
 def grants_per_space_figure(grants: pd.DataFrame) -> Figure:
@@ -132,38 +250,20 @@ def grants_per_space_figure(grants: pd.DataFrame) -> Figure:
     matplotlib.figure.Figure
     """
     import pandas as pd
-    from matplotlib.figure import Figure
 
     grants = grants[(grants["target_type"] == "space").to_numpy(dtype=bool)]
     if grants.empty:
         return _empty_figure("No space has any grant.")
     counts = pd.crosstab(grants["target_title"].astype(str), grants["role"].astype(str))
     roles = [role for role in ROLES if role in counts.columns]
-    counts = counts[roles].sort_index(key=lambda titles: titles.str.casefold(), ascending=False)
-    height = min(24.0, max(3.5, 0.25 * len(counts) + 1.5))
-    figure = Figure(figsize=(9, height), layout="constrained")
-    axes = figure.add_subplot()
-    left = [0] * len(counts)
-    for role in roles:
-        values = counts[role].tolist()
-        axes.barh(
-            counts.index,
-            values,
-            left=left,
-            color=ROLE_COLORS[role],
-            label=role,
-            edgecolor="white",
-            linewidth=0.5,
-        )
-        left = [a + b for a, b in zip(left, values, strict=True)]
-    axes.set_xlabel("grants (users and teams)")
-    axes.set_title("Grants per space, by role")
-    if len(counts) <= _MAX_LABELS:
-        axes.tick_params(axis="y", labelsize=7)
-    else:
-        axes.set_yticks([])
-    _role_legend(axes, list(reversed(roles)), loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    return figure
+    counts = counts[roles].sort_index(key=lambda titles: titles.str.casefold())
+    return stacked_bars_figure(
+        counts,
+        xlabel="grants (users and teams)",
+        title="Grants per space, by role",
+        legend_title="role",
+        colors=ROLE_COLORS,
+    )
 
 
 def findings_by_rule_figure(findings: pd.DataFrame) -> Figure:
@@ -197,17 +297,90 @@ def findings_by_rule_figure(findings: pd.DataFrame) -> Figure:
     axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_xlim(0, max(1, int(counts.max())) * 1.15)
     axes.legend(
-        handles=[Patch(color=color, label=severity) for severity, color in SEVERITY_COLORS.items()],
+        handles=[
+            Patch(facecolor=color, edgecolor="#555555", label=severity)
+            for severity, color in SEVERITY_COLORS.items()
+        ],
         title="severity",
-        frameon=False,
-        loc="upper left",
-        bbox_to_anchor=(1.01, 1.0),
+        **_OUTSIDE,
     )
     return figure
 
 
+def access_paths_figure(paths: pd.DataFrame) -> Figure:
+    """How users reach spaces: the (space, user) pairs each kind of path reaches, by role.
+
+    A pair reached by two paths of one kind (two teams) counts once for that kind, with the
+    higher role; a pair reached by a team and by the default level counts for both kinds.
+
+    Parameters
+    ----------
+    paths : DataFrame
+        ``PermissionAudit.paths``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import pandas as pd
+
+    from docsapi._audit_paths import KINDS
+
+    if paths.empty:
+        return _empty_figure("No user reaches any space.")
+    best = paths.groupby(["kind", "space_id", "user_id"], observed=True)["role"].max()
+    counts = pd.crosstab(
+        best.index.get_level_values("kind").astype(str), best.astype(str).to_numpy()
+    )
+    counts = counts.reindex(index=list(KINDS), columns=list(ROLES), fill_value=0)
+    counts = counts.loc[:, counts.sum() > 0]
+    return stacked_bars_figure(
+        counts,
+        xlabel="(space, user) pairs reached",
+        title="How users reach spaces: pairs per kind of path, by the role it gives",
+        legend_title="role",
+        colors=ROLE_COLORS,
+    )
+
+
+def exposure_figure(exposure: pd.DataFrame) -> Figure:
+    """Content readable without an account: per space, the ways in, by site visibility.
+
+    Parameters
+    ----------
+    exposure : DataFrame
+        ``PermissionAudit.exposure``: one row per (space, site, share link).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import pandas as pd
+
+    if exposure.empty:
+        return _empty_figure("No content is readable without an account.")
+    counts = pd.crosstab(
+        exposure["space_title"].astype(str).to_numpy(),
+        exposure["visibility"].astype(str).to_numpy(),
+    )
+    order = [v for v in VISIBILITY_COLORS if v in counts.columns]
+    counts = counts[order + [c for c in counts.columns if c not in VISIBILITY_COLORS]]
+    counts = counts.sort_index(key=lambda titles: titles.str.casefold())
+    colors = {
+        **dict(zip(counts.columns, _cycle(counts.shape[1]), strict=True)),
+        **VISIBILITY_COLORS,
+    }
+    return stacked_bars_figure(
+        counts,
+        xlabel="ways in without an account (sites, share links)",
+        title="Exposure: spaces readable without an account, by site visibility",
+        legend_title="visibility",
+        colors=colors,
+    )
+
+
 def plot_audit(audit: PermissionAudit) -> dict[str, Figure]:
-    """Draw the three charts of an audit.
+    """Draw the charts of an audit.
 
     Parameters
     ----------
@@ -217,15 +390,21 @@ def plot_audit(audit: PermissionAudit) -> dict[str, Figure]:
     Returns
     -------
     dict of str to Figure
-        ``"role_matrix"``, ``"grants_per_space"`` and ``"findings_by_rule"``.
+        ``"role_matrix"``, ``"grants_per_space"``, ``"findings_by_rule"``,
+        ``"access_paths"`` and, when some content is readable without an account,
+        ``"exposure"``.
 
     Examples
     --------
     >>> figures = audit.plot()                                   # doctest: +SKIP
     >>> figures["findings_by_rule"].savefig("findings.png")      # doctest: +SKIP
     """
-    return {
+    figures = {
         "role_matrix": role_matrix_figure(audit.matrix),
         "grants_per_space": grants_per_space_figure(audit.grants),
         "findings_by_rule": findings_by_rule_figure(audit.findings),
+        "access_paths": access_paths_figure(audit.paths),
     }
+    if not audit.exposure.empty:
+        figures["exposure"] = exposure_figure(audit.exposure)
+    return figures

@@ -1,14 +1,15 @@
 """Write a permission audit out: one self-contained HTML file, an Excel workbook, or CSVs.
 
 The HTML report has no external reference at all (inline CSS, charts as base64 PNG
-``<img>`` elements, a Content-Security-Policy that forbids loading anything), so it opens
-offline and can be mailed as a single file. Every piece of text is HTML-escaped.
+``<img>`` elements, one inline script that sorts and filters the tables, a
+Content-Security-Policy that admits that script by its hash and forbids loading anything),
+so it opens offline, from ``file://`` too, and can be mailed as a single file. Every piece
+of text is HTML-escaped.
 """
 
 from __future__ import annotations
 
 import base64
-import html
 import io
 import os
 from datetime import UTC, datetime
@@ -17,6 +18,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from docsapi._report_tables import interactive_table, script_element, source_labels
+from docsapi._report_tables import text as _text
 from docsapi.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -24,13 +27,25 @@ if TYPE_CHECKING:
 
     from docsapi.audit import PermissionAudit
 
-__all__ = ["notebook_html", "render_html", "write_csv", "write_excel", "write_html"]
+__all__ = [
+    "effective_view",
+    "notebook_html",
+    "paths_view",
+    "render_html",
+    "write_csv",
+    "write_excel",
+    "write_html",
+]
 
 _CHART_TITLES = {
     "findings_by_rule": "Findings by rule",
     "role_matrix": "Effective roles: users by spaces",
     "grants_per_space": "Grants per space",
+    "access_paths": "How users reach spaces",
+    "exposure": "Spaces readable without an account",
 }
+#: Charts drawn in their own sections rather than under "Charts".
+_SECTION_CHARTS = ("access_paths", "exposure")
 
 _CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto;
@@ -51,14 +66,14 @@ details summary { cursor: pointer; font-weight: bold; margin: 1rem 0 .3rem; }
 .none { color: #2a7a2a; }
 .partial { border: 2px solid #d62728; background: #fbd5d5; padding: .6rem 1rem;
            border-radius: 8px; font-weight: bold; }
+.filters { display: flex; flex-wrap: wrap; gap: .4rem .9rem; align-items: center;
+           font-size: .85rem; margin: .4rem 0; }
+.filters input { min-width: 14rem; } .shown { color: #666; }
+th button.sort { all: unset; cursor: pointer; font-weight: bold; }
+th button.sort:focus-visible { outline: 2px solid #1f5fbf; }
+th[aria-sort=ascending] button.sort::after { content: " \\25B2"; }
+th[aria-sort=descending] button.sort::after { content: " \\25BC"; }
 """
-
-
-def _text(value: object) -> str:
-    """A cell's text, escaped; missing values are empty."""
-    if pd.api.types.is_scalar(value) and pd.isna(value):
-        return ""
-    return html.escape(str(value))
 
 
 def _table(frame: pd.DataFrame, *, row_class: str | None = None) -> str:
@@ -109,7 +124,7 @@ def _summary_tables(audit: PermissionAudit) -> str:
     ):
         counts = audit.summary.loc[category].reset_index()
         counts.columns = [category.replace("_", " "), "count"]
-        parts.append(f"<div><h3>{heading}</h3>{_table(counts)}</div>")
+        parts.append(f"<div><h3>{heading}</h3>{interactive_table(counts, label=heading)}</div>")
     return f'<div class="cards">{"".join(parts)}</div>'
 
 
@@ -124,16 +139,96 @@ def _partial_banner(audit: PermissionAudit) -> str:
     return f'<p class="partial">PARTIAL AUDIT: access may be under-reported. {_text(missing)}</p>'
 
 
-def _findings_section(findings: pd.DataFrame) -> str:
+def _findings_section(findings: pd.DataFrame, *, interactive: bool = False) -> str:
     if findings.empty:
         return '<p class="none">No findings: every rule passed.</p>'
+    if interactive:
+        return interactive_table(findings, label="findings", row_class="severity")
     return _table(findings, row_class="severity")
 
 
 def _section(title: str, frame: pd.DataFrame, *, open_: bool = False) -> str:
     flag = " open" if open_ else ""
-    body = _table(frame) if not frame.empty else "<p>None.</p>"
+    body = interactive_table(frame, label=title) if not frame.empty else "<p>None.</p>"
     return f"<details{flag}><summary>{_text(title)} ({len(frame)} rows)</summary>{body}</details>"
+
+
+def _exposure_section(audit: PermissionAudit, chart: str) -> str:
+    if audit.exposure.empty:
+        return '<p class="none">No content is readable without an account.</p>'
+    return (
+        "<p>Content readable without an account of the organization: published on a public "
+        "or unlisted site, behind a share link, or to a site's signed-in visitors.</p>"
+        f"{chart}"
+        f"{_section('Exposure: content readable without an account', audit.exposure, open_=True)}"
+    )
+
+
+def _names(audit: PermissionAudit) -> tuple[dict[str, str], dict[str, str]]:
+    """Space titles and user names by id, from every table of the crawl that has them."""
+    data = audit.data
+    spaces = data.spaces.dropna(subset=["id", "title"])
+    users = pd.concat(
+        [
+            frame[["user_id", "display_name"]].astype(object)
+            for frame in (data.members, data.team_members, data.user_permissions, data.aggregate)
+        ],
+        ignore_index=True,
+    ).dropna()
+    return (
+        dict(zip(spaces["id"].astype(str), spaces["title"].astype(str), strict=True)),
+        dict(zip(users["user_id"].astype(str), users["display_name"].astype(str), strict=True)),
+    )
+
+
+def effective_view(audit: PermissionAudit) -> pd.DataFrame:
+    """``audit.effective`` as the report shows it, with names beside the ids of its sources.
+
+    Parameters
+    ----------
+    audit : PermissionAudit
+        The audit shown.
+
+    Returns
+    -------
+    DataFrame
+        The rows of ``audit.effective`` in its order; one ``sources`` column reading
+        ``team:Marketing (<id>); default:read`` replaces ``sources`` and ``source_names``.
+    """
+    data = audit.data
+    labels = source_labels(audit.effective["sources"], data.teams, data.collections)
+    return audit.effective.drop(columns=["source_names"]).assign(sources=labels)
+
+
+def paths_view(audit: PermissionAudit) -> pd.DataFrame:
+    """``audit.paths`` as the report shows it: spaces, users and sources named beside ids.
+
+    Parameters
+    ----------
+    audit : PermissionAudit
+        The audit shown.
+
+    Returns
+    -------
+    DataFrame
+        One row per path, in the order of ``audit.paths``: ``space_title``, ``space_id``,
+        ``display_name``, ``user_id``, ``kind``, ``source`` (``team:Marketing (<id>)``) and
+        ``role``.
+    """
+    data = audit.data
+    spaces, users = _names(audit)
+    paths = audit.paths
+    return pd.DataFrame(
+        {
+            "space_title": paths["space_id"].astype(object).map(spaces),
+            "space_id": paths["space_id"],
+            "display_name": paths["user_id"].astype(object).map(users),
+            "user_id": paths["user_id"],
+            "kind": paths["kind"],
+            "source": source_labels(paths["source"], data.teams, data.collections),
+            "role": paths["role"],
+        }
+    )
 
 
 def render_html(audit: PermissionAudit) -> str:
@@ -150,19 +245,27 @@ def render_html(audit: PermissionAudit) -> str:
         A self-contained HTML document.
     """
     figures = audit.plot()
-    charts = "".join(
-        f"<h3>{_CHART_TITLES[name]}</h3>"
-        f'<img class="chart" alt="{_text(_CHART_TITLES[name])}" '
+    images = {
+        name: f'<img class="chart" alt="{_text(_CHART_TITLES[name])}" '
         f'src="data:image/png;base64,{_figure_png(figure)}">'
         for name, figure in figures.items()
+    }
+    charts = "".join(
+        f"<h3>{_CHART_TITLES[name]}</h3>{image}"
+        for name, image in images.items()
+        if name not in _SECTION_CHARTS
     )
     limits = audit.thresholds
     generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     title = f"Permission audit of {_organization(audit)}"
+    script, script_hash = script_element()
+    policy = (
+        f"default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src {script_hash}"
+    )
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy"
-      content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
+      content="{policy}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{_text(title)}</title><style>{_CSS}</style></head>
 <body>
@@ -173,16 +276,24 @@ def render_html(audit: PermissionAudit) -> str:
 {_cards(audit)}
 {_summary_tables(audit)}
 <h2>Findings</h2>
-{_findings_section(audit.findings)}
+{_findings_section(audit.findings, interactive=True)}
+<h2>Access paths</h2>
+<p>Every way a user reaches a space: organization admin, the default level, a direct grant,
+a team, a collection, or a team on a collection. A user's effective role on a space is the
+highest role over their paths.</p>
+{images["access_paths"]}
+{_section("Every path from a user to a space", paths_view(audit))}
+<h2>Exposure</h2>
+{_exposure_section(audit, images.get("exposure", ""))}
 <h2>Charts</h2>
 {charts}
 <h2>Tables</h2>
 {_section("What the audit could see", audit.coverage, open_=not audit.complete)}
-{_section("Effective access per space and user", audit.effective)}
-{_section("Exposure: content readable without an account", audit.exposure)}
+{_section("Effective access per space and user", effective_view(audit))}
 {_section("Grants as listed by the API", audit.grants)}
 {_section("Where the audit and the platform disagree", audit.aggregate_mismatches)}
 {_section("Reads that failed", audit.errors, open_=True)}
+{script}
 </body></html>
 """
 
@@ -261,6 +372,9 @@ def _export_tables(audit: PermissionAudit, *, excel: bool = False) -> dict[str, 
 def write_excel(audit: PermissionAudit, path: str | os.PathLike[str]) -> Path:
     """Write one worksheet per table of :meth:`~docsapi.audit.PermissionAudit.tables`.
 
+    Each sheet keeps its header row in view (frozen panes) and has an autofilter over its
+    header and data, so every column can be filtered and sorted in Excel.
+
     Parameters
     ----------
     audit : PermissionAudit
@@ -290,7 +404,8 @@ def write_excel(audit: PermissionAudit, path: str | os.PathLike[str]) -> Path:
         for name, table in _export_tables(audit, excel=True).items():
             table.to_excel(writer, sheet_name=name, index=False)
             sheet = writer.sheets[name]
-            sheet.freeze_panes = "A2"
+            sheet.freeze_panes = "A2"  # the header row stays in view
+            sheet.auto_filter.ref = sheet.dimensions  # a filter menu on every column
             for column in sheet.columns:
                 longest = max((len(str(cell.value or "")) for cell in column), default=8)
                 sheet.column_dimensions[column[0].column_letter].width = min(60, longest + 2)

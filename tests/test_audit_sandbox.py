@@ -215,11 +215,12 @@ def test_bad_arguments_are_refused_before_any_request(sandbox, client, kwargs, a
     assert sandbox.request_count == 0
 
 
-def test_progress_bar_counts_the_spaces(sandbox, client, capsys):
-    audit_permissions(client, sandbox.org_id, progress=True, max_workers=2)
-    spaces = len(sandbox.demo["space_ids"])
+def test_progress_bar_counts_every_space_team_collection_and_site_read(sandbox, client, capsys):
+    audit = audit_permissions(client, sandbox.org_id, progress=True, max_workers=2)
+    data = audit.data
+    targets = len(data.spaces) + len(data.teams) + len(data.collections) + len(data.sites)
     err = capsys.readouterr().err
-    assert "Auditing spaces" in err and f"{spaces}/{spaces}" in err
+    assert "Reading access" in err and f"{targets}/{targets}" in err
 
 
 def test_changing_a_default_level_changes_the_effective_role(sandbox, client):

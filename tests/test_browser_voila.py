@@ -3,28 +3,16 @@
 The form sends nothing when it is built and loads when the notebook displays it, so the
 page shows the space's current title before it is edited.
 
-The notebook is written at test time (pytest runs nbval over committed notebooks). The
-sandbox's URL, the space id and the token reach the voila kernel through environment
-variables, so the token is never written to the notebook file. The screenshot is kept
-under ``test-artifacts/``.
+The notebook is served by ``voila_server.serving`` (the token reaches the kernel through
+its environment, never the notebook file). The screenshot is kept under ``test-artifacts/``.
 """
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
-from pathlib import Path
-
-import nbformat
 import pytest
 from browser import launched_chromium
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = REPO_ROOT / "test-artifacts"
-STARTUP_SECONDS = 30.0
+from client_checks import share_link_keys
+from voila_server import ARTIFACTS, serving
 
 NOTEBOOK_SOURCE = """\
 import os
@@ -39,25 +27,6 @@ form
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _wait_for_port(port: int, process: subprocess.Popen, log: Path) -> None:
-    deadline = time.monotonic() + STARTUP_SECONDS
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"voila exited early:\n{log.read_text()}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.1)
-    pytest.fail(f"voila did not listen on port {port} within {STARTUP_SECONDS:.0f} s")
-
-
 @pytest.fixture
 def browser():
     """A headless Chromium (the test is skipped before voila starts when there is none)."""
@@ -65,58 +34,16 @@ def browser():
         yield chromium
 
 
-def _write_notebook(path: Path) -> None:
-    notebook = nbformat.v4.new_notebook()
-    notebook.cells.append(nbformat.v4.new_code_cell(NOTEBOOK_SOURCE))
-    notebook.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3",
-        "language": "python",
-    }
-    nbformat.write(notebook, path)
-
-
 @pytest.fixture
 def voila_url(sandbox, tmp_path):
     """Serve a notebook showing a SpaceSettingsForm of the sandbox; stop voila afterwards."""
-    _write_notebook(tmp_path / "space_settings.ipynb")
-    port = _free_port()
     env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")])),
         "DOCSAPI_BASE_URL": sandbox.url,
         "DOCSAPI_SPACE_ID": sandbox.demo["space_ids"][0],
         "GITBOOK_API_TOKEN": sandbox.token,
-        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
-        "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
     }
-    log = tmp_path / "voila.log"
-    with log.open("w") as output:
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "voila",
-                "--no-browser",
-                f"--port={port}",
-                "--Voila.ip=127.0.0.1",
-                "space_settings.ipynb",
-            ],
-            cwd=tmp_path,
-            env=env,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        _wait_for_port(port, process, log)
-        yield f"http://127.0.0.1:{port}/"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=5)
+    with serving(NOTEBOOK_SOURCE, env, tmp_path) as url:
+        yield url
 
 
 def test_title_edited_in_the_browser_is_saved(browser, sandbox, voila_url):
@@ -141,3 +68,53 @@ def test_title_edited_in_the_browser_is_saved(browser, sandbox, voila_url):
     page.screenshot(path=str(ARTIFACTS / "voila_space_settings.png"), full_page=True)
 
     assert sandbox.client().spaces.get(space_id).title == new_title
+
+
+SHARE_LINKS_SOURCE = """\
+import os
+
+import docsapi
+from docsapi.widgets import ShareLinkPanel
+
+client = docsapi.DocsClient(base_url=os.environ["DOCSAPI_BASE_URL"])
+panel = ShareLinkPanel(client, os.environ["DOCSAPI_ORG_ID"], os.environ["DOCSAPI_SITE_ID"])
+panel
+"""
+
+
+def test_a_share_link_deactivated_in_the_browser_is_closed(browser, sandbox, tmp_path):
+    """Act on an audit finding: pick a stale share link in the page, deactivate it."""
+    from playwright.sync_api import expect
+
+    org_id, site_id = sandbox.demo["org_id"], sandbox.demo["sites"]["share-link"]
+    stale = sandbox.demo["share_link_ids"]["stale"]
+    links = sandbox.client().sites.share_links(org_id, site_id).set_index("id")
+    name = links.name[stale]
+    assert links.active[stale]
+    env = {
+        "DOCSAPI_BASE_URL": sandbox.url,
+        "DOCSAPI_ORG_ID": org_id,
+        "DOCSAPI_SITE_ID": site_id,
+        "GITBOOK_API_TOKEN": sandbox.token,
+    }
+    ARTIFACTS.mkdir(exist_ok=True)
+
+    with serving(SHARE_LINKS_SOURCE, env, tmp_path) as url:
+        page = browser.new_page(viewport={"width": 1000, "height": 900})
+        page.goto(url, timeout=60_000)
+        select = page.locator(".docsapi-share-links select")
+        select.wait_for(timeout=60_000)
+        # The panel loaded when the notebook displayed it: every link is listed.
+        expect(select.locator("option")).to_have_count(len(links), timeout=30_000)
+        label = select.locator("option", has_text=f"{name} — active").inner_text()
+        select.select_option(label=label)
+        page.locator(".docsapi-deactivate").click(timeout=30_000)
+        page.get_by_text(f"Deactivated 1 share link(s): {name}.").wait_for(timeout=30_000)
+        page.screenshot(path=str(ARTIFACTS / "voila_share_links.png"), full_page=True)
+        html = page.content()
+
+    after = sandbox.client().sites.share_links(org_id, site_id).set_index("id")
+    assert not after.active[stale]
+    assert after.drop(index=stale).active.equals(links.drop(index=stale).active)
+    keys = share_link_keys(sandbox, org_id, site_id)
+    assert keys and not [key for key in keys if key in html]

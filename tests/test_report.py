@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import re
 import sys
 
@@ -11,8 +12,10 @@ import pandas as pd
 import pytest
 from test_audit_analysis import make_data
 
-from docsapi.audit import analyze
+from docsapi._report_tables import interactive_table, script_source, source_labels
+from docsapi.audit import ROLE_DTYPE, analyze
 from docsapi.errors import ValidationError
+from docsapi.report import effective_view, paths_view
 
 matplotlib.use("Agg")
 
@@ -26,11 +29,12 @@ def audit():
     return analyze(data)
 
 
-def test_plot_returns_three_figures_that_render(audit):
+def test_plot_returns_figures_that_render(audit):
     from matplotlib.figure import Figure
 
     figures = audit.plot()
-    assert list(figures) == ["role_matrix", "grants_per_space", "findings_by_rule"]
+    assert audit.exposure.empty  # no exposure chart then
+    assert list(figures) == ["role_matrix", "grants_per_space", "findings_by_rule", "access_paths"]
     for figure in figures.values():
         assert isinstance(figure, Figure)
         figure.canvas.draw()
@@ -54,13 +58,97 @@ def test_charts_of_an_empty_audit_still_draw():
 def test_html_report_is_one_escaped_self_contained_file(audit, tmp_path):
     path = audit.to_html(tmp_path / "sub" / "report.html")
     text = path.read_text(encoding="utf-8")
-    assert "<script" not in text  # the hostile title is escaped
+    scripts = re.findall(r"<script>(.*?)</script>", text, flags=re.DOTALL)
+    assert scripts == [script_source()]  # the report's own script only: the title is escaped
+    assert text.count("<script") == 1
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;b&gt;Ops" in text
     assert not re.search(r'(src|href)="(?!data:)', text)  # nothing loaded from elsewhere
     images = re.findall(r'<img class="chart" alt="[^"]+" src="data:image/png;base64,([^"]+)"', text)
-    assert len(images) == 3
+    assert len(images) == 4
     assert all(base64.b64decode(image).startswith(b"\x89PNG") for image in images)
-    assert text.index("<h2>Summary") < text.index("<h2>Findings") < text.index("<h2>Tables")
+    sections = ["Summary", "Findings", "Access paths", "Exposure", "Charts", "Tables"]
+    assert [text.index(f"<h2>{name}</h2>") for name in sections] == sorted(
+        text.index(f"<h2>{name}</h2>") for name in sections
+    )
+    assert "No content is readable without an account." in text
+
+
+def test_content_security_policy_admits_exactly_the_inline_script(audit):
+    from docsapi.report import render_html
+
+    text = render_html(audit)
+    policy = re.search(r'http-equiv="Content-Security-Policy"\s+content="([^"]+)"', text)[1]
+    directives = dict(part.strip().split(" ", 1) for part in policy.split(";"))
+    digest = base64.b64encode(hashlib.sha256(script_source().encode()).digest()).decode()
+    assert directives["script-src"] == f"'sha256-{digest}'"
+    assert directives["default-src"] == "'none'" and directives["img-src"] == "data:"
+    assert "http" not in policy and "unsafe-eval" not in policy
+
+
+def test_every_table_of_the_report_is_interactive(audit):
+    from docsapi.report import render_html
+
+    text = render_html(audit)
+    assert text.count("<table>") == text.count('<div class="interactive">') > 5
+    assert text.count('class="filters" hidden') == text.count("<table>")
+
+
+def test_roles_sort_by_rank_and_dates_by_time():
+    frame = pd.DataFrame(
+        {
+            "role": pd.Categorical(["edit", "admin", None, "read"], dtype=ROLE_DTYPE),
+            "member_role": ["review", "guest", "admin", None],
+            "seen": pd.to_datetime(["2026-01-02", None, "2025-12-31", "2026-01-01"], utc=True),
+            "name": ["b", "a", "b", "c"],
+            "count": [3, 1, 2, None],
+        }
+    )
+    html = interactive_table(frame, label="t")
+    heads = re.findall(r'<th data-type="(\w+)">([^<]+)</th>', html)
+    assert heads == [
+        ("number", "role"),
+        ("number", "member_role"),
+        ("number", "seen"),
+        ("text", "name"),
+        ("number", "count"),
+    ]
+    keys = [re.findall(r'data-key="([^"]*)"', row) for row in html.split("<tr>")[2:]]
+    ranks = [row[:2] for row in keys]
+    assert ranks == [["3", "4"], ["6", "0"], ["", "6"], ["1", ""]]  # guest < ... < admin
+    times = [int(row[2]) if row[2] else None for row in keys]
+    assert times[2] < times[3] < times[0] and times[1] is None
+    # a menu for each repeated categorical column, in rank order for roles
+    assert re.findall(r"<label>(\w+) <select", html) == ["role", "member_role", "name"]
+    role_menu = re.search(r"<label>role <select.*?</select>", html)[0]
+    assert re.findall(r'<option value="(\w*)">', role_menu) == ["", "read", "edit", "admin"]
+
+
+def test_sources_show_team_and_collection_names_beside_ids():
+    teams = pd.DataFrame({"id": ["t1", "t2"], "title": ["Ops", None]})
+    collections = pd.DataFrame({"id": ["c1"], "title": ["Handbook"]})
+    sources = pd.Series(
+        ["team:t1; default:read", "collection-team:c1/t1", "collection:c1", "team:t2", None]
+    )
+    assert source_labels(sources, teams, collections).tolist()[:4] == [
+        "team:Ops (t1); default:read",
+        "collection-team:Handbook/Ops (c1/t1)",
+        "collection:Handbook (c1)",
+        "team:t2",  # no title known: the id alone
+    ]
+
+
+def test_report_tables_name_teams_spaces_and_users(audit):
+    from docsapi.report import render_html
+
+    effective = effective_view(audit)
+    assert "source_names" not in effective.columns
+    alice = effective[(effective.space_id == "s1") & (effective.user_id == "alice")].iloc[0]
+    assert alice.sources == "team:T4 (t4); direct; team:T1 (t1)"
+    paths = paths_view(audit)
+    assert len(paths) == len(audit.paths)
+    assert paths[["space_title", "display_name"]].notna().all().all()
+    assert set(paths["source"]) >= {"team:T1 (t1)", "direct"}
+    assert "team:T4 (t4); direct; team:T1 (t1)" in render_html(audit)
 
 
 def test_html_lists_every_finding_with_its_severity_class(audit):
@@ -88,6 +176,21 @@ def test_excel_has_one_sheet_per_table(audit, tmp_path):
     findings = pd.read_excel(path, sheet_name="findings")
     assert len(findings) == len(audit.findings)
     assert findings.loc[0, "severity"] == "high"
+
+
+def test_excel_sheets_have_an_autofilter_and_a_frozen_header(audit, tmp_path):
+    import openpyxl
+    from openpyxl.utils import get_column_letter
+
+    path = audit.to_excel(tmp_path / "audit.xlsx")
+    book = openpyxl.load_workbook(path)
+    for name, table in audit.tables().items():
+        sheet = book[name]
+        columns = len(table.columns) + (name in ("summary", "matrix")) * table.index.nlevels
+        last = f"{get_column_letter(columns)}{len(table) + 1}"
+        assert sheet.auto_filter.ref == f"A1:{last}", name
+        assert sheet.freeze_panes == "A2", name
+        assert sheet.max_row == len(table) + 1 and sheet.max_column == columns, name
 
 
 def test_excel_without_openpyxl_says_how_to_install_it(audit, tmp_path, monkeypatch):

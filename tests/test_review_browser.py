@@ -2,26 +2,16 @@
 
 In the page, two accesses (a former member's, listed by the "former_member" finding filter)
 are picked and marked revoke; Plan shows the calls, Apply sends them, and the status says
-so. The sandbox then no longer lists the permissions. The notebook is written at test time;
-the sandbox's URL and token reach the voila kernel through environment variables, so the
-token is never written to a file. The screenshot is kept under ``test-artifacts/``.
+so. The sandbox then no longer lists the permissions. The notebook is served by
+``voila_server.serving`` (the token reaches the kernel through its environment, never the
+notebook file). The screenshot is kept under ``test-artifacts/``.
 """
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
-import nbformat
 import pytest
-from test_browser_voila import (  # the browser fixture and voila's start-up checks
-    ARTIFACTS,
-    REPO_ROOT,
-    _free_port,
-    _wait_for_port,
-    browser,  # noqa: F401
-)
+from browser import launched_chromium
+from voila_server import ARTIFACTS, serving
 
 NOTEBOOK_SOURCE = """\
 import os
@@ -39,56 +29,25 @@ panel
 
 
 @pytest.fixture
+def browser():
+    """A headless Chromium (the test is skipped before voila starts when there is none)."""
+    with launched_chromium() as chromium:
+        yield chromium
+
+
+@pytest.fixture
 def review_url(sandbox, tmp_path):
     """Serve a notebook showing the review panel of the sandbox; stop voila afterwards."""
-    notebook = nbformat.v4.new_notebook()
-    notebook.cells.append(nbformat.v4.new_code_cell(NOTEBOOK_SOURCE))
-    notebook.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3",
-        "language": "python",
-    }
-    nbformat.write(notebook, tmp_path / "review.ipynb")
-    port = _free_port()
     env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")])),
         "DOCSAPI_BASE_URL": sandbox.url,
         "DOCSAPI_ORG_ID": sandbox.org_id,
         "GITBOOK_API_TOKEN": sandbox.token,
-        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
-        "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
     }
-    log = tmp_path / "voila.log"
-    with log.open("w") as output:
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "voila",
-                "--no-browser",
-                f"--port={port}",
-                "--Voila.ip=127.0.0.1",
-                "review.ipynb",
-            ],
-            cwd=tmp_path,
-            env=env,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        _wait_for_port(port, process, log)
-        yield f"http://127.0.0.1:{port}/"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=5)
+    with serving(NOTEBOOK_SOURCE, env, tmp_path) as url:
+        yield url
 
 
-def test_two_rows_marked_revoke_are_planned_applied_and_gone(browser, sandbox, review_url):  # noqa: F811
+def test_two_rows_marked_revoke_are_planned_applied_and_gone(browser, sandbox, review_url):
     pairs = sandbox.demo["former_member"]
     client = sandbox.client()
     for space_id, user_id in pairs:

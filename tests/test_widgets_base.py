@@ -12,13 +12,17 @@ from IPython.core.formatters import DisplayFormatter
 
 import docsapi
 from docsapi._validate import check_space_title
-from docsapi.errors import APIConnectionError, PermissionDeniedError
+from docsapi.errors import APIConnectionError, MissingCredentialError, PermissionDeniedError
 from docsapi.widgets import (
+    CollectionPermissionEditor,
     GitSyncForm,
     MoveSpaceForm,
+    OrgMemberForm,
     PermissionEditor,
+    ShareLinkPanel,
     SpaceLifecyclePanel,
     SpaceSettingsForm,
+    TeamMembersEditor,
     UserProfileForm,
 )
 from docsapi.widgets._base import NOT_LOADED, EditForm, FormBase
@@ -31,6 +35,18 @@ FORMS: dict[str, Callable[[Any, dict[str, Any]], FormBase]] = {
     "MoveSpaceForm": lambda client, demo: MoveSpaceForm(client, demo["space_ids"][0]),
     "GitSyncForm": lambda client, demo: GitSyncForm(client, demo["git_space_ids"][0]),
     "SpaceLifecyclePanel": lambda client, demo: SpaceLifecyclePanel(client, demo["space_ids"][0]),
+    "CollectionPermissionEditor": lambda client, demo: CollectionPermissionEditor(
+        client, demo["collections"]["product"]
+    ),
+    "OrgMemberForm": lambda client, demo: OrgMemberForm(
+        client, demo["org_id"], demo["disabled_member_ids"][0]
+    ),
+    "TeamMembersEditor": lambda client, demo: TeamMembersEditor(
+        client, demo["org_id"], demo["team_ids"][0]
+    ),
+    "ShareLinkPanel": lambda client, demo: ShareLinkPanel(
+        client, demo["org_id"], demo["sites"]["share-link"]
+    ),
 }
 
 
@@ -195,3 +211,18 @@ def test_a_short_panel_runs_its_action_and_shows_errors(sandbox, client):
     panel.restore_button.click()
     assert panel.status == f"Restored {title}."
     assert sandbox.client().spaces.get(space_id).title == title
+
+
+@pytest.mark.parametrize("make", FORMS.values(), ids=list(FORMS))
+def test_a_client_without_token_is_reported_in_plain_words(sandbox, monkeypatch, make):
+    monkeypatch.delenv("GITBOOK_API_TOKEN", raising=False)
+    tokenless = docsapi.DocsClient(base_url=sandbox.url)
+    form = make(tokenless, sandbox.demo)
+    form.load()
+
+    assert isinstance(form.error, MissingCredentialError)
+    assert form.status == f"Loading failed: {form.error}"
+    assert form.status.startswith("Loading failed: No API token found")
+    assert "None" not in form.status
+    assert "MissingCredentialError" not in form.status
+    assert sandbox.request_count == 0

@@ -13,48 +13,8 @@ Examples
 
 from __future__ import annotations
 
+from docsapi.adnetwork import errors
 from docsapi.adnetwork.client import API_KEY_ENV, MAX_PAGE_SIZE, AdNetworkClient
-from docsapi.adnetwork.errors import (
-    ERROR_CLASSES,
-    AccountLockedError,
-    AdNetworkError,
-    DuplicatedResourceError,
-    IllegalOperationError,
-    InsufficientPermissionError,
-    InvalidAPIKeyError,
-    InvalidRequestMethodError,
-    IPNotWhitelistedError,
-    MalformedRequestError,
-    OperationNotAllowedError,
-    ParameterError,
-    RequestURINotFoundError,
-    ResourceNotFoundError,
-    ServerInternalError,
-    SystemUpgradeError,
-    TooManyRequestsError,
-    UnauthorizedRequestError,
-)
+from docsapi.adnetwork.errors import *  # noqa: F403  (the error classes, listed once in errors.__all__)
 
-__all__ = [
-    "API_KEY_ENV",
-    "ERROR_CLASSES",
-    "MAX_PAGE_SIZE",
-    "AccountLockedError",
-    "AdNetworkClient",
-    "AdNetworkError",
-    "DuplicatedResourceError",
-    "IPNotWhitelistedError",
-    "IllegalOperationError",
-    "InsufficientPermissionError",
-    "InvalidAPIKeyError",
-    "InvalidRequestMethodError",
-    "MalformedRequestError",
-    "OperationNotAllowedError",
-    "ParameterError",
-    "RequestURINotFoundError",
-    "ResourceNotFoundError",
-    "ServerInternalError",
-    "SystemUpgradeError",
-    "TooManyRequestsError",
-    "UnauthorizedRequestError",
-]
+__all__ = ["API_KEY_ENV", "MAX_PAGE_SIZE", "AdNetworkClient", *errors.__all__]

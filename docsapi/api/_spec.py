@@ -19,6 +19,7 @@ __all__ = [
     "DESCRIPTION_FILE",
     "Schema",
     "SchemaReader",
+    "json_type",
     "load_description",
     "reader",
     "snake_case",
@@ -263,7 +264,7 @@ class SchemaReader:
             values = list(node.get("enum", ()))
             if "const" in node:
                 values.append(node["const"])
-            kinds.update(_json_type(value) for value in values)
+            kinds.update(json_type(value) for value in values)
             if "properties" in node and not declared:
                 kinds.add("object")
         return kinds
@@ -278,7 +279,8 @@ class SchemaReader:
         return kinds == {"object"}
 
 
-def _json_type(value: Any) -> str:
+def json_type(value: Any) -> str:
+    """The JSON Schema type name of a decoded JSON value."""
     if value is None:
         return "null"
     if isinstance(value, bool):

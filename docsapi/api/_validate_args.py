@@ -24,14 +24,14 @@ from docsapi._http import quote_segment
 from docsapi._redact import scrub
 from docsapi._validate import check_text
 from docsapi.api._operation import BODY, NOT_GIVEN, Operation, Parameter
-from docsapi.api._spec import reader, validation_description
+from docsapi.api._spec import json_type, reader, validation_description
 from docsapi.errors import ValidationError
 
 if TYPE_CHECKING:
-    from jsonschema.exceptions import (  # type: ignore[import-untyped]
+    from jsonschema.exceptions import (
         ValidationError as SchemaError,
     )
-    from jsonschema.protocols import Validator  # type: ignore[import-untyped]
+    from jsonschema.protocols import Validator
 
 __all__ = ["SPEC_URI", "Call", "prepare", "schema_validator", "to_json"]
 
@@ -78,7 +78,7 @@ def schema_validator(pointer: str) -> Validator:
     pointer : str
         A local reference such as ``"#/components/schemas/Space"``.
     """
-    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+    from jsonschema import Draft202012Validator
 
     return Draft202012Validator(
         {"$ref": SPEC_URI + pointer},
@@ -97,23 +97,11 @@ def _choices(values: Sequence[Any]) -> str:
     return shown + (f", … ({len(values)} in all)" if len(values) > _MAX_CHOICES else "")
 
 
-def _json_type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
-
-
 def _rule(error: SchemaError) -> str:
     """Say which rule ``error`` broke, in words, followed by the schema keyword."""
-    keyword, expected, value = error.validator, error.validator_value, error.instance
+    keyword = error.validator
+    expected: Any = error.validator_value
+    value: Any = error.instance
     if keyword == "required":
         return "is required (required)"
     if keyword == "enum":
@@ -122,7 +110,7 @@ def _rule(error: SchemaError) -> str:
         text = f"must be {expected!r}, got {_shown(value)}"
     elif keyword == "type":
         wanted = " or ".join(expected) if isinstance(expected, list) else expected
-        text = f"must be of type {wanted}, got {_json_type_name(value)} {_shown(value)}"
+        text = f"must be of type {wanted}, got {json_type(value)} {_shown(value)}"
     elif keyword in ("maxLength", "minLength"):
         bound = "at most" if keyword == "maxLength" else "at least"
         text = f"must be {bound} {expected} characters long, got {len(value)}"
@@ -169,7 +157,7 @@ def _merged_choices(branches: list[list[SchemaError]]) -> tuple[list[Any], list[
         if not chosen:
             return None
         places.add(tuple(chosen[0].relative_path))
-        values = chosen[0].validator_value
+        values: Any = chosen[0].validator_value
         for one in values if chosen[0].validator == "enum" else [values]:
             if one not in accepted:
                 accepted.append(one)
@@ -179,7 +167,7 @@ def _merged_choices(branches: list[list[SchemaError]]) -> tuple[list[Any], list[
 def _explain(error: SchemaError) -> tuple[list[Any], str]:
     """Where in the value ``error`` is and the rule it broke, looking into the alternative of
     a ``oneOf``/``anyOf`` that the value was meant to be."""
-    from jsonschema.exceptions import best_match  # type: ignore[import-untyped]
+    from jsonschema.exceptions import best_match
 
     path = list(error.absolute_path)
     while error.validator in ("oneOf", "anyOf") and error.context:
@@ -188,20 +176,23 @@ def _explain(error: SchemaError) -> tuple[list[Any], str]:
             branches.setdefault(sub.relative_schema_path[0], []).append(sub)
         meant = [errors for errors in branches.values() if not any(map(_rules_out, errors))]
         if meant:
-            error = best_match(min(meant, key=len))
+            shortest: list[SchemaError] = min(meant, key=len)
+            error = best_match(shortest)
             path = list(error.absolute_path)
             continue
         merged = _merged_choices(list(branches.values()))
         if merged is not None:
             where, accepted = merged
-            got = error.instance
+            got: Any = error.instance
             for key in where:
                 got = got[key]
             text = f"must be one of {_choices(accepted)}, got {_shown(got)} ({error.validator})"
             return path + where, text
         break
     if error.validator == "required":
-        missing = [n for n in error.validator_value if n not in (error.instance or {})]
+        required: Any = error.validator_value
+        present: Any = error.instance or {}
+        missing = [n for n in required if n not in present]
         path.append(missing[0] if missing else "?")
     return path, _rule(error)
 
@@ -213,7 +204,7 @@ def _location(path: Sequence[Any]) -> str:
 def _best_error(validator: Validator, value: Any) -> SchemaError | None:
     if validator.is_valid(value):
         return None
-    from jsonschema.exceptions import best_match  # type: ignore[import-untyped]
+    from jsonschema.exceptions import best_match
 
     return best_match(validator.iter_errors(value))
 

@@ -107,7 +107,8 @@ def meta_links(ctx: Ctx, space_id: str, page_id: str) -> Reply:
     """GET .../content/page/{pageId}/meta-links -> canonical plus previous/next/parent."""
     space_for(ctx, space_id)
     content = ctx.store.content(space_id)
-    if content.page(page_id) is None:
+    canonical = content.page(page_id)
+    if canonical is None:
         raise not_found(f"Page {page_id!r} not found in space {space_id!r}.")
 
     def ref(page: Page) -> dict[str, str]:
@@ -115,7 +116,7 @@ def meta_links(ctx: Ctx, space_id: str, page_id: str) -> Reply:
 
     previous, following = content.neighbours(page_id)
     parent = content.parent_of(page_id)
-    body: dict[str, Any] = {"canonical": ref(content.page(page_id)), "alternates": []}
+    body: dict[str, Any] = {"canonical": ref(canonical), "alternates": []}
     for key, page in (("previous", previous), ("next", following), ("parent", parent)):
         if page is not None:
             body[key] = ref(page)

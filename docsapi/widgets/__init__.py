@@ -22,21 +22,29 @@ Examples
 
 from __future__ import annotations
 
+from docsapi.widgets.collection_permissions import CollectionPermissionEditor
 from docsapi.widgets.git_sync import GitSyncForm
 from docsapi.widgets.lifecycle import SpaceLifecyclePanel
 from docsapi.widgets.login import LoginForm
 from docsapi.widgets.move import MoveSpaceForm
+from docsapi.widgets.org_member import OrgMemberForm
 from docsapi.widgets.permissions import PermissionEditor, PermissionRow
+from docsapi.widgets.share_links import ShareLinkPanel
 from docsapi.widgets.space_settings import SpaceSettingsForm
+from docsapi.widgets.team_members import TeamMembersEditor
 from docsapi.widgets.user_profile import UserProfileForm
 
 __all__ = [
+    "CollectionPermissionEditor",
     "GitSyncForm",
     "LoginForm",
     "MoveSpaceForm",
+    "OrgMemberForm",
     "PermissionEditor",
     "PermissionRow",
+    "ShareLinkPanel",
     "SpaceLifecyclePanel",
     "SpaceSettingsForm",
+    "TeamMembersEditor",
     "UserProfileForm",
 ]

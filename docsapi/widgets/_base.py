@@ -25,12 +25,15 @@ from typing import Any, ClassVar, TypeVar
 
 import ipywidgets as widgets
 
+from docsapi._validate import MEMBER_ROLES
 from docsapi.errors import APIStatusError, DocsAPIError, ValidationError
 
 __all__ = [
     "GUEST",
     "LABEL_STYLE",
     "NOT_LOADED",
+    "ROLE_CHOICES",
+    "ConfirmStep",
     "EditForm",
     "Field",
     "FieldForm",
@@ -41,6 +44,7 @@ __all__ = [
     "describe_error",
     "error_label",
     "field_problem",
+    "person_label",
     "role_label",
     "role_value",
     "set_error",
@@ -49,6 +53,9 @@ __all__ = [
 
 #: How the guest role (``None`` in the API) is shown in role pickers.
 GUEST = "guest"
+
+#: A role picker's choices, strongest first; ``"guest"`` stands for ``None``.
+ROLE_CHOICES: tuple[str, ...] = (*MEMBER_ROLES, GUEST)
 
 #: The status of a form that has not loaded yet.
 NOT_LOADED = "Not loaded yet: the form loads when it is displayed (or press Reload)."
@@ -105,13 +112,20 @@ def coloured(text: str, level: str = "info") -> str:
 def describe_error(exc: DocsAPIError) -> str:
     """Say what went wrong in one line: the HTTP status and the API's message when there is one.
 
+    An error raised before anything was sent (no HTTP status, e.g. no token found) is
+    described by its own message alone.
+
     Examples
     --------
-    >>> from docsapi.errors import ConflictError
+    >>> from docsapi.errors import ConflictError, MissingCredentialError
     >>> describe_error(ConflictError(409, "Nothing would change."))
     '409 ConflictError: Nothing would change.'
+    >>> describe_error(MissingCredentialError("No API token found.", method="GET", path="/user"))
+    'No API token found. Nothing was sent (GET /user).'
     """
     if isinstance(exc, APIStatusError):
+        if exc.status is None:
+            return str(exc)
         return f"{exc.status} {type(exc).__name__}: {exc.message}"
     return f"{type(exc).__name__}: {exc}"
 
@@ -170,6 +184,21 @@ def clean(value: Any) -> Any:
     return None if pd.api.types.is_scalar(value) and pd.isna(value) else value
 
 
+def person_label(row: Any) -> str:
+    """A user as a list shows them: ``"Name <email>"`` from a row with ``user_id``,
+    ``display_name`` and ``email`` (the id stands in for a missing name).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> person_label(SimpleNamespace(user_id="u1", display_name="Ada", email="ada@x.example"))
+    'Ada <ada@x.example>'
+    """
+    name = clean(row.display_name) or row.user_id
+    email = clean(row.email)
+    return f"{name} <{email}>" if email else name
+
+
 def role_label(role: str | None) -> str:
     """The role as a picker shows it: the API's string, or ``"guest"`` for ``None``."""
     return GUEST if role is None else role
@@ -178,6 +207,69 @@ def role_label(role: str | None) -> str:
 def role_value(label: str) -> str | None:
     """The role to send for a picker's label: ``None`` for ``"guest"``."""
     return None if label == GUEST else label
+
+
+class ConfirmStep:
+    """A Confirm and a Cancel button, hidden until an irreversible action is asked for.
+
+    The form's first button (e.g. "Remove…") calls :meth:`arm`, which shows the two; only
+    Confirm runs the action. Lay out :attr:`buttons` next to the first button.
+
+    Parameters
+    ----------
+    confirm_label : str
+        What the Confirm button says, e.g. ``"Confirm removal"``.
+    on_confirm, on_cancel : callable
+        What Confirm and Cancel do (called without arguments).
+
+    Attributes
+    ----------
+    confirm_button, cancel_button : ipywidgets.Button
+    armed : bool
+        Whether the buttons are shown, waiting for Confirm.
+
+    Examples
+    --------
+    >>> step = ConfirmStep("Confirm removal", on_confirm=print, on_cancel=print)
+    >>> step.arm(); step.armed, step.confirm_button.layout.display
+    (True, '')
+    >>> step.disarm(); step.armed, step.confirm_button.layout.display
+    (False, 'none')
+    """
+
+    def __init__(
+        self, confirm_label: str, *, on_confirm: Callable[[], Any], on_cancel: Callable[[], Any]
+    ) -> None:
+        self.armed = False
+        self.confirm_button = widgets.Button(
+            description=confirm_label,
+            icon="trash",
+            button_style="danger",
+            layout=widgets.Layout(display="none"),
+        )
+        self.cancel_button = widgets.Button(
+            description="Cancel", layout=widgets.Layout(display="none")
+        )
+        self.confirm_button.on_click(lambda _button: on_confirm())
+        self.cancel_button.on_click(lambda _button: on_cancel())
+
+    @property
+    def buttons(self) -> tuple[widgets.Button, widgets.Button]:
+        """Confirm and Cancel, to lay out."""
+        return self.confirm_button, self.cancel_button
+
+    def arm(self) -> None:
+        """Show Confirm and Cancel."""
+        self._shown(True)
+
+    def disarm(self) -> None:
+        """Hide Confirm and Cancel."""
+        self._shown(False)
+
+    def _shown(self, armed: bool) -> None:
+        self.armed = armed
+        for button in self.buttons:
+            button.layout.display = "" if armed else "none"
 
 
 def _same(value: Any) -> Any:
@@ -426,6 +518,22 @@ class FormBase(widgets.VBox):
         finally:
             for button, disabled in buttons:
                 button.disabled = disabled
+
+    def _invalid(
+        self,
+        exc: ValidationError,
+        *,
+        not_done: str,
+        label: widgets.HTML | None = None,
+        raise_errors: bool = False,
+    ) -> None:
+        """Show a problem found before anything was sent: under its input (``label``) and
+        in the status line (``"<not_done>: <problem>."``); then raise it if asked."""
+        if label is not None:
+            set_error(label, field_problem(exc))
+        self._report(f"{not_done}: {exc}.", "error")
+        if raise_errors:
+            raise exc
 
     def _buttons(self) -> Iterator[widgets.Button]:
         """Every button in the form, rows of rows included."""

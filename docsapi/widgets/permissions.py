@@ -1,36 +1,42 @@
-"""PermissionEditor: who has access to a space, their roles, invitations and removals."""
+"""Who holds a permission on content: roles, removals, invitations (GrantEditor, PermissionEditor).
+
+:class:`GrantEditor` does the work for any content whose permissions the client keeps the
+same way; :class:`PermissionEditor` (a space) and
+:class:`~docsapi.widgets.collection_permissions.CollectionPermissionEditor` (a collection)
+only name their target.
+"""
 
 from __future__ import annotations
 
 import functools
 from html import escape
-from typing import Any
+from typing import Any, ClassVar
 
 import ipywidgets as widgets
 
-from docsapi._validate import MEMBER_ROLES, check_entity_id
+from docsapi._validate import check_entity_id
 from docsapi.errors import DocsAPIError, ValidationError
 from docsapi.widgets._base import (
     LABEL_STYLE,
+    ROLE_CHOICES,
     FormBase,
     clean,
     coloured,
     describe_error,
     error_label,
+    person_label,
     role_label,
     role_value,
     set_error,
 )
 
-__all__ = ["PermissionEditor", "PermissionRow"]
+__all__ = ["GrantEditor", "PermissionEditor", "PermissionRow"]
 
-#: The role picker's choices, strongest first; ``"guest"`` is sent as ``None``.
-ROLE_CHOICES: tuple[str, ...] = (*MEMBER_ROLES, role_label(None))
 _KINDS = ("users", "teams")
 
 
 class PermissionRow(widgets.HBox):
-    """One user or team with access to the space: name, role picker, remove button, status.
+    """One user or team holding a permission: name, role picker, remove button, status.
 
     Parameters
     ----------
@@ -80,7 +86,7 @@ class PermissionRow(widgets.HBox):
 
     @property
     def changed(self) -> bool:
-        """Whether the picked role differs from the role the space grants now."""
+        """Whether the picked role differs from the role held now."""
         return self.chosen_role != self.role
 
     def say(self, message: str, level: str = "info") -> None:
@@ -89,15 +95,23 @@ class PermissionRow(widgets.HBox):
         self.status_html.value = coloured(message, level)
 
 
-class PermissionEditor(FormBase):
-    """Edit who can access a space: change roles, remove access, invite users and teams.
+class GrantEditor(FormBase):
+    """Edit who holds a permission on one piece of content: roles, removals, invitations.
+
+    The shared base of :class:`PermissionEditor` (a space) and
+    :class:`~docsapi.widgets.collection_permissions.CollectionPermissionEditor` (a
+    collection): both keep their permissions the same way, through a resource group with
+    ``users``, ``teams``, ``invite``, ``set_user_role``, ``set_team_role``, ``remove_user``
+    and ``remove_team`` taking the content's id first. A subclass names the content
+    (:attr:`noun`, :attr:`heading`), its resource group (:meth:`_grants`) and how to find
+    its organization (:meth:`_organization`).
 
     Parameters
     ----------
     client : DocsClient
-        The client to call (``client.permissions``, ``client.orgs``, ``client.spaces.get``).
-    space_id : str
-        The space whose permissions to edit.
+        The client to call (the resource group, ``client.orgs.members`` and ``.teams``).
+    target_id : str
+        The id of the content whose permissions to edit (checked by the subclass).
     **kwargs
         Passed to ``ipywidgets.VBox``.
 
@@ -108,13 +122,15 @@ class PermissionEditor(FormBase):
     users_box, teams_box : ipywidgets.VBox
         The rows as shown.
     invite_users_select, invite_teams_select : ipywidgets.SelectMultiple
-        Members and teams of the space's organization who have no access yet.
+        Members and teams of the content's organization who have no access yet.
     invite_role_dropdown : ipywidgets.Dropdown
         The role to give (``"guest"`` is sent as ``None``).
     invite_button : ipywidgets.Button
         Sends the invitation; disabled until someone is picked. Problems in ``invite_error``.
     save_button : ipywidgets.Button
         Applies the pending role changes.
+    org_id : str or None
+        The content's organization (known once loaded).
     reload_button, status_output, heading_html
         As in every form.
 
@@ -126,26 +142,28 @@ class PermissionEditor(FormBase):
     ``set_team_role``, one request each, reporting on each row; it returns the changes
     that were applied, or ``None`` if there was nothing to apply or none succeeded.
     Removing (:meth:`remove`) and inviting (:meth:`invite`) act at once.
-
-    Examples
-    --------
-    >>> from docsapi.widgets import PermissionEditor
-    >>> editor = PermissionEditor(client, "sp_abc")  # doctest: +SKIP
-    >>> editor.load()  # or display(editor): it loads when shown  # doctest: +SKIP
-    >>> editor.user_rows["u_1"].role_dropdown.value = "edit"  # doctest: +SKIP
-    >>> editor.save()  # doctest: +SKIP
-    {'users': {'u_1': 'edit'}}
     """
 
-    heading = "Space permissions"
+    #: What the content is called in status lines ("space", "collection").
+    noun: ClassVar[str] = ""
 
-    def __init__(self, client: Any, space_id: str, **kwargs: Any) -> None:
-        self.space_id = check_entity_id(space_id, "space_id")
+    def __init__(self, client: Any, target_id: str, **kwargs: Any) -> None:
+        self.target_id = target_id
         self.user_rows: dict[str, PermissionRow] = {}
         self.team_rows: dict[str, PermissionRow] = {}
         self.org_id: str | None = None
         super().__init__(client, **kwargs)
 
+    # -- to implement -------------------------------------------------------------------
+    def _grants(self) -> Any:
+        """The client's resource group holding the content's permissions."""
+        raise NotImplementedError
+
+    def _organization(self) -> str:
+        """Read the content and return its organization's id."""
+        raise NotImplementedError
+
+    # -- shared behaviour ---------------------------------------------------------------
     def _build(self) -> None:
         self.users_box = widgets.VBox()
         self.teams_box = widgets.VBox()
@@ -186,7 +204,7 @@ class PermissionEditor(FormBase):
 
     # -- loading --------------------------------------------------------------------------------
     def load(self, *, raise_errors: bool = False) -> bool:
-        """Read the space's users and teams, and the organization's, dropping pending changes.
+        """Read the content's users and teams, and the organization's, dropping pending changes.
 
         The editor loads by itself when it is first displayed.
 
@@ -210,7 +228,7 @@ class PermissionEditor(FormBase):
     def _show_loaded(self, frames: tuple[Any, Any, Any, Any]) -> str:
         users, teams, members, org_teams = frames
         self.user_rows = {
-            row.user_id: self._row("users", row.user_id, _person(row), clean(row.role))
+            row.user_id: self._row("users", row.user_id, person_label(row), clean(row.role))
             for row in users.itertuples()
         }
         self.team_rows = {
@@ -222,7 +240,7 @@ class PermissionEditor(FormBase):
         self.invite_users_select.value = ()
         self.invite_teams_select.value = ()
         self.invite_users_select.options = [
-            (_person(row), row.user_id)
+            (person_label(row), row.user_id)
             for row in members.itertuples()
             if row.user_id not in self.user_rows
         ]
@@ -232,10 +250,9 @@ class PermissionEditor(FormBase):
         return f"Loaded {len(self.user_rows)} users and {len(self.team_rows)} teams."
 
     def _fetch(self) -> tuple[Any, Any, Any, Any]:
-        space = self.client.spaces.get(self.space_id)
-        self.org_id = space.organization
-        users = self.client.permissions.users(self.space_id)
-        teams = self.client.permissions.teams(self.space_id)
+        self.org_id = self._organization()
+        users = self._grants().users(self.target_id)
+        teams = self._grants().teams(self.target_id)
         members = self.client.orgs.members(self.org_id)
         org_teams = self.client.orgs.teams(self.org_id)
         return users, teams, members, org_teams
@@ -298,12 +315,12 @@ class PermissionEditor(FormBase):
         errors: list[DocsAPIError] = []
         for kind, changes in pending.items():
             rows = self._rows_of(kind)
-            permissions = self.client.permissions
-            set_role = permissions.set_user_role if kind == "users" else permissions.set_team_role
+            grants = self._grants()
+            set_role = grants.set_user_role if kind == "users" else grants.set_team_role
             for member_id, role in changes.items():
                 row = rows[member_id]
                 ok, _ = self._run(
-                    functools.partial(set_role, self.space_id, member_id, role),
+                    functools.partial(set_role, self.target_id, member_id, role),
                     doing=f"Setting the role of {member_id}",
                 )
                 if not ok and self.error is not None:
@@ -328,7 +345,7 @@ class PermissionEditor(FormBase):
 
     # -- removal ----------------------------------------------------------------------------------
     def remove(self, kind: str, member_id: str, *, raise_errors: bool = False) -> bool | None:
-        """Take a user's or team's access to the space away; what a row's Remove button does.
+        """Take a user's or team's permission away; what a row's Remove button does.
 
         Parameters
         ----------
@@ -342,8 +359,8 @@ class PermissionEditor(FormBase):
         Returns
         -------
         bool or None
-            True if access was removed now, False if they were not in the space
-            (the API's 205 and 204), None if the API refused.
+            True if the permission was removed now, False if they held none (the API's
+            205 and 204), None if the API refused.
 
         Raises
         ------
@@ -359,17 +376,17 @@ class PermissionEditor(FormBase):
         """
         if kind not in _KINDS:
             raise ValidationError("kind", f"must be 'users' or 'teams', got {kind!r}")
-        permissions = self.client.permissions
-        remove = permissions.remove_user if kind == "users" else permissions.remove_team
+        grants = self._grants()
+        remove = grants.remove_user if kind == "users" else grants.remove_team
         row = self._rows_of(kind).get(member_id)
         ok, removed = self._run(
-            lambda: remove(self.space_id, member_id), doing="Removing", raise_errors=raise_errors
+            lambda: remove(self.target_id, member_id), doing="Removing", raise_errors=raise_errors
         )
         if not ok:
             if row is not None and self.error is not None:
                 row.say(f"not removed: {describe_error(self.error)}", "error")
             return None
-        outcome = "removed" if removed else "was not in the space"
+        outcome = "removed" if removed else f"was not in the {self.noun}"
         if row is not None:
             row.say(outcome, "success" if removed else "info")
             row.role_dropdown.disabled = row.remove_button.disabled = True
@@ -413,9 +430,7 @@ class PermissionEditor(FormBase):
             return None
         role = role_value(self.invite_role_dropdown.value)
         ok, _ = self._run(
-            lambda: self.client.permissions.invite(
-                self.space_id, role=role, users=users, teams=teams
-            ),
+            lambda: self._grants().invite(self.target_id, role=role, users=users, teams=teams),
             doing="Inviting",
             raise_errors=raise_errors,
         )
@@ -428,10 +443,43 @@ class PermissionEditor(FormBase):
         return sent
 
 
-def _person(row: Any) -> str:
-    name = clean(row.display_name) or row.user_id
-    email = clean(row.email)
-    return f"{name} <{email}>" if email else name
+class PermissionEditor(GrantEditor):
+    """Edit who can access a space: change roles, remove access, invite users and teams.
+
+    Everything but the target is :class:`GrantEditor`'s (attributes, ``.value``,
+    :meth:`~GrantEditor.save`, :meth:`~GrantEditor.remove`, :meth:`~GrantEditor.invite`).
+
+    Parameters
+    ----------
+    client : DocsClient
+        The client to call (``client.permissions``, ``client.orgs``, ``client.spaces.get``).
+    space_id : str
+        The space whose permissions to edit.
+    **kwargs
+        Passed to ``ipywidgets.VBox``.
+
+    Examples
+    --------
+    >>> from docsapi.widgets import PermissionEditor
+    >>> editor = PermissionEditor(client, "sp_abc")  # doctest: +SKIP
+    >>> editor.load()  # or display(editor): it loads when shown  # doctest: +SKIP
+    >>> editor.user_rows["u_1"].role_dropdown.value = "edit"  # doctest: +SKIP
+    >>> editor.save()  # doctest: +SKIP
+    {'users': {'u_1': 'edit'}}
+    """
+
+    heading = "Space permissions"
+    noun = "space"
+
+    def __init__(self, client: Any, space_id: str, **kwargs: Any) -> None:
+        self.space_id = check_entity_id(space_id, "space_id")
+        super().__init__(client, self.space_id, **kwargs)
+
+    def _grants(self) -> Any:
+        return self.client.permissions
+
+    def _organization(self) -> str:
+        return self.client.spaces.get(self.space_id).organization
 
 
 def _team(row: Any) -> str:
