@@ -106,3 +106,22 @@ def test_usage_problems_exit_2(sandbox, plan_review, capsys, tmp_path, monkeypat
     (tmp_path / "broken.json").write_text(json.dumps([{"call_id": "x"}]))
     status, _, err = run(capsys, "review", "apply", str(tmp_path / "broken.json"), "--dry-run")
     assert status == 2 and "lacks columns" in err
+
+
+@pytest.mark.parametrize("suffix", [".json", ".csv"])
+def test_plan_files_round_trip_exactly(tmp_path, suffix):
+    from pandas.testing import assert_frame_equal
+    from review_org import org
+
+    from docsapi.review import dry_run_calls, read_plan
+
+    review = AccessReview(org(), reviewer="R")
+    review.decide({"space": "s1", "user": "a"}, "lower", lower_to="read")
+    review.decide({"space": "s4", "user": "b"}, "revoke")
+    review.decide({"space": "s2", "user": "a"}, "revoke")
+    plan = review.plan()
+    assert {"PATCH", "DELETE"} <= set(plan["method"])
+    assert {"defaultLevel": None} in plan["body"].tolist()
+    again = read_plan(review.save_plan(tmp_path / f"plan{suffix}"))
+    assert_frame_equal(again, plan, check_exact=True)
+    assert set(dry_run_calls(again)["action"]) == {"would send"}
