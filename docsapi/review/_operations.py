@@ -39,8 +39,8 @@ class Target:
 
 #: Sends one call; answers "removed", "already absent" or "updated".
 Sender = Callable[["DocsClient", Target], str]
-#: Changes a paths table (columns space_id, user_id, kind, collection_id, team_id, code,
-#: member_role) as the call would; answers the new table.
+#: Changes a paths table (columns space_id, user_id, kind, source, collection_id, team_id
+#: and code, the role's position in ROLES) as the call would; answers the new table.
 Effect = Callable[[pd.DataFrame, Target], pd.DataFrame]
 
 
