@@ -40,6 +40,7 @@ __all__ = [
     "APIConnectionError",
     "APIStatusError",
     "APITimeoutError",
+    "AccessReview",
     "AuthenticationError",
     "BadRequestError",
     "CacheSettings",
@@ -72,12 +73,14 @@ _LAZY = {
     "audit_permissions": "docsapi.audit",
     "PermissionAudit": "docsapi.audit",
     "load_audit": "docsapi.snapshot",
+    "AccessReview": "docsapi.review",
 }
 
 if _typing.TYPE_CHECKING:
     from docsapi._cache import CacheSettings
     from docsapi.audit import PermissionAudit, audit_permissions
     from docsapi.client import DocsClient
+    from docsapi.review import AccessReview
     from docsapi.snapshot import load_audit
     from docsapi.widgets.login import login
 

@@ -13,6 +13,7 @@ Examples
     docsapi audit --org <id> --save snapshots   # also keep a dated snapshot of the audit
     docsapi history snapshots            # list the snapshots kept
     docsapi diff OLD NEW --html changes.html    # what changed between two snapshots
+    docsapi review apply plan.json --dry-run    # the calls of a review's plan, not sent
 
 Exit status: 0 on success, 1 when the API refuses or fails (or a notebook holds what
 looks like a token or key), 2 for a usage or configuration problem (bad argument, missing
@@ -20,8 +21,10 @@ token), 3 when ``docsapi audit`` could not see everything (a partial audit: the 
 not an organization admin's, or some reads failed) and ``--allow-partial`` was not given;
 the reports are written all the same. A partial audit always prints a ``PARTIAL AUDIT``
 line naming what could not be seen. ``docsapi diff`` exits 3 likewise when either snapshot
-is partial (unless ``--allow-partial``), and 2 when a snapshot cannot be loaded. Errors are
-one line on stderr.
+is partial (unless ``--allow-partial``), and 2 when a snapshot cannot be loaded.
+``docsapi review apply PLAN`` exits 0 when every call of the plan is done (or, with
+``--dry-run``, was shown), 1 when a call failed (it stops there; the same command again
+resumes), 2 when the plan cannot be read or no token is found. Errors are one line on stderr.
 """
 
 from __future__ import annotations
@@ -207,7 +210,32 @@ def build_parser() -> argparse.ArgumentParser:
         help="exit 0 even when a snapshot could not see everything (it still says so)",
     )
     diff.set_defaults(handler=_run_diff)
+    _add_review_parser(commands)
     return parser
+
+
+def _add_review_parser(commands) -> None:
+    review = commands.add_parser("review", help="carry out an access review's plan")
+    actions = review.add_subparsers(dest="action", metavar="ACTION", required=True)
+    apply = actions.add_parser(
+        "apply",
+        help=f"send the calls of a plan file from review.save_plan (token: {TOKEN_VARIABLE})",
+    )
+    apply.add_argument("plan", metavar="PLAN", help="the plan file (.csv or .json)")
+    apply.add_argument("--dry-run", action="store_true", help="show the calls; send nothing")
+    apply.add_argument(
+        "--results",
+        metavar="FILE",
+        help="results kept between runs, to resume (default: <PLAN>.results.json beside it)",
+    )
+    apply.add_argument(
+        "--base-url",
+        default=DEFAULT_BASE_URL,
+        metavar="URL",
+        help=f"API address (default: {DEFAULT_BASE_URL})",
+    )
+    apply.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    apply.set_defaults(handler=_run_review)
 
 
 def _write_outputs(audit: PermissionAudit, args: argparse.Namespace) -> list[Path]:
@@ -515,6 +543,26 @@ def _run_diff(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _run_review(args: argparse.Namespace) -> int:
+    from docsapi.client import DocsClient
+    from docsapi.errors import MissingCredentialError
+    from docsapi.review._cli import run_apply, show_dry_run
+
+    try:
+        if args.dry_run:
+            return show_dry_run(args.plan, args.results)
+        client = DocsClient(base_url=args.base_url)  # token: GITBOOK_API_TOKEN, then the keyring
+        return run_apply(client, args.plan, args.results, progress=not args.no_progress)
+    except MissingCredentialError as exc:
+        raise _Failure(
+            f"{exc} Run `docsapi login` or export {TOKEN_VARIABLE}=<token> (an organization "
+            "admin's).",
+            EXIT_USAGE,
+        ) from None
+    except ValidationError as exc:
+        raise _Failure(str(exc), EXIT_USAGE) from None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the ``docsapi`` command.
 
@@ -526,8 +574,8 @@ def main(argv: list[str] | None = None) -> int:
     Returns
     -------
     int
-        The exit status: 0 success, 1 API failure, 2 usage or configuration problem, 3 a
-        partial audit without ``--allow-partial``.
+        The exit status: 0 success, 1 API failure (for ``review apply``: a call failed), 2
+        usage or configuration problem, 3 a partial audit without ``--allow-partial``.
 
     Examples
     --------

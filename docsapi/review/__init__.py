@@ -1,0 +1,26 @@
+"""Periodic access reviews: decisions on an audit's accesses, a plan of API calls, applying it.
+
+:class:`AccessReview` (also ``docsapi.AccessReview``) holds a reviewer's decisions
+(keep / revoke / lower) on every access of a :class:`~docsapi.audit.PermissionAudit`,
+derives the exact API calls that carry them out with their blast radius, applies them
+(idempotent, resumable) and writes the evidence. :func:`read_plan` and :func:`apply_plan`
+serve ``docsapi review apply PLAN``.
+
+The modules, one job each: ``_decisions`` (the decisions table, selecting, deciding),
+``_operations`` (the API operations a plan uses), ``_plan`` (decisions to calls, blast
+radius), ``_apply`` (sending, results, resuming), ``_files`` (plan and result files).
+"""
+
+from docsapi.review._apply import apply_plan, dry_run_calls
+from docsapi.review._files import read_plan, read_results, write_plan, write_results
+from docsapi.review.access_review import AccessReview
+
+__all__ = [
+    "AccessReview",
+    "apply_plan",
+    "dry_run_calls",
+    "read_plan",
+    "read_results",
+    "write_plan",
+    "write_results",
+]

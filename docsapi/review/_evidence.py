@@ -1,0 +1,242 @@
+"""The evidence of an access review: an Excel workbook and one self-contained HTML page.
+
+Both hold the same parts: a summary (the snapshot reviewed, counts of decisions and calls),
+every decision with its reviewer and time, the plan (each call with its blast radius), the
+calls applied and their results, and a sign-off section (sign-offs recorded with
+``review.sign_off``, and lines to sign on paper). The HTML page loads nothing (inline CSS,
+a Content-Security-Policy forbidding every fetch) and escapes every text; registered
+credentials are masked in every table on the way out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from docsapi._snapshot_files import scrub_texts
+from docsapi.report import _CSS, _output_path, _plain, _table, _text
+from docsapi.review._apply import done_calls
+
+if TYPE_CHECKING:
+    from docsapi.review.access_review import AccessReview
+
+__all__ = ["SHEETS", "evidence_tables", "render_html", "summary_table", "write_excel", "write_html"]
+
+#: The workbook's sheets, in order.
+SHEETS: tuple[str, ...] = ("summary", "decisions", "plan", "results", "sign-off")
+
+_STATEMENT = (
+    "I have reviewed the access listed in this document, the decisions recorded and the "
+    "calls applied, and confirm that the access remaining is appropriate."
+)
+
+
+def _time(value: object) -> str:
+    if value is None or pd.isna(value):
+        return ""
+    return pd.Timestamp(value).tz_convert("UTC").strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def summary_table(review: AccessReview) -> pd.DataFrame:
+    """The review in numbers and facts: one row per item, columns ``item`` and ``value``."""
+    audit = review.audit
+    decisions = review.decisions
+    counts = decisions["decision"].value_counts()
+    plan = review.plan()
+    results = review.results
+    snapshot = audit.snapshot
+    decided = decisions["decided_at"].dropna()
+    reviewers = sorted(set(decisions["reviewer"].dropna()))
+    items = [
+        ("organization", f"{audit.org_name} ({audit.org_id})" if audit.org_name else audit.org_id),
+        ("audit taken", _time(audit.generated_at)),
+        ("audit complete", "yes" if audit.complete else "NO: partial audit"),
+        ("snapshot", str(snapshot.path) if snapshot is not None else "not saved"),
+        ("accesses reviewed", len(decisions)),
+        ("decided: keep", int(counts.get("keep", 0))),
+        ("decided: revoke", int(counts.get("revoke", 0))),
+        ("decided: lower", int(counts.get("lower", 0))),
+        ("undecided", int(decisions["decision"].isna().sum())),
+        ("reviewers", ", ".join(reviewers)),
+        ("first decision", _time(decided.min()) if len(decided) else ""),
+        ("last decision", _time(decided.max()) if len(decided) else ""),
+        ("calls planned", len(plan)),
+        ("accesses also revoked (blast radius)", int(plan["also_revokes_count"].sum())),
+        ("accesses also lowered (blast radius)", int(plan["also_lowers_count"].sum())),
+        ("accesses also raised (blast radius)", int(plan["also_raises_count"].sum())),
+        ("calls done", len(done_calls(results) & set(plan["call_id"].astype(str)))),
+        ("calls failed (attempts)", int((results["status"] == "failed").sum())),
+        ("sign-offs", len(review.sign_offs)),
+    ]
+    return pd.DataFrame(
+        {"item": [i for i, _ in items], "value": [str(v) for _, v in items]}
+    ).astype("string")
+
+
+def evidence_tables(review: AccessReview) -> dict[str, pd.DataFrame]:
+    """The evidence's tables by sheet name, secrets masked."""
+    decided = review.decisions[review.decisions["decision"].notna()]
+    columns = [
+        "space_title",
+        "space_id",
+        "display_name",
+        "email",
+        "user_id",
+        "role",
+        "source_names",
+        "findings",
+        "decision",
+        "lower_to",
+        "comment",
+        "reviewer",
+        "decided_at",
+    ]
+    plan = review.plan()
+    plan = plan.assign(
+        body=[None if b is None else json.dumps(b, sort_keys=True) for b in plan["body"]]
+    )
+    tables = {
+        "summary": summary_table(review),
+        "decisions": decided[columns].reset_index(drop=True),
+        "plan": plan,
+        "results": review.results,
+        "sign-off": review.sign_offs,
+    }
+    return {name: scrub_texts(frame) for name, frame in tables.items()}
+
+
+def write_excel(review: AccessReview, path: str | os.PathLike[str]) -> Path:
+    """Write the evidence workbook: sheets summary, decisions, plan, results, sign-off.
+
+    Times are UTC (Excel stores no time zone).
+
+    Parameters
+    ----------
+    review : AccessReview
+        The review.
+    path : str or path-like
+        The ``.xlsx`` file to write; missing parent folders are created.
+
+    Returns
+    -------
+    Path
+        The file written.
+
+    Raises
+    ------
+    ImportError
+        When openpyxl is not installed (``pip install docsapi[excel]``).
+
+    Examples
+    --------
+    >>> review.to_excel("review-2026-Q4.xlsx")               # doctest: +SKIP
+    """
+    target = _output_path(path, "path")
+    try:
+        import openpyxl  # noqa: F401
+    except ImportError:
+        raise ImportError(
+            "Writing Excel files needs openpyxl: pip install docsapi[excel]"
+        ) from None
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tables = evidence_tables(review)
+    with pd.ExcelWriter(target, engine="openpyxl") as writer:
+        for name in SHEETS:
+            _plain(tables[name], naive_times=True).to_excel(writer, sheet_name=name, index=False)
+            sheet = writer.sheets[name]
+            sheet.freeze_panes = "A2"
+            for column in sheet.columns:
+                longest = max((len(str(cell.value or "")) for cell in column), default=8)
+                sheet.column_dimensions[column[0].column_letter].width = min(60, longest + 2)
+        sheet = writer.sheets["sign-off"]
+        start = len(tables["sign-off"]) + 3
+        sheet.cell(row=start, column=1, value=_STATEMENT)
+        for offset, label in enumerate(("Name", "Role", "Signature", "Date"), start=1):
+            sheet.cell(row=start + offset, column=1, value=f"{label}:")
+    return target
+
+
+_PLAN_SHOWN = (
+    "step",
+    "operation",
+    "method",
+    "path",
+    "body",
+    "change",
+    "decisions",
+    "findings",
+    "also_revokes_count",
+    "also_revokes",
+    "also_lowers_count",
+    "also_lowers",
+    "also_raises_count",
+    "also_raises",
+    "note",
+)
+_REVIEW_CSS = """
+.sign { margin-top: 1rem; } .sign p { margin: 1.6rem 0 .2rem; border-bottom: 1px solid #999;
+max-width: 30rem; color: #666; }
+"""
+
+
+def _frame_section(title: str, frame: pd.DataFrame, empty: str) -> str:
+    body = _table(frame) if len(frame) else f"<p>{_text(empty)}</p>"
+    return f"<h2>{_text(title)} ({len(frame)})</h2>{body}"
+
+
+def render_html(review: AccessReview) -> str:
+    """The evidence as one self-contained HTML document."""
+    tables = evidence_tables(review)
+    audit = review.audit
+    name = f"{audit.org_name} ({audit.org_id})" if audit.org_name else str(audit.org_id)
+    title = f"Access review of {name}"
+    plan = tables["plan"][list(_PLAN_SHOWN)]
+    sign_lines = "".join(f"<p>{label}</p>" for label in ("Name", "Role", "Signature", "Date"))
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy"
+      content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{_text(title)}</title><style>{_CSS}{_REVIEW_CSS}</style></head>
+<body>
+<h1>{_text(title)}</h1>
+<p class="meta">Evidence written {_text(_time(pd.Timestamp.now(tz="UTC")))}. Times are UTC.</p>
+<h2>Summary</h2>
+{_table(tables["summary"])}
+{_frame_section("Decisions", tables["decisions"], "No decision recorded yet.")}
+{_frame_section("Plan: the API calls that carry out the decisions", plan, "Nothing to change.")}
+{_frame_section("Calls applied and their results", tables["results"], "No call sent yet.")}
+<h2>Sign-off</h2>
+{_table(tables["sign-off"]) if len(tables["sign-off"]) else "<p>Not signed off yet.</p>"}
+<blockquote>{_text(_STATEMENT)}</blockquote><div class="sign">{sign_lines}</div>
+</body></html>
+"""
+
+
+def write_html(review: AccessReview, path: str | os.PathLike[str]) -> Path:
+    """Write the evidence as one self-contained HTML file (no network needed to open it).
+
+    Parameters
+    ----------
+    review : AccessReview
+        The review.
+    path : str or path-like
+        Where to write; missing parent folders are created.
+
+    Returns
+    -------
+    Path
+        The file written.
+
+    Examples
+    --------
+    >>> review.to_html("review-2026-Q4.html")                # doctest: +SKIP
+    """
+    target = _output_path(path, "path")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(render_html(review), encoding="utf-8")
+    return target

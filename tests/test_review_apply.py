@@ -1,0 +1,115 @@
+"""Applying a review's plan on the sandbox: dry run, idempotency, resume after a 503, re-audit."""
+
+from __future__ import annotations
+
+import pytest
+
+import docsapi
+from docsapi import AccessReview
+from docsapi.errors import ValidationError
+from docsapi.review import apply_plan
+
+
+def start(sandbox, **options) -> AccessReview:
+    client = sandbox.client(**options)
+    audit = docsapi.audit_permissions(client, sandbox.org_id, progress=False)
+    review = AccessReview(audit, reviewer="Rita Reviewer", client=client)
+    only_direct = review.decisions[review.decisions["sources"] == "direct"]
+    chosen = only_direct.drop_duplicates("space_id").head(3)
+    review.decide(chosen, "revoke", comment="direct grants end")
+    return review
+
+
+def accesses(audit) -> set[tuple[str, str]]:
+    e = audit.effective
+    return set(zip(e["space_id"].astype(str), e["user_id"].astype(str), strict=True))
+
+
+def test_dry_run_sends_nothing(sandbox):
+    review = start(sandbox)
+    sent = sandbox.request_count
+    shown = review.apply(dry_run=True)
+    assert sandbox.request_count == sent
+    assert set(shown["action"]) == {"would send"}
+    assert shown["call_id"].tolist() == review.plan()["call_id"].tolist()
+
+
+def test_apply_then_reaudit_shows_the_accesses_gone_and_again_is_idempotent(sandbox):
+    review = start(sandbox)
+    plan = review.plan()
+    results = review.apply(progress=False)
+    assert results["status"].tolist() == ["done"] * len(plan)
+    assert set(results["outcome"]) == {"removed"}
+    assert set(results["http_status"]) == {205}
+    after = docsapi.audit_permissions(review.client, sandbox.org_id, progress=False)
+    revoked = review.decisions[review.decisions["decision"] == "revoke"]
+    gone = set(zip(revoked["space_id"], revoked["user_id"], strict=True))
+    assert gone and not gone & accesses(after)
+    # Done calls are skipped; sending the same plan afresh finds everything already absent.
+    sent = sandbox.request_count
+    assert review.apply(progress=False).empty
+    assert sandbox.request_count == sent
+    assert set(review.apply(dry_run=True)["action"]) == {"skip (done)"}
+    again = apply_plan(review.client, plan, progress=False)
+    assert again["status"].tolist() == ["done"] * len(plan)
+    assert set(again["outcome"]) == {"already absent"}
+    assert set(again["http_status"]) == {204}
+    assert review.complete
+
+
+def test_apply_stops_at_an_injected_503_and_resumes(sandbox):
+    review = start(sandbox, max_retries=0)
+    plan = review.plan()
+    assert len(plan) == 3
+    second = plan["path"].iloc[1]
+    sandbox.inject("503", count=1, methods=["DELETE"], path=second)
+    first_run = review.apply(progress=False)
+    assert first_run["status"].tolist() == ["done", "failed"]
+    failed = first_run.iloc[1]
+    assert (failed["http_status"], failed["outcome"]) == (503, "ServerError")
+    assert "503" in failed["error"]
+    assert not review.complete
+    deletes = [entry for entry in sandbox.request_log if entry[0] == "DELETE"]
+    assert len(deletes) == 2  # the third call was not sent
+    assert review.apply(dry_run=True)["action"].tolist() == [
+        "skip (done)",
+        "would send",
+        "would send",
+    ]
+
+    second_run = review.apply(progress=False)
+    assert second_run["path"].tolist() == plan["path"].iloc[1:].tolist()
+    assert second_run["status"].tolist() == ["done", "done"]
+    assert review.complete
+    assert review.results["status"].tolist() == ["done", "failed", "done", "done"]
+    after = docsapi.audit_permissions(review.client, sandbox.org_id, progress=False)
+    revoked = review.decisions[review.decisions["decision"] == "revoke"]
+    assert not set(zip(revoked["space_id"], revoked["user_id"], strict=True)) & accesses(after)
+
+
+def test_results_are_kept_with_the_snapshot_so_another_sitting_resumes(sandbox, tmp_path):
+    review = start(sandbox, max_retries=0)
+    sandbox.inject("503", count=1, methods=["DELETE"], path=review.plan()["path"].iloc[2])
+    review.apply(progress=False)
+    folder = review.save(tmp_path / "review")
+    later = AccessReview.load(folder, reviewer="Rita Reviewer", client=sandbox.client())
+    assert later.apply(dry_run=True)["action"].tolist() == ["skip (done)"] * 2 + ["would send"]
+    assert later.apply(progress=False)["status"].tolist() == ["done"]
+    assert later.complete
+
+
+def test_apply_needs_a_client_and_a_real_plan(sandbox):
+    review = start(sandbox)
+    review.client = None
+    with pytest.raises(ValidationError, match="client"):
+        review.apply()
+    plan = review.plan()
+    plan.loc[0, "path"] = "/spaces/other/permissions/users/x"
+    with pytest.raises(ValidationError, match="edited"):
+        apply_plan(sandbox.client(), plan, progress=False)
+    plan = review.plan()
+    plan.at[0, "body"] = {"role": "admin"}
+    with pytest.raises(ValidationError, match="edited"):
+        apply_plan(sandbox.client(), plan, progress=False)
+    with pytest.raises(ValidationError, match="columns"):
+        apply_plan(sandbox.client(), plan.drop(columns=["operation"]), progress=False)
