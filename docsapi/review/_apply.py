@@ -98,7 +98,7 @@ def dry_run_calls(plan: pd.DataFrame, results: pd.DataFrame | None = None) -> pd
     done = done_calls(results)
     shown = plan[["step", "call_id", "operation", "method", "path", "body", "change"]].copy()
     would = ["skip (done)" if c in done else "would send" for c in plan["call_id"].astype(str)]
-    shown.insert(0, "action", pd.array(would, dtype=_STRING))
+    shown.insert(0, "action", pd.Series(would, index=shown.index, dtype=_STRING))
     extra = [
         c
         for c in ("also_revokes_count", "also_lowers_count", "also_raises_count")

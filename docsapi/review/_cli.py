@@ -13,7 +13,7 @@ resume), 2 a usage problem (the plan or results file cannot be read, no token).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -63,6 +63,7 @@ def run_apply(
     ran = apply_plan(client, plan, earlier, progress=progress)
     every = pd.concat([earlier, ran], ignore_index=True) if len(earlier) else ran
     write_results(every, results_file)
+    row: Any
     for row in ran.itertuples(index=False):
         detail = row.outcome if row.status == "done" else f"FAILED: {row.error}"
         print(f"{row.status:<7} {row.method:<6} {row.path}  {detail}")

@@ -74,6 +74,7 @@ def _findings_by_access(audit: PermissionAudit, accesses: pd.DataFrame) -> pd.Se
     users = accesses["user_id"].to_numpy(dtype=object)
     sources = accesses["sources"].fillna("").to_numpy(dtype=object)
     admins = (accesses["role"] == "admin").to_numpy(dtype=bool)
+    row: Any
     for row in people.itertuples(index=False):
         user, rule, target = str(row.principal_id), str(row.rule), str(row.target_type)
         if target == "space" and not pd.isna(row.space_id):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -35,7 +35,7 @@ _STATEMENT = (
 )
 
 
-def _time(value: object) -> str:
+def _time(value: Any) -> str:
     if value is None or pd.isna(value):
         return ""
     return pd.Timestamp(value).tz_convert("UTC").strftime("%Y-%m-%d %H:%M:%S UTC")
@@ -97,7 +97,11 @@ def evidence_tables(review: AccessReview) -> dict[str, pd.DataFrame]:
     ]
     plan = review.plan()
     plan = plan.assign(
-        body=[None if b is None else json.dumps(b, sort_keys=True) for b in plan["body"]]
+        body=pd.Series(
+            [None if b is None else json.dumps(b, sort_keys=True) for b in plan["body"]],
+            index=plan.index,
+            dtype=object,
+        )
     )
     tables = {
         "summary": summary_table(review),

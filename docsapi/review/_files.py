@@ -34,7 +34,9 @@ def _file(path: object, argument: str) -> Path:
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     plain = frame.astype(object).where(frame.notna(), None)
-    records = plain.to_dict(orient="records")
+    records: list[dict[str, Any]] = [
+        {str(key): value for key, value in row.items()} for row in plain.to_dict(orient="records")
+    ]
     for record in records:
         for key, value in record.items():
             if isinstance(value, pd.Timestamp):

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from docsapi._audit_data import ROLES
+from docsapi.errors import ValidationError
 
 if TYPE_CHECKING:
     from docsapi.client import DocsClient
@@ -35,6 +36,13 @@ class Target:
     team_id: str | None = None
     user_id: str | None = None
     role: str | None = None
+
+    def need(self, name: str) -> str:
+        """The id ``name`` (e.g. ``"space_id"``), which the call cannot do without."""
+        value = getattr(self, name)
+        if value is None:
+            raise ValidationError("plan", f"a row has no {name}; make the plan again.")
+        return value
 
 
 #: Sends one call; answers "removed", "already absent" or "updated".
@@ -141,14 +149,16 @@ def _operations() -> dict[str, Operation]:
             "removeUserFromSpace",
             "DELETE",
             space_user,
-            lambda c, t: _removed(c.permissions.remove_user(t.space_id, t.user_id)),
+            lambda c, t: _removed(c.permissions.remove_user(t.need("space_id"), t.need("user_id"))),
             _kind_drop("direct", space_id="space_id", user_id="user_id"),
         ),
         Operation(
             "updateUserPermissionInSpace",
             "PATCH",
             space_user,
-            lambda c, t: _updated(c.permissions.set_user_role(t.space_id, t.user_id, t.role)),
+            lambda c, t: _updated(
+                lambda: c.permissions.set_user_role(t.need("space_id"), t.need("user_id"), t.role)
+            ),
             _kind_set("direct", space_id="space_id", user_id="user_id"),
             "role",
         ),
@@ -156,14 +166,16 @@ def _operations() -> dict[str, Operation]:
             "removeTeamFromSpace",
             "DELETE",
             space_team,
-            lambda c, t: _removed(c.permissions.remove_team(t.space_id, t.team_id)),
+            lambda c, t: _removed(c.permissions.remove_team(t.need("space_id"), t.need("team_id"))),
             _kind_drop("team", space_id="space_id", team_id="team_id"),
         ),
         Operation(
             "updateTeamPermissionInSpace",
             "PATCH",
             space_team,
-            lambda c, t: _updated(c.permissions.set_team_role(t.space_id, t.team_id, t.role)),
+            lambda c, t: _updated(
+                lambda: c.permissions.set_team_role(t.need("space_id"), t.need("team_id"), t.role)
+            ),
             _kind_set("team", space_id="space_id", team_id="team_id"),
             "role",
         ),
@@ -171,21 +183,29 @@ def _operations() -> dict[str, Operation]:
             "deleteMemberFromOrganizationTeamById",
             "DELETE",
             "/orgs/{organizationId}/teams/{teamId}/members/{userId}",
-            lambda c, t: _removed(c.orgs.remove_team_member(t.org_id, t.team_id, t.user_id)),
+            lambda c, t: _removed(
+                c.orgs.remove_team_member(t.need("org_id"), t.need("team_id"), t.need("user_id"))
+            ),
             _drop(team_id="team_id", user_id="user_id"),
         ),
         Operation(
             "removeUserFromCollection",
             "DELETE",
             collection_user,
-            lambda c, t: _removed(c.collections.remove_user(t.collection_id, t.user_id)),
+            lambda c, t: _removed(
+                c.collections.remove_user(t.need("collection_id"), t.need("user_id"))
+            ),
             _kind_drop("collection", collection_id="collection_id", user_id="user_id"),
         ),
         Operation(
             "updateUserPermissionInCollection",
             "PATCH",
             collection_user,
-            lambda c, t: _updated(c.collections.set_user_role(t.collection_id, t.user_id, t.role)),
+            lambda c, t: _updated(
+                lambda: c.collections.set_user_role(
+                    t.need("collection_id"), t.need("user_id"), t.role
+                )
+            ),
             _kind_set("collection", collection_id="collection_id", user_id="user_id"),
             "role",
         ),
@@ -193,14 +213,20 @@ def _operations() -> dict[str, Operation]:
             "removeTeamFromCollection",
             "DELETE",
             collection_team,
-            lambda c, t: _removed(c.collections.remove_team(t.collection_id, t.team_id)),
+            lambda c, t: _removed(
+                c.collections.remove_team(t.need("collection_id"), t.need("team_id"))
+            ),
             _kind_drop("collection-team", collection_id="collection_id", team_id="team_id"),
         ),
         Operation(
             "updateTeamPermissionInCollection",
             "PATCH",
             collection_team,
-            lambda c, t: _updated(c.collections.set_team_role(t.collection_id, t.team_id, t.role)),
+            lambda c, t: _updated(
+                lambda: c.collections.set_team_role(
+                    t.need("collection_id"), t.need("team_id"), t.role
+                )
+            ),
             _kind_set("collection-team", collection_id="collection_id", team_id="team_id"),
             "role",
         ),
@@ -208,7 +234,9 @@ def _operations() -> dict[str, Operation]:
             "updateSpaceById",
             "PATCH",
             "/spaces/{spaceId}",
-            lambda c, t: _updated(c.spaces.update(t.space_id, default_level=t.role)),
+            lambda c, t: _updated(
+                lambda: c.spaces.update(t.need("space_id"), default_level=t.role)
+            ),
             _space_level,
             "defaultLevel",
         ),
@@ -216,7 +244,9 @@ def _operations() -> dict[str, Operation]:
             "updateMemberInOrganizationById",
             "PATCH",
             "/orgs/{organizationId}/members/{userId}",
-            lambda c, t: _updated(c.orgs.update_member(t.org_id, t.user_id, role=t.role)),
+            lambda c, t: _updated(
+                lambda: c.orgs.update_member(t.need("org_id"), t.need("user_id"), role=t.role)
+            ),
             _member_role,
             "role",
         ),
@@ -224,7 +254,8 @@ def _operations() -> dict[str, Operation]:
     return {operation.operation_id: operation for operation in found}
 
 
-def _updated(_: object) -> str:
+def _updated(call: Callable[[], object]) -> str:
+    call()
     return "updated"
 
 

@@ -324,6 +324,7 @@ def build_plan(
     paths = _work_paths(audit)
     acted = decisions[decisions["decision"].isin(["revoke", "lower"]).fillna(False)]
     calls: list[_Call] = []
+    decision: Any
     for decision in acted.itertuples(index=False):
         label = f"{decision.decision} {names.access(decision.space_id, decision.user_id)}"
         if decision.decision == "lower":
@@ -348,7 +349,9 @@ def build_plan(
             key=lambda c: (names.spaces.get(c[0][0], ""), names.users.get(c[0][1], ""), c[0]),
         )
         paths = changed_paths
-        revoked, lowered, raised = [], [], []
+        revoked: list[str] = []
+        lowered: list[str] = []
+        raised: list[str] = []
         for key, code, now in changes:
             decided = intended.get(key)
             change = "revoked" if now is None else ("lowered" if now < code else "raised")
@@ -397,5 +400,5 @@ def build_plan(
             }
         )
     plan = pd.DataFrame(rows, columns=list(PLAN_COLUMNS)).astype(PLAN_COLUMNS)
-    changes = pd.DataFrame(impact, columns=list(IMPACT_COLUMNS)).astype(IMPACT_COLUMNS)
-    return plan, changes
+    effects = pd.DataFrame(impact, columns=list(IMPACT_COLUMNS)).astype(IMPACT_COLUMNS)
+    return plan, effects
