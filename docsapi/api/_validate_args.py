@@ -13,6 +13,7 @@ import difflib
 import enum
 import functools
 import json
+import math
 import numbers
 import re
 from collections.abc import Mapping, Sequence
@@ -21,8 +22,9 @@ from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
 from docsapi._http import quote_segment
+from docsapi._patterns import search_pattern
 from docsapi._redact import scrub
-from docsapi._validate import check_text
+from docsapi._validate import check_id, check_page_path, check_text
 from docsapi.api._operation import BODY, NOT_GIVEN, Operation, Parameter
 from docsapi.api._spec import json_type, reader, validation_description
 from docsapi.errors import ValidationError
@@ -80,11 +82,19 @@ def schema_validator(pointer: str) -> Validator:
     """
     from jsonschema import Draft202012Validator
 
-    return Draft202012Validator(
+    return _ecma_validator()(
         {"$ref": SPEC_URI + pointer},
         registry=_registry(),
         format_checker=Draft202012Validator.FORMAT_CHECKER,
     )
+
+
+@functools.cache
+def _ecma_validator() -> Any:
+    """Draft 2020-12 with ECMA-262's ``$`` in patterns (``"sp1\\n"`` is not an id)."""
+    from jsonschema import Draft202012Validator, validators
+
+    return validators.extend(Draft202012Validator, {"pattern": search_pattern})
 
 
 def _shown(value: Any) -> str:
@@ -297,6 +307,12 @@ def _header(parameter: Parameter, value: Any) -> str:
 
 
 def _segment(parameter: Parameter, value: Any) -> str:
+    """One path parameter as its quoted path segment.
+
+    A parameter named like a path (``pagePath``) is a relative path of slugs without ``.``,
+    ``..`` or empty segments; any other is one segment: an id without ``/``, ``%``,
+    whitespace or control characters, and not ``.`` or ``..``.
+    """
     text = _wire(value)
     if not isinstance(text, str) or not text:
         raise ValidationError(parameter.python_name, "must not be empty (a path segment)")
@@ -306,7 +322,21 @@ def _segment(parameter: Parameter, value: Any) -> str:
             f"must not be {text!r}: a path parameter is one segment of the path, "
             "and dot segments would address another resource",
         )
-    return quote_segment(text)
+    if parameter.name.endswith("Path"):
+        return quote_segment(check_page_path(text, parameter.python_name))
+    return quote_segment(check_id(text, parameter.python_name))
+
+
+def _finite(value: Any, where: str) -> None:
+    """Refuse NaN and infinities anywhere in ``value`` (JSON has no such numbers)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValidationError(where, f"must be a finite number, got {value!r}")
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _finite(item, f"{where}.{key}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _finite(item, f"{where}[{index}]")
 
 
 # -- binding ------------------------------------------------------------------------------
@@ -368,6 +398,11 @@ def _body(operation: Operation, values: Mapping[str, Any]) -> Any:
             raise ValidationError(BODY, "is required: this operation needs a request body")
         else:
             return NOT_GIVEN
+    if isinstance(whole, dict):
+        for name, item in whole.items():
+            _finite(item, by_keyword.get(name, f"{BODY}.{name}"))
+    else:
+        _finite(whole, BODY)
     _check_body(operation, whole, by_keyword)
     return whole
 
@@ -409,6 +444,7 @@ def prepare(operation: Operation, args: tuple[Any, ...], kwargs: Mapping[str, An
                 )
             continue
         value = to_json(value)
+        _finite(value, parameter.python_name)
         if parameter.location == "query" and value in ("", []) and not parameter.allow_empty:
             if value == [] and not parameter.required:
                 continue
