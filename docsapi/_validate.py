@@ -126,8 +126,11 @@ HTTP_METHODS: tuple[str, ...] = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "P
 #: ``%`` (an id is never percent-encoded by its caller).
 _SEGMENT_ID = re.compile(r"[A-Za-z0-9._~:@!$&'()*+,;=-]+")
 _ENTITY_ID = re.compile(r"[A-Za-z0-9_-]+")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-_CONTROL_BUT_LINES = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+#: Control characters, line and paragraph separators, and the bidirectional overrides and
+#: isolates that make text display in another order than it is stored (a title or name that
+#: reads differently in a report than in the data).
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL_BUT_LINES = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _HEADER_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _DOT_SEGMENTS = (".", "..")
@@ -591,6 +594,28 @@ def check_display_name(value: Any, argument: str = "display_name") -> str:
     check_text(value, argument, min_length=1, max_length=MAX_DISPLAY_NAME)
     if not value.strip():
         raise ValidationError(argument, "must contain more than whitespace")
+    return value
+
+
+def check_name(value: Any, argument: str, *, max_length: int, min_length: int = 1) -> str:
+    """Check a title or name: ``min_length`` to ``max_length`` characters, some visible.
+
+    Raises
+    ------
+    ValidationError
+        As :func:`check_text`, and when nothing in it is visible (only spaces or
+        zero-width characters).
+
+    Examples
+    --------
+    >>> check_name("Auditors", "title", max_length=64)
+    'Auditors'
+    """
+    check_text(value, argument, min_length=min_length, max_length=max_length)
+    if not any(char.isprintable() and not char.isspace() for char in value):
+        raise ValidationError(
+            argument, f"must contain a visible character, not only spaces; got {_show(value)}"
+        )
     return value
 
 
