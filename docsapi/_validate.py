@@ -18,7 +18,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote, urlencode, urlsplit
 
 from docsapi.errors import ValidationError
 
@@ -119,6 +119,8 @@ MAX_LIST_LIMIT = 1000
 MAX_ID_LENGTH = 256
 MAX_PAGE_PATH = 1024
 MAX_API_PATH = 4096
+#: The longest query string sent: servers refuse request lines much beyond 8 KB (414).
+MAX_QUERY = 6144
 #: Methods :meth:`DocsClient.request` accepts.
 HTTP_METHODS: tuple[str, ...] = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
 
@@ -501,7 +503,33 @@ def check_params(value: Any, argument: str = "params") -> dict[str, Any] | None:
             query[name] = [_query_value(one, where) for one in item]
         else:
             query[name] = _query_value(item, where)
+    check_query_length(query, argument)
     return query
+
+
+def check_query_length(query: Mapping[str, Any], argument: str = "params") -> None:
+    """Refuse a query string longer than :data:`MAX_QUERY` characters once encoded.
+
+    The error names the longest parameter (``argument[name]``, or ``name`` alone when
+    ``argument`` is empty).
+
+    Examples
+    --------
+    >>> check_query_length({"q": "x" * 7000})
+    Traceback (most recent call last):
+    ...
+    docsapi.errors.ValidationError: params['q']: makes the query string 7002 characters long...
+    """
+    sizes = {name: len(urlencode({name: value}, doseq=True)) for name, value in query.items()}
+    total = sum(sizes.values()) + max(len(sizes) - 1, 0)
+    if total <= MAX_QUERY:
+        return
+    longest = max(sizes, key=sizes.__getitem__)
+    raise ValidationError(
+        f"{argument}[{longest!r}]" if argument else longest,
+        f"makes the query string {total} characters long; at most {MAX_QUERY} are sent "
+        "(servers refuse longer request lines): send fewer or shorter values",
+    )
 
 
 def check_json_body(value: Any, argument: str = "json") -> bytes | None:

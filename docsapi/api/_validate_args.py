@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from docsapi._http import quote_segment
 from docsapi._patterns import search_pattern
 from docsapi._redact import scrub
-from docsapi._validate import check_id, check_page_path, check_text
+from docsapi._validate import check_id, check_page_path, check_query_length, check_text
 from docsapi.api._operation import BODY, NOT_GIVEN, Operation, Parameter
 from docsapi.api._spec import json_type, reader, validation_description
 from docsapi.errors import ValidationError
@@ -466,4 +466,9 @@ def prepare(operation: Operation, args: tuple[Any, ...], kwargs: Mapping[str, An
             params[parameter.name] = _query(parameter, value)
         else:
             headers[parameter.name] = _header(parameter, value)
+    by_name = {p.name: p.python_name for p in operation.parameters}
+    try:
+        check_query_length(params, "")
+    except ValidationError as error:
+        raise ValidationError(by_name[error.argument], str(error).partition(": ")[2]) from None
     return Call(operation.method, path, params, headers, _body(operation, values))
