@@ -132,3 +132,53 @@ def test_the_sandbox_reads_patterns_as_the_description_means_them():
     assert not schema.validator.is_valid("abc\n")
     unanchored = _Schema({"type": "string", "pattern": "\\S.*\\S"}, {})
     assert unanchored.validator.is_valid("Acme\n")  # the description's own choice
+
+
+def _deep(levels: int) -> list:
+    root: list = []
+    node = root
+    for _ in range(levels):
+        node.append([])
+        node = node[0]
+    return root
+
+
+@pytest.mark.parametrize(
+    ("body", "argument", "rule"),
+    [
+        ({"title": "T", 1: "a"}, "body", "keys must be strings"),
+        ({"title": "T", "x": {2: "b"}}, "body.x", "keys must be strings"),
+        ({"title": "T", "x": object()}, "body.x", "must be a JSON value"),
+        ({"title": "T", "x": _deep(5_000)}, "body", "nested more than 64 levels"),
+        ({"title": "T", "x": _deep(70)}, "body.x", "nested more than 64 levels"),
+        ({"title": "a\ud800b"}, "body.title", "lone surrogate"),
+    ],
+    ids=["int key", "nested int key", "object", "5000 deep", "70 deep", "surrogate"],
+)
+def test_bodies_json_cannot_carry_are_refused_where_they_break(
+    client, sandbox, body, argument, rule
+):
+    before = sandbox.request_count
+    space = sandbox.demo["space_ids"][0]
+    with pytest.raises(docsapi.ValidationError, match=rule) as caught:
+        client.api.spaces.update_space_by_id(space, body=body)
+    assert caught.value.argument == argument
+    assert sandbox.request_count == before
+
+
+def test_keyword_and_query_values_json_cannot_carry_are_refused(client, sandbox):
+    from decimal import Decimal
+
+    before = sandbox.request_count
+    space = sandbox.demo["space_ids"][0]
+    with pytest.raises(docsapi.ValidationError, match="lone surrogate") as caught:
+        client.api.spaces.update_space_by_id(space, title="a\ud800b")
+    assert caught.value.argument == "title"
+    with pytest.raises(docsapi.ValidationError, match="lone surrogate") as caught:
+        client.api.sites.list_sites(sandbox.org_id, title="a\ud800")
+    assert caught.value.argument == "title"
+    with pytest.raises(docsapi.ValidationError, match="finite") as caught:
+        client.api.sites.list_sites(sandbox.org_id, limit=Decimal("NaN"))
+    assert caught.value.argument == "limit"
+    assert sandbox.request_count == before
+    assert client.api.sites.list_sites(sandbox.org_id, limit=Decimal("5")).shape[0] <= 5

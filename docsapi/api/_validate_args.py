@@ -9,6 +9,7 @@ it and the rule, e.g. ``title: must be at most 50 characters long, got 62 (maxLe
 
 from __future__ import annotations
 
+import decimal
 import difflib
 import enum
 import functools
@@ -43,6 +44,9 @@ _MAX_SHOWN = 60
 _MAX_CHOICES = 12
 _DOT_SEGMENTS = frozenset({".", ".."})
 _HEADER_VALUE = re.compile(r"[\x20-\x7e]*")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+#: The deepest nesting of a JSON argument (a body the API takes is a few levels deep).
+MAX_JSON_DEPTH = 64
 
 
 @dataclass(frozen=True)
@@ -267,13 +271,21 @@ def to_json(value: Any) -> Any:
         return to_json(value.value)
     if isinstance(value, numbers.Integral):
         return int(value)
-    if isinstance(value, numbers.Real):
+    if isinstance(value, numbers.Real | decimal.Decimal):
         return float(value)
     if isinstance(value, Mapping):
-        return {str(k): to_json(v) for k, v in value.items()}
+        return {k: to_json(v) for k, v in value.items()}
     if isinstance(value, list | tuple | set | frozenset):
         return [to_json(v) for v in value]
     return value
+
+
+def _converted(value: Any, where: str) -> Any:
+    """:func:`to_json` of an argument; a value nested beyond recursion is refused."""
+    try:
+        return to_json(value)
+    except RecursionError:
+        raise ValidationError(where, f"is nested more than {MAX_JSON_DEPTH} levels deep") from None
 
 
 def _wire(value: Any) -> Any:
@@ -327,16 +339,32 @@ def _segment(parameter: Parameter, value: Any) -> str:
     return quote_segment(check_id(text, parameter.python_name))
 
 
-def _finite(value: Any, where: str) -> None:
-    """Refuse NaN and infinities anywhere in ``value`` (JSON has no such numbers)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ValidationError(where, f"must be a finite number, got {value!r}")
-    if isinstance(value, dict):
-        for key, item in value.items():
-            _finite(item, f"{where}.{key}")
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            _finite(item, f"{where}[{index}]")
+def _plain_json(value: Any, where: str) -> None:
+    """Refuse what JSON cannot carry faithfully, naming where it is: NaN and infinities,
+    keys that are not strings, lone surrogates, objects of other types, and nesting deeper
+    than :data:`MAX_JSON_DEPTH`."""
+    stack = [(value, where, 0)]
+    while stack:
+        item, place, depth = stack.pop()
+        if depth > MAX_JSON_DEPTH:
+            raise ValidationError(where, f"is nested more than {MAX_JSON_DEPTH} levels deep")
+        if isinstance(item, float) and not math.isfinite(item):
+            raise ValidationError(place, f"must be a finite number, got {item!r}")
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                raise ValidationError(place, "must be valid Unicode: it holds a lone surrogate")
+        elif isinstance(item, dict):
+            for key, sub in item.items():
+                if not isinstance(key, str):
+                    raise ValidationError(place, f"keys must be strings, got {_shown(key)}")
+                stack.append((key, place, depth + 1))
+                stack.append((sub, f"{place}.{key}", depth + 1))
+        elif isinstance(item, list):
+            stack.extend((sub, f"{place}[{i}]", depth + 1) for i, sub in enumerate(item))
+        elif item is not None and not isinstance(item, bool | int | float):
+            raise ValidationError(
+                place, f"must be a JSON value, got {type(item).__name__} {_shown(item)}"
+            )
 
 
 # -- binding ------------------------------------------------------------------------------
@@ -376,10 +404,12 @@ def _body(operation: Operation, values: Mapping[str, Any]) -> Any:
     if body is None:
         return NOT_GIVEN
     fields = {
-        f.name: to_json(values[f.python_name]) for f in body.fields if f.python_name in values
+        f.name: _converted(values[f.python_name], f.python_name)
+        for f in body.fields
+        if f.python_name in values
     }
     by_keyword = {f.name: f.python_name for f in body.fields if f.python_name in values}
-    whole = to_json(values[BODY]) if BODY in values else NOT_GIVEN
+    whole = _converted(values[BODY], BODY) if BODY in values else NOT_GIVEN
     if whole is not NOT_GIVEN and fields:
         if not isinstance(whole, dict):
             raise ValidationError(BODY, "must be an object when body fields are also given")
@@ -399,10 +429,13 @@ def _body(operation: Operation, values: Mapping[str, Any]) -> Any:
         else:
             return NOT_GIVEN
     if isinstance(whole, dict):
+        for name in whole:
+            if not isinstance(name, str):
+                raise ValidationError(BODY, f"keys must be strings, got {_shown(name)}")
         for name, item in whole.items():
-            _finite(item, by_keyword.get(name, f"{BODY}.{name}"))
+            _plain_json(item, by_keyword.get(name, f"{BODY}.{name}"))
     else:
-        _finite(whole, BODY)
+        _plain_json(whole, BODY)
     _check_body(operation, whole, by_keyword)
     return whole
 
@@ -443,8 +476,8 @@ def prepare(operation: Operation, args: tuple[Any, ...], kwargs: Mapping[str, An
                     f"is required ({parameter.location} parameter {parameter.name!r})",
                 )
             continue
-        value = to_json(value)
-        _finite(value, parameter.python_name)
+        value = _converted(value, parameter.python_name)
+        _plain_json(value, parameter.python_name)
         if parameter.location == "query" and value in ("", []) and not parameter.allow_empty:
             if value == [] and not parameter.required:
                 continue
