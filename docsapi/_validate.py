@@ -133,6 +133,7 @@ _ENTITY_ID = re.compile(r"[A-Za-z0-9_-]+")
 #: reads differently in a report than in the data).
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _CONTROL_BUT_LINES = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _HEADER_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _DOT_SEGMENTS = (".", "..")
@@ -151,6 +152,10 @@ def _require_str(value: Any, argument: str) -> str:
 
 
 def _no_controls(value: str, argument: str, *, lines: bool = False) -> str:
+    if _SURROGATE.search(value):
+        raise ValidationError(
+            argument, "must be valid Unicode: it holds a lone surrogate (\\ud800-\\udfff)"
+        )
     pattern = _CONTROL_BUT_LINES if lines else _CONTROL
     if pattern.search(value):
         allowed = " (line breaks and tabs are allowed)" if lines else ""
@@ -545,6 +550,9 @@ def check_json_body(value: Any, argument: str = "json") -> bytes | None:
     problem = None
     try:
         encoded = json.dumps(value, allow_nan=False).encode()
+        json.dumps(value, ensure_ascii=False).encode("utf-8")  # no lone surrogate
+    except UnicodeEncodeError:
+        problem = "must be valid Unicode: a string holds a lone surrogate (\\ud800-\\udfff)"
     except (TypeError, ValueError, RecursionError) as exc:
         problem = f"must be JSON (dicts, lists, str, finite numbers, bool, None): {exc}"
     if problem is not None:

@@ -102,3 +102,25 @@ def test_a_blank_site_title_is_refused(client, sandbox, ids):
 def test_visible_titles_with_emoji_sequences_are_sent(client, sandbox, ids):
     title = "\U0001f469\u200d\U0001f4bb Docs"  # a zero-width joiner inside an emoji
     assert client.collections.update(ids["collection"], title=title).title == title
+
+
+LONE = "a\ud800b"
+
+
+def test_lone_surrogates_are_refused_in_every_kind_of_text(client, sandbox, ids):
+    """Not valid Unicode: sent as a JSON escape or a raw UnicodeEncodeError before."""
+    o, c, s = ids["org"], ids["collection"], ids["site"]
+    space = sandbox.demo["space_ids"][0]
+    calls = {
+        "title": lambda: client.collections.update(c, title=LONE),
+        "description": lambda: client.collections.update(c, description=LONE),
+        "name": lambda: client.sites.create_share_link(o, s, name=LONE),
+        "action": lambda: client.orgs.audit_events(o, action=LONE),
+        "query": lambda: client.spaces.search(space, LONE),
+        "path": lambda: client.content.page_by_path(space, LONE + "/x"),
+        "params['q']": lambda: client.request("GET", "/user", params={"q": LONE}),
+        "json": lambda: client.request("POST", f"/spaces/{space}/duplicate", json={"q": LONE}),
+    }
+    for argument, call in calls.items():
+        error = _refused(sandbox, call, argument)
+        assert "lone surrogate" in str(error)

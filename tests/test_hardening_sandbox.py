@@ -100,3 +100,18 @@ def test_deleting_twice_concurrently_deletes_once_and_loses_no_space(sandbox):
     assert codes == [204, 204, 204, 205]
     trash = sandbox._store.state.trash
     assert all(space in trash for space in inside)
+
+
+@pytest.mark.parametrize(
+    "body", [b'{"title": "a\\ud800b"}', b'{"\\udc00": "x"}', b'{"title": ["\\udbff"]}'], ids=repr
+)
+def test_a_body_with_a_lone_surrogate_escape_is_400(sandbox, body):
+    collection = sandbox.demo["collection_ids"][0]
+    headers = {"Authorization": f"Bearer {sandbox.token}", "Content-Type": "application/json"}
+    url = f"{sandbox.url}/collections/{collection}"
+    title = sandbox._store.state.collections[collection]["title"]
+    assert "Unicode" in _refused(requests.patch(url, headers=headers, data=body, timeout=TIMEOUT))
+    assert sandbox._store.state.collections[collection]["title"] == title
+    paired = b'{"title": "\\ud83d\\ude00 Docs"}'  # an escaped pair is one character
+    answer = requests.patch(url, headers=headers, data=paired, timeout=TIMEOUT)
+    assert answer.status_code == 200 and answer.json()["title"] == "\U0001f600 Docs"
