@@ -89,3 +89,27 @@ def test_the_cli_says_one_line_and_exits_2(saved, capsys):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
     assert "Traceback" not in err and "nested too deeply" in err
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"columns_dtype": "not a dtype"},
+        {"columns_name": [[1]]},
+        {"spec dtype": None},
+        {"spec dtype": "garbage"},
+        {"spec dtype": {"kind": "category", "categories": 5}},
+        {"index": {"kind": 5}},
+    ],
+    ids=repr,
+)
+def test_a_layout_the_manifest_garbles_is_refused(saved, change):
+    """The layout is not covered by the files' SHA-256: a damaged one must still be refused."""
+    manifest = json.loads((saved / MANIFEST).read_text(encoding="utf-8"))
+    entry = next(e for e in manifest["files"] if e["path"].endswith("/grants.parquet"))
+    if "spec dtype" in change:
+        entry["layout"]["columns"][0]["dtype"] = change["spec dtype"]
+    else:
+        entry["layout"].update(change)
+    (saved / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    _refused(saved, "grants.parquet does not hold the table described")
