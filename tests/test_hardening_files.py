@@ -11,7 +11,7 @@ import pytest
 from docsapi import audit_permissions
 from docsapi._snapshot_files import MANIFEST, MAX_MANIFEST_BYTES
 from docsapi.cli import main
-from docsapi.errors import SnapshotError
+from docsapi.errors import SnapshotError, ValidationError
 from docsapi.snapshot import history, load_audit
 
 
@@ -113,3 +113,18 @@ def test_a_layout_the_manifest_garbles_is_refused(saved, change):
         entry["layout"].update(change)
     (saved / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
     _refused(saved, "grants.parquet does not hold the table described")
+
+
+def test_snapshot_helpers_refuse_wrong_arguments_by_name(saved):
+    from docsapi.snapshot import save_table
+
+    with pytest.raises(ValidationError) as caught:
+        save_table(saved, "notes", "not a frame")
+    assert caught.value.argument == "frame"
+    with pytest.raises(ValidationError) as caught:
+        load_audit(str(saved) + "\x00x")
+    assert caught.value.argument == "path" and "\x00" not in str(caught.value)
+    for org_id in (5, "", ["org1"]):
+        with pytest.raises(ValidationError) as caught:
+            history(saved.parent, org_id=org_id)
+        assert caught.value.argument == "org_id"
