@@ -302,6 +302,8 @@ def notebook_paths(paths: Iterable[str | Path]) -> list[Path]:
             )
         elif entry.is_file():
             found.append(entry)
+        elif entry.exists():
+            raise FileNotFoundError(f"neither a notebook file nor a folder: {entry}")
         else:
             raise FileNotFoundError(f"no such file or folder: {entry}")
     return found

@@ -46,3 +46,21 @@ def test_parts_of_the_wrong_shape_are_still_scanned(tmp_path, capsys):
     assert main(["check-notebook", str(path)]) == 1
     out = capsys.readouterr().out
     assert TOKEN not in out and "Traceback" not in out
+
+
+def test_a_path_that_is_neither_file_nor_folder_is_named_as_such(tmp_path, capsys):
+    import os
+
+    fifo = tmp_path / "pipe.ipynb"
+    os.mkfifo(fifo)
+    assert main(["check-notebook", str(fifo)]) == 2
+    assert "neither a notebook file nor a folder" in capsys.readouterr().err
+
+
+def test_symlink_loops_inside_a_folder_are_not_followed_forever(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "up").symlink_to("..")
+    (tmp_path / "self").symlink_to("self")
+    notebook = {"cells": [{"cell_type": "code", "source": TOKEN, "outputs": []}]}
+    (tmp_path / "sub" / "a.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
+    assert len(check_notebooks([tmp_path])) == 1
