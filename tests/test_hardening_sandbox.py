@@ -9,6 +9,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
+import docsapi
+
 TIMEOUT = 20
 
 
@@ -115,3 +117,22 @@ def test_a_body_with_a_lone_surrogate_escape_is_400(sandbox, body):
     paired = b'{"title": "\\ud83d\\ude00 Docs"}'  # an escaped pair is one character
     answer = requests.patch(url, headers=headers, data=paired, timeout=TIMEOUT)
     assert answer.status_code == 200 and answer.json()["title"] == "\U0001f600 Docs"
+
+
+def test_the_last_enabled_admin_can_be_neither_demoted_nor_removed(client, sandbox):
+    org = sandbox.org_id
+    me = client.users.me().id
+    members = client.orgs.members(org)
+    for other in members[members.role == "admin"].user_id:
+        if other != me:
+            client.orgs.update_member(org, other, role="read")
+    before = sandbox._store.member(org, me)["role"]
+    for call in (
+        lambda: client.orgs.update_member(org, me, role="read"),
+        lambda: client.orgs.update_member(org, me, role=None),
+        lambda: client.orgs.remove_member(org, me),
+    ):
+        with pytest.raises(docsapi.BadRequestError, match="at least one admin"):
+            call()
+    assert before == "admin" and sandbox._store.member(org, me)["role"] == "admin"
+    assert client.orgs.update_member(org, me, role="admin").role == "admin"  # no change: fine
