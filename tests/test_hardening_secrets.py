@@ -70,3 +70,21 @@ def test_a_site_switched_to_visitor_authentication_gets_a_private_key(client, sa
     auth = client.sites.publishing_auth(sandbox.org_id, site_id)
     assert auth.backend == "custom"
     assert len(auth.reveal_private_key() or "") >= 32
+
+
+def test_a_share_key_a_server_echoes_in_an_error_is_masked_though_never_read():
+    from scripted_server import Reply, ScriptedServer
+
+    import docsapi
+    from docsapi._config import RetryPolicy
+
+    key = "k3yNeverReadBefore0123"
+    message = f"No site answers at https://docs.example/handbook/?share={key}&lang=en"
+    with ScriptedServer([Reply(404, {"error": {"code": 404, "message": message}})]) as server:
+        client = docsapi.DocsClient(
+            token="gb_api_echo", base_url=server.url + "/v1", retry=RetryPolicy(max_retries=0)
+        )
+        with pytest.raises(docsapi.NotFoundError) as caught:
+            client.sites.share_links("org1", "site1")
+    assert key not in str(caught.value) and key not in repr(caught.value)
+    assert "share=********&lang=en" in str(caught.value)
