@@ -182,3 +182,10 @@ def test_keyword_and_query_values_json_cannot_carry_are_refused(client, sandbox)
     assert caught.value.argument == "limit"
     assert sandbox.request_count == before
     assert client.api.sites.list_sites(sandbox.org_id, limit=Decimal("5")).shape[0] <= 5
+
+
+@pytest.mark.parametrize("text", [5, None, b"insights", ["insights"]], ids=repr)
+def test_find_refuses_what_is_not_text(client, text):
+    with pytest.raises(docsapi.ValidationError) as caught:
+        client.api.find(text)
+    assert caught.value.argument == "text"
