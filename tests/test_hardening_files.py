@@ -128,3 +128,13 @@ def test_snapshot_helpers_refuse_wrong_arguments_by_name(saved):
         with pytest.raises(ValidationError) as caught:
             history(saved.parent, org_id=org_id)
         assert caught.value.argument == "org_id"
+
+
+def test_the_cli_says_the_snapshot_could_not_be_kept_when_save_is_a_file(tmp_path, capsys):
+    target = tmp_path / "a-file"
+    target.write_text("x", encoding="utf-8")
+    out = tmp_path / "report.html"
+    assert main(["demo", "--no-progress", "--out", str(out), "--save", str(target)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert err.startswith("docsapi: error: cannot keep the snapshot in")
