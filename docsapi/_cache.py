@@ -109,6 +109,10 @@ def _expiry(value: Any) -> timedelta | None:
     if not isinstance(value, timedelta):
         if not math.isfinite(value):
             raise ValidationError("expire_after", f"must be a finite number, got {value!r}")
+        if not 0 < value <= _MAX_EXPIRY.total_seconds():
+            raise ValidationError(
+                "expire_after", f"must be more than 0 and at most 10 years, got {value!r} seconds"
+            )
         value = timedelta(seconds=value)
     if value <= timedelta(0) or value > _MAX_EXPIRY:
         raise ValidationError(
@@ -161,10 +165,12 @@ class CacheSettings:
 
     def __post_init__(self) -> None:
         path = self.path
-        if not isinstance(path, str | os.PathLike) or not os.fspath(path).strip():
+        if not isinstance(path, str | os.PathLike) or not str(os.fspath(path)).strip():
             raise ValidationError(
                 "path", f"must be a file or directory path, got {type(path).__name__}"
             )
+        if "\x00" in str(os.fspath(path)):
+            raise ValidationError("path", "must not contain a NUL character")
         resolved = Path(path).expanduser()
         if resolved.is_dir():
             resolved = resolved / CACHE_FILE_NAME

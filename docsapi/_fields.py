@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from docsapi._columns import (
     COUNT,
@@ -61,6 +61,7 @@ __all__ = [
     "mask_all",
     "mask_query",
     "mask_share_url",
+    "share_keys",
 ]
 
 MASK = "********"
@@ -95,6 +96,28 @@ def mask_query(url: Any) -> Any:
         f"{pair.partition('=')[0]}={MASK}" if pair else pair for pair in parts.query.split("&")
     )
     return urlunsplit(parts._replace(query=query, fragment=MASK if parts.fragment else ""))
+
+
+def share_keys(url: Any) -> list[str]:
+    """The secret parts of a share link's address: its query values, else its last segment.
+
+    Examples
+    --------
+    >>> share_keys("https://docs.example/handbook/?share=k3y")
+    ['k3y']
+    >>> share_keys("https://docs.example/~/share/k3y")
+    ['k3y']
+    """
+    if not isinstance(url, str) or not url:
+        return []
+    parts = urlsplit(url)
+    values = [value for _, value in parse_qsl(parts.query) if value]
+    if parts.fragment:
+        values.append(parts.fragment)
+    if values:
+        return values
+    last = parts.path.rstrip("/").rpartition("/")[2]
+    return [last] if last else []
 
 
 def mask_share_url(url: Any) -> Any:

@@ -308,8 +308,21 @@ def read_frame(path: Path, layout: Layout) -> pd.DataFrame:
         table = pq.read_table(path)
         raw = table.to_pandas()
         categories = json.loads((table.schema.metadata or {}).get(_CATEGORIES_KEY, b"{}"))
-    except (pa.ArrowException, OSError, ValueError) as exc:
+    except (pa.ArrowException, OSError, ValueError, RecursionError) as exc:
         raise FrameFormatError(f"cannot be read as Parquet ({exc})") from None
+    try:
+        return _restore(raw, layout, categories)
+    except FrameFormatError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as exc:
+        problem = f"does not match the layout recorded for it ({exc!r:.120})"
+        raise FrameFormatError(problem) from None
+
+
+def _restore(raw: pd.DataFrame, layout: Layout, categories: dict[str, Any]) -> pd.DataFrame:
+    """The frame of ``raw`` as ``layout`` describes it (any malformed layout raises)."""
+    import pandas as pd
+
     specs = layout["columns"]
     names = [spec["name"] for spec in specs]
     if list(raw.columns) != names:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json as jsonlib
 import logging
+import re
 import threading
 from collections import deque
 from collections.abc import Callable, Hashable, Iterator, Mapping
@@ -455,7 +456,12 @@ class Transport:
                         continue
                     ids.add(item_id)
                 yield item
-            cursor = _cursor(data)
+            try:
+                cursor = _cursor(data, path)
+            except ResponseFormatError:
+                query.clear()
+                data = None
+                raise
             if cursor is None:
                 return
             digest = hashlib.sha256(cursor.encode()).hexdigest()
@@ -667,13 +673,39 @@ def _parse_json(text: str) -> tuple[Any, bool]:
         return None, False
 
 
-def _cursor(data: Mapping[str, Any]) -> str | None:
-    """The next page's cursor of a list envelope, or None on the last page."""
+#: The longest page cursor sent back (a server's cursors are a few dozen characters).
+_MAX_CURSOR = 2048
+_CURSOR_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _cursor(data: Mapping[str, Any], path: str) -> str | None:
+    """The next page's cursor of a list envelope, or None on the last page.
+
+    Raises
+    ------
+    ResponseFormatError
+        A cursor that cannot be sent back: not a string or an integer, longer than
+        2048 characters, or holding control characters (the server's fault, not the
+        caller's; the message does not repeat it).
+    """
     following = data.get("next")
     cursor = following.get("page") if isinstance(following, Mapping) else None
     if cursor is None or cursor == "":
         return None
-    return str(cursor)
+    if isinstance(cursor, bool) or not isinstance(cursor, str | int):
+        problem = f"{_kind(cursor)} instead of a string"
+    elif isinstance(cursor, int):
+        return str(cursor)
+    elif len(cursor) > _MAX_CURSOR:
+        problem = f"{len(cursor)} characters long"
+    elif _CURSOR_CONTROL.search(cursor):
+        problem = "holding control characters"
+    else:
+        return cursor
+    raise ResponseFormatError(
+        f"GET {path} sent a page cursor that cannot be sent back ({problem}); the server's "
+        "pagination is broken: try again later."
+    )
 
 
 def _dig(item: Any, key: tuple[str, ...]) -> Hashable | None:

@@ -21,6 +21,12 @@ _EXCERPT_CHARS = 200
 _HEADER_PATTERN = re.compile(
     r"(?i)((?:authorization|x-api-key)['\"]?\s*[:=]\s*['\"]?(?:bearer\s+)?)[^\s'\",}]+"
 )
+#: A share-link key or a visitor token in a URL's query (``?share=…``, ``&jwt_token=…``): masked
+#: even when docsapi never read the link itself (a server echoing an address in an error).
+_QUERY_SECRET = re.compile(
+    r"(?i)([?&](?:share|sharekey|share_key|jwt_token|visitor_token|token|key|api_key)=)"
+    r"[^&\s'\"<>#]+"
+)
 _LOGGERS = (
     "docsapi",
     "docsapi.http",
@@ -67,11 +73,14 @@ def scrub(text: Any) -> str:
     --------
     >>> scrub("Authorization: Bearer abc123")
     'Authorization: Bearer ********'
+    >>> scrub("see https://docs.example/guide/?share=k3y&lang=en")
+    'see https://docs.example/guide/?share=********&lang=en'
     """
     text = text if isinstance(text, str) else str(text)
     for value in _secrets:
         if value in text:
             text = text.replace(value, MASK)
+    text = _QUERY_SECRET.sub(lambda m: m.group(1) + MASK, text)
     return _HEADER_PATTERN.sub(lambda m: m.group(1) + MASK, text)
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 
 from docsapi.errors import ValidationError
 
-__all__ = ["Secret", "credential_problem", "describe_sources", "find_credential"]
+__all__ = ["Secret", "SiteSecret", "credential_problem", "describe_sources", "find_credential"]
 
 _MAX_CREDENTIAL = 4096
 
@@ -167,3 +167,28 @@ def describe_sources(sources: Sequence[str]) -> str:
     'the token= argument, then the GITBOOK_API_TOKEN environment variable'
     """
     return ", then ".join(sources)
+
+
+class SiteSecret(Secret):
+    """A secret a site hands out (a share-link key, a visitor-authentication private key):
+    masked in ``repr`` and ``str``, read with :meth:`reveal`.
+
+    Unlike a token, it never travels in a header, so any text is accepted (a PEM key
+    spans several lines).
+
+    Examples
+    --------
+    >>> SiteSecret("-----BEGIN KEY-----\\nabc\\n-----END KEY-----")
+    SiteSecret('********')
+    """
+
+    __slots__ = ()
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+        self.source = "site"
+
+    def __repr__(self) -> str:
+        return "SiteSecret('********')"
+
+    __str__ = __repr__

@@ -54,6 +54,8 @@ FORMAT = "docsapi.audit-snapshot"
 FORMAT_VERSION = 1
 #: The oldest format this docsapi still reads.
 OLDEST_FORMAT_VERSION = 1
+#: The largest ``snapshot.json`` read (docsapi writes a few kilobytes).
+MAX_MANIFEST_BYTES = 16 * 2**20
 #: Where a table may be: ``audit/<table>``, ``data/<table>``, ``extra/<name>-<hash>``.
 _FILE_PATTERN = re.compile(r"^(audit|data|extra)/([a-z][a-z0-9_]{0,63})(-[0-9a-f]{12})?\.parquet$")
 
@@ -137,17 +139,34 @@ def _timestamp(text: object, path: Path, key: str) -> pd.Timestamp:
 def read_manifest(path: Path) -> dict[str, Any]:
     """``snapshot.json``, with its format checked (not yet the files)."""
     if not path.exists():
-        raise refuse(path, "it does not exist")
+        looping = path.is_symlink()
+        raise refuse(
+            path, "it is a broken or looping symbolic link" if looping else "it does not exist"
+        )
     if not path.is_dir():
         raise refuse(path, "a snapshot is a folder; this is a file")
+    file = path / MANIFEST
     try:
-        text = (path / MANIFEST).read_text(encoding="utf-8")
+        size = file.stat().st_size
+        text = "" if size > MAX_MANIFEST_BYTES else file.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise refuse(
             path, f"it has no {MANIFEST}, so it is not a docsapi snapshot (or was not finished)"
         ) from None
+    except OSError as exc:
+        raise refuse(path, f"cannot read {MANIFEST}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise refuse(path, f"{MANIFEST} is not UTF-8 text ({exc}): the file is damaged") from None
+    if size > MAX_MANIFEST_BYTES:
+        raise refuse(
+            path,
+            f"{MANIFEST} is larger than {MAX_MANIFEST_BYTES // 2**20} MiB; docsapi writes a "
+            "few kilobytes there, so the file is not a snapshot's",
+        )
     try:
         manifest = json.loads(text)
+    except RecursionError:
+        raise refuse(path, f"{MANIFEST} is nested too deeply: the file is damaged") from None
     except ValueError as exc:
         raise refuse(path, f"{MANIFEST} is not valid JSON ({exc}): the file is damaged") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
@@ -205,19 +224,31 @@ def snapshot_info(path: Path, manifest: dict[str, Any]) -> SnapshotInfo:
             format_version=manifest["format_version"],
             docsapi_version=str(manifest["docsapi_version"]),
             saved_at=_timestamp(manifest["saved_at"], path, "saved_at"),
-            org_id=str(organization["id"]),
-            org_name=organization["name"],
+            org_id=_string(organization["id"], "organization.id"),
+            org_name=_string(organization["name"], "organization.name"),
             generated_at=_timestamp(manifest["generated_at"], path, "generated_at"),
-            complete=bool(manifest["complete"]),
-            expand_teams=bool(manifest["expand_teams"]),
+            complete=_flag(manifest["complete"], "complete"),
+            expand_teams=_flag(manifest["expand_teams"], "expand_teams"),
             thresholds=dict(manifest["thresholds"]),
             counts={str(k): int(v) for k, v in manifest["counts"].items()},
             coverage=coverage,
             extras=tuple(sorted(entries(manifest, "extra"))),
             _manifest=manifest,
         )
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
         raise refuse(path, f"{MANIFEST} lacks or garbles {exc}: the file is damaged") from None
+
+
+def _flag(value: object, key: str) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{key} (true or false, got {type(value).__name__})")
+    return value
+
+
+def _string(value: object, key: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{key} (a string, got {type(value).__name__})")
+    return value
 
 
 def sha256(path: Path) -> str:
@@ -334,7 +365,11 @@ def read_entry(path: Path, entry: dict[str, Any]) -> pd.DataFrame:
     file = path / entry["path"]
     if not file.is_file():
         raise refuse(path, f"{entry['path']} is missing (it is listed in {MANIFEST})")
-    if sha256(file) != entry["sha256"]:
+    try:
+        digest = sha256(file)
+    except OSError as exc:
+        raise refuse(path, f"cannot read {entry['path']}: {exc.strerror or exc}") from None
+    if digest != entry["sha256"]:
         raise refuse(
             path,
             f"{entry['path']} is corrupt: its SHA-256 differs from the one recorded when it "
@@ -342,5 +377,5 @@ def read_entry(path: Path, entry: dict[str, Any]) -> pd.DataFrame:
         )
     try:
         return _frame_store.read_frame(file, entry["layout"])
-    except (_frame_store.FrameFormatError, KeyError, TypeError, ValueError) as exc:
+    except (_frame_store.FrameFormatError, KeyError, TypeError, ValueError, OSError) as exc:
         raise refuse(path, f"{entry['path']} does not hold the table described: {exc}") from None

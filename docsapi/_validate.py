@@ -18,7 +18,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote, urlencode, urlsplit
 
 from docsapi.errors import ValidationError
 
@@ -119,6 +119,8 @@ MAX_LIST_LIMIT = 1000
 MAX_ID_LENGTH = 256
 MAX_PAGE_PATH = 1024
 MAX_API_PATH = 4096
+#: The longest query string sent: servers refuse request lines much beyond 8 KB (414).
+MAX_QUERY = 6144
 #: Methods :meth:`DocsClient.request` accepts.
 HTTP_METHODS: tuple[str, ...] = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
 
@@ -126,8 +128,12 @@ HTTP_METHODS: tuple[str, ...] = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "P
 #: ``%`` (an id is never percent-encoded by its caller).
 _SEGMENT_ID = re.compile(r"[A-Za-z0-9._~:@!$&'()*+,;=-]+")
 _ENTITY_ID = re.compile(r"[A-Za-z0-9_-]+")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-_CONTROL_BUT_LINES = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+#: Control characters, line and paragraph separators, and the bidirectional overrides and
+#: isolates that make text display in another order than it is stored (a title or name that
+#: reads differently in a report than in the data).
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL_BUT_LINES = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _HEADER_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _DOT_SEGMENTS = (".", "..")
@@ -146,6 +152,10 @@ def _require_str(value: Any, argument: str) -> str:
 
 
 def _no_controls(value: str, argument: str, *, lines: bool = False) -> str:
+    if _SURROGATE.search(value):
+        raise ValidationError(
+            argument, "must be valid Unicode: it holds a lone surrogate (\\ud800-\\udfff)"
+        )
     pattern = _CONTROL_BUT_LINES if lines else _CONTROL
     if pattern.search(value):
         allowed = " (line breaks and tabs are allowed)" if lines else ""
@@ -498,7 +508,33 @@ def check_params(value: Any, argument: str = "params") -> dict[str, Any] | None:
             query[name] = [_query_value(one, where) for one in item]
         else:
             query[name] = _query_value(item, where)
+    check_query_length(query, argument)
     return query
+
+
+def check_query_length(query: Mapping[str, Any], argument: str = "params") -> None:
+    """Refuse a query string longer than :data:`MAX_QUERY` characters once encoded.
+
+    The error names the longest parameter (``argument[name]``, or ``name`` alone when
+    ``argument`` is empty).
+
+    Examples
+    --------
+    >>> check_query_length({"q": "x" * 7000})
+    Traceback (most recent call last):
+    ...
+    docsapi.errors.ValidationError: params['q']: makes the query string 7002 characters long...
+    """
+    sizes = {name: len(urlencode({name: value}, doseq=True)) for name, value in query.items()}
+    total = sum(sizes.values()) + max(len(sizes) - 1, 0)
+    if total <= MAX_QUERY:
+        return
+    longest = max(sizes, key=sizes.__getitem__)
+    raise ValidationError(
+        f"{argument}[{longest!r}]" if argument else longest,
+        f"makes the query string {total} characters long; at most {MAX_QUERY} are sent "
+        "(servers refuse longer request lines): send fewer or shorter values",
+    )
 
 
 def check_json_body(value: Any, argument: str = "json") -> bytes | None:
@@ -514,6 +550,9 @@ def check_json_body(value: Any, argument: str = "json") -> bytes | None:
     problem = None
     try:
         encoded = json.dumps(value, allow_nan=False).encode()
+        json.dumps(value, ensure_ascii=False).encode("utf-8")  # no lone surrogate
+    except UnicodeEncodeError:
+        problem = "must be valid Unicode: a string holds a lone surrogate (\\ud800-\\udfff)"
     except (TypeError, ValueError, RecursionError) as exc:
         problem = f"must be JSON (dicts, lists, str, finite numbers, bool, None): {exc}"
     if problem is not None:
@@ -591,6 +630,28 @@ def check_display_name(value: Any, argument: str = "display_name") -> str:
     check_text(value, argument, min_length=1, max_length=MAX_DISPLAY_NAME)
     if not value.strip():
         raise ValidationError(argument, "must contain more than whitespace")
+    return value
+
+
+def check_name(value: Any, argument: str, *, max_length: int, min_length: int = 1) -> str:
+    """Check a title or name: ``min_length`` to ``max_length`` characters, some visible.
+
+    Raises
+    ------
+    ValidationError
+        As :func:`check_text`, and when nothing in it is visible (only spaces or
+        zero-width characters).
+
+    Examples
+    --------
+    >>> check_name("Auditors", "title", max_length=64)
+    'Auditors'
+    """
+    check_text(value, argument, min_length=min_length, max_length=max_length)
+    if not any(char.isprintable() and not char.isspace() for char in value):
+        raise ValidationError(
+            argument, f"must contain a visible character, not only spaces; got {_show(value)}"
+        )
     return value
 
 

@@ -293,6 +293,8 @@ def _keep_snapshot(audit: PermissionAudit, args: argparse.Namespace) -> None:
         folder = save_dated(audit, args.save)
     except ValidationError as exc:
         raise _Failure(f"cannot keep the snapshot: {exc}", EXIT_USAGE) from None
+    except OSError as exc:
+        raise _Failure(f"cannot keep the snapshot in {args.save}: {exc}", EXIT_USAGE) from None
     print(f"Snapshot: {folder.resolve()}")
 
 

@@ -165,10 +165,6 @@ def _scan_line(line: str, allow: frozenset[str]) -> Iterator[tuple[str, str]]:
             yield kind, (value if kind == "private key" else _mask(value))
 
 
-def _text(value: Any) -> str:
-    return "".join(value) if isinstance(value, list) else str(value)
-
-
 def _json_texts(value: Any, keys: tuple[str, ...] = ()) -> Iterator[tuple[str, str]]:
     """(key path, text) of each string in a JSON value.
 
@@ -189,22 +185,34 @@ def _json_texts(value: Any, keys: tuple[str, ...] = ()) -> Iterator[tuple[str, s
             yield where, value
 
 
-def _output_texts(output: dict[str, Any]) -> Iterator[str]:
-    """The text an output stores: stream text, text-like data, error, traceback, metadata."""
+def _output_texts(output: Any) -> Iterator[str]:
+    """The text an output stores: stream text, text-like data, error, traceback, metadata.
+
+    A part that is not of nbformat's shape is read as JSON: every string in it is text.
+    """
+    if not isinstance(output, dict):
+        yield from (text for _, text in _json_texts(output))
+        return
     if "text" in output:
-        yield _text(output["text"])
-    for mime, data in (output.get("data") or {}).items():
-        if not _TEXT_MIME.match(mime):
+        yield _source(output["text"])
+    data = output.get("data") or {}
+    if not isinstance(data, dict):
+        data = {"text/plain": data}
+    for mime, value in data.items():
+        if not _TEXT_MIME.match(str(mime)):
             continue
-        if isinstance(data, str | list):
-            yield _text(data)
+        if isinstance(value, str):
+            yield value
         else:
-            yield from (text for _, text in _json_texts(data))
+            yield from (text for _, text in _json_texts(value))
     for field in ("ename", "evalue"):
         if output.get(field):
             yield str(output[field])
-    if output.get("traceback"):
-        yield "\n".join(output["traceback"])
+    traceback = output.get("traceback")
+    if isinstance(traceback, list) and all(isinstance(line, str) for line in traceback):
+        yield "\n".join(traceback)
+    elif traceback:
+        yield from (text for _, text in _json_texts(traceback))
     yield from (text for _, text in _json_texts(output.get("metadata") or {}))
 
 
@@ -253,12 +261,25 @@ def scan_notebook(
     allowed = frozenset(allow)
     findings = list(_metadata_findings(notebook.get("metadata"), allowed, path, None))
     for number, cell in enumerate(notebook.get("cells") or [], start=1):
-        findings += _findings_in(_text(cell.get("source", "")), allowed, path, number, "source")
-        for index, output in enumerate(cell.get("outputs") or [], start=1):
+        if not isinstance(cell, dict):
+            findings += _metadata_findings(cell, allowed, path, number)
+            continue
+        findings += _findings_in(_source(cell.get("source", "")), allowed, path, number, "source")
+        outputs = cell.get("outputs") or []
+        for index, output in enumerate(outputs if isinstance(outputs, list) else [outputs], 1):
             for text in _output_texts(output):
                 findings += _findings_in(text, allowed, path, number, f"output {index}")
         findings += _metadata_findings(cell.get("metadata"), allowed, path, number)
     return findings
+
+
+def _source(value: Any) -> str:
+    """A cell's source: a string or a list of lines, else every string found in it."""
+    if isinstance(value, list) and all(isinstance(line, str) for line in value):
+        return "".join(value)
+    if isinstance(value, str):
+        return value
+    return "\n".join(text for _, text in _json_texts(value))
 
 
 def notebook_paths(paths: Iterable[str | Path]) -> list[Path]:
@@ -281,6 +302,8 @@ def notebook_paths(paths: Iterable[str | Path]) -> list[Path]:
             )
         elif entry.is_file():
             found.append(entry)
+        elif entry.exists():
+            raise FileNotFoundError(f"neither a notebook file nor a folder: {entry}")
         else:
             raise FileNotFoundError(f"no such file or folder: {entry}")
     return found
@@ -318,9 +341,11 @@ def check_notebooks(paths: Iterable[str | Path], *, allow: Iterable[str] = ()) -
     for path in notebook_paths(paths):
         try:
             notebook = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
+                raise ValueError(f"{path} is not a notebook: it has no list of cells")
+            findings += scan_notebook(notebook, path=str(path), allow=allowed)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ValueError(f"{path} is not a notebook: {exc}") from None
-        if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
-            raise ValueError(f"{path} is not a notebook: it has no list of cells")
-        findings += scan_notebook(notebook, path=str(path), allow=allowed)
+        except RecursionError:
+            raise ValueError(f"{path} is not a notebook: its JSON is nested too deeply") from None
     return findings

@@ -140,6 +140,8 @@ _COUNTS = (
 def _snapshot_path(path: object, argument: str = "path") -> Path:
     if not isinstance(path, str | os.PathLike) or not str(path).strip():
         raise ValidationError(argument, f"pass a snapshot folder's path, got {path!r}")
+    if "\x00" in str(path):
+        raise ValidationError(argument, "must not contain a NUL character")
     return Path(path)
 
 
@@ -530,6 +532,8 @@ def save_table(snapshot: str | os.PathLike[str], name: str, frame: pd.DataFrame)
     """
     target = _snapshot_path(snapshot, "snapshot")
     table = _table_name(name)
+    if not isinstance(frame, pd.DataFrame):
+        raise ValidationError("frame", f"must be a pandas DataFrame, got {type(frame).__name__}")
     manifest = read_manifest(target)
     if manifest["format_version"] != FORMAT_VERSION:
         raise refuse(
@@ -656,6 +660,8 @@ def history(root: str | os.PathLike[str], *, org_id: str | None = None) -> pd.Da
     >>> history("snapshots")                                 # doctest: +SKIP
     """
     base = _snapshot_path(root, "root")
+    if org_id is not None and (not isinstance(org_id, str) or not org_id.strip()):
+        raise ValidationError("org_id", f"must be an organization id (a str), got {org_id!r:.60}")
     if not base.is_dir():
         raise ValidationError("root", f"{base} is not a folder")
     rows: list[dict[str, object]] = []

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 import docsapi
 from docsapi.api import StreamingNotSupportedError, catalog
 from docsapi.api._results import list_shape
-from docsapi.api._validate_args import schema_validator
+from docsapi.api._validate_args import _segment, schema_validator
 
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 OPERATIONS = {op.operation_id: op for ops in catalog().values() for op in ops}
@@ -48,11 +48,22 @@ def _answer_for(operation):
     return canned(status, [] if shape.kind == "array" else {"items": []})
 
 
+def _one_segment(parameter, value) -> bool:
+    try:
+        _segment(parameter, value)
+    except docsapi.ValidationError:
+        return False
+    return True
+
+
 def _valid(parameter):
     validator = schema_validator(parameter.pointer)
     values = strategy_of(parameter.schema).filter(validator.is_valid)
     if parameter.location == "path":
-        values = values.filter(lambda v: str(v) not in ("", ".", ".."))
+        # Refused before sending, and tested as such elsewhere: anything but one segment.
+        if parameter.schema == {"type": "string"}:
+            values = st.from_regex(r"[A-Za-z0-9_~-][A-Za-z0-9._~-]{0,30}", fullmatch=True)
+        values = values.filter(lambda v: _one_segment(parameter, v))
     if parameter.location == "query":
         # Refused before sending, and tested as such elsewhere: empty values (the description
         # allows none) and control characters in the query string.

@@ -32,8 +32,9 @@ from contract import ApiSession, spec, validate
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 
+from docsapi._patterns import search_pattern
 from docsapi.sandbox._validation import SCHEMA_ERROR_PREFIX
 
 EXAMPLES = 6
@@ -102,7 +103,9 @@ def _components() -> dict[str, Any]:
 
 
 def _oracle(schema: dict[str, Any]) -> Draft202012Validator:
-    return Draft202012Validator({**_typed(schema), "components": _components()})
+    # JSON Schema patterns are ECMA-262's: "$" matches only at the end, not before a final "\n".
+    ecma = validators.extend(Draft202012Validator, {"pattern": search_pattern})
+    return ecma({**_typed(schema), "components": _components()})
 
 
 def _inline(node: Any, stack: tuple[str, ...] = ()) -> Any:

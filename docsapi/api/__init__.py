@@ -263,6 +263,8 @@ class ApiNamespace:
         --------
         >>> client.api.find("insights")[["group", "name"]]  # doctest: +SKIP
         """
+        if not isinstance(text, str):
+            raise ValidationError("text", f"must be a str to look for, got {type(text).__name__}")
         frame = self.operations()
         needle = text.lower()
         hay = frame["group"] + " " + frame["name"] + " " + frame["path"] + " " + frame["summary"]

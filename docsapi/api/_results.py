@@ -18,6 +18,7 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 
 from docsapi._repr import field_table_html
+from docsapi.api._secrets import conceal
 from docsapi.api._spec import Schema, SchemaReader, reader, snake_case
 
 if TYPE_CHECKING:
@@ -229,7 +230,8 @@ def frame(items: Sequence[Any], columns: Sequence[Column]) -> pd.DataFrame:
     """
     import pandas as pd
 
-    data = {c.name: _column([_dig(item, c.keys) for item in items], c.dtype) for c in columns}
+    shown = [conceal(item, table=True) for item in items]
+    data = {c.name: _column([_dig(item, c.keys) for item in shown], c.dtype) for c in columns}
     return pd.DataFrame(data, index=pd.RangeIndex(len(items)), columns=[c.name for c in columns])
 
 
@@ -282,7 +284,10 @@ class ApiObject:
     ``obj.created_at`` reads ``raw["createdAt"]`` (an aware datetime when the description
     says date-time); nested objects come back as ApiObject too. A field the description
     declares but the answer left out reads as None. ``obj.raw`` is the JSON untouched and
-    ``obj["createdAt"]`` reads it by the API's name.
+    ``obj["createdAt"]`` reads it by the API's name. Credentials (a site's private key,
+    tokens, a share link's key; see :mod:`docsapi.api._secrets`) are masked everywhere but
+    in ``.raw``: attributes and ``obj[...]`` give a ``SiteSecret`` (``.reveal()`` reads it),
+    displays and frames show ``********``.
 
     Parameters
     ----------
@@ -302,7 +307,7 @@ class ApiObject:
     Space(id='sp_1', edit_mode='live')
     """
 
-    __slots__ = ("_fields", "_kind", "_raw", "_schema")
+    __slots__ = ("_fields", "_kind", "_raw", "_schema", "_shown")
 
     def __init__(
         self, raw: Mapping[str, Any], *, schema: Schema | None = None, kind: str | None = None
@@ -313,6 +318,13 @@ class ApiObject:
             kind or (reader().ref_name(schema) if schema is not None else None) or "ApiObject"
         )
         self._fields: tuple[dict[str, Schema], dict[str, str]] | None = None
+        self._shown: Mapping[str, Any] | None = None
+
+    def _visible(self) -> Mapping[str, Any]:
+        """The object as shown and read by attribute: credentials masked (``.raw`` keeps them)."""
+        if self._shown is None:
+            self._shown = conceal(self._raw)
+        return self._shown
 
     def _lookup(self) -> tuple[dict[str, Schema], dict[str, str]]:
         """Declared property schemas and snake_case name → key, worked out on first use."""
@@ -336,7 +348,7 @@ class ApiObject:
     def _value(self, key: str) -> Any:
         sub = self._lookup()[0].get(key)
         name = reader().ref_name(sub) if sub is not None else None
-        return wrap(self._raw.get(key), sub, name or snake_case(key))
+        return wrap(self._visible().get(key), sub, name or snake_case(key))
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
@@ -350,7 +362,7 @@ class ApiObject:
         return self._value(key)
 
     def __getitem__(self, key: str) -> Any:
-        return self._raw[key]
+        return self._visible()[key]
 
     def __contains__(self, key: object) -> bool:
         return key in self._raw
@@ -379,15 +391,16 @@ class ApiObject:
         return text if len(text) <= _MAX_REPR_VALUE else text[: _MAX_REPR_VALUE - 1] + "…"
 
     def __repr__(self) -> str:
-        keys = list(self._raw)
+        visible = self._visible()
+        keys = list(visible)
         shown = ", ".join(
-            f"{snake_case(k)}={self._short(self._raw[k])}" for k in keys[:_MAX_REPR_FIELDS]
+            f"{snake_case(k)}={self._short(visible[k])}" for k in keys[:_MAX_REPR_FIELDS]
         )
         more = f", … {len(keys) - _MAX_REPR_FIELDS} more" if len(keys) > _MAX_REPR_FIELDS else ""
         return f"{self._kind}({shown}{more})"
 
     def _repr_html_(self) -> str:
-        rows = [(snake_case(k), self._short_html(v)) for k, v in self._raw.items()]
+        rows = [(snake_case(k), self._short_html(v)) for k, v in self._visible().items()]
         return field_table_html(self._kind, rows)
 
     @staticmethod
@@ -398,5 +411,5 @@ class ApiObject:
 
     def _repr_markdown_(self) -> str:
         lines = [f"**{escape(self._kind)}**", "", "| field | value |", "|---|---|"]
-        lines += [f"| {snake_case(k)} | {self._short(v)} |" for k, v in self._raw.items()]
+        lines += [f"| {snake_case(k)} | {self._short(v)} |" for k, v in self._visible().items()]
         return "\n".join(lines)

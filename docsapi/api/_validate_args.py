@@ -9,10 +9,12 @@ it and the rule, e.g. ``title: must be at most 50 characters long, got 62 (maxLe
 
 from __future__ import annotations
 
+import decimal
 import difflib
 import enum
 import functools
 import json
+import math
 import numbers
 import re
 from collections.abc import Mapping, Sequence
@@ -21,8 +23,9 @@ from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
 from docsapi._http import quote_segment
+from docsapi._patterns import search_pattern
 from docsapi._redact import scrub
-from docsapi._validate import check_text
+from docsapi._validate import check_id, check_page_path, check_query_length, check_text
 from docsapi.api._operation import BODY, NOT_GIVEN, Operation, Parameter
 from docsapi.api._spec import json_type, reader, validation_description
 from docsapi.errors import ValidationError
@@ -41,6 +44,9 @@ _MAX_SHOWN = 60
 _MAX_CHOICES = 12
 _DOT_SEGMENTS = frozenset({".", ".."})
 _HEADER_VALUE = re.compile(r"[\x20-\x7e]*")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+#: The deepest nesting of a JSON argument (a body the API takes is a few levels deep).
+MAX_JSON_DEPTH = 64
 
 
 @dataclass(frozen=True)
@@ -80,11 +86,19 @@ def schema_validator(pointer: str) -> Validator:
     """
     from jsonschema import Draft202012Validator
 
-    return Draft202012Validator(
+    return _ecma_validator()(
         {"$ref": SPEC_URI + pointer},
         registry=_registry(),
         format_checker=Draft202012Validator.FORMAT_CHECKER,
     )
+
+
+@functools.cache
+def _ecma_validator() -> Any:
+    """Draft 2020-12 with ECMA-262's ``$`` in patterns (``"sp1\\n"`` is not an id)."""
+    from jsonschema import Draft202012Validator, validators
+
+    return validators.extend(Draft202012Validator, {"pattern": search_pattern})
 
 
 def _shown(value: Any) -> str:
@@ -257,13 +271,21 @@ def to_json(value: Any) -> Any:
         return to_json(value.value)
     if isinstance(value, numbers.Integral):
         return int(value)
-    if isinstance(value, numbers.Real):
+    if isinstance(value, numbers.Real | decimal.Decimal):
         return float(value)
     if isinstance(value, Mapping):
-        return {str(k): to_json(v) for k, v in value.items()}
+        return {k: to_json(v) for k, v in value.items()}
     if isinstance(value, list | tuple | set | frozenset):
         return [to_json(v) for v in value]
     return value
+
+
+def _converted(value: Any, where: str) -> Any:
+    """:func:`to_json` of an argument; a value nested beyond recursion is refused."""
+    try:
+        return to_json(value)
+    except RecursionError:
+        raise ValidationError(where, f"is nested more than {MAX_JSON_DEPTH} levels deep") from None
 
 
 def _wire(value: Any) -> Any:
@@ -297,6 +319,12 @@ def _header(parameter: Parameter, value: Any) -> str:
 
 
 def _segment(parameter: Parameter, value: Any) -> str:
+    """One path parameter as its quoted path segment.
+
+    A parameter named like a path (``pagePath``) is a relative path of slugs without ``.``,
+    ``..`` or empty segments; any other is one segment: an id without ``/``, ``%``,
+    whitespace or control characters, and not ``.`` or ``..``.
+    """
     text = _wire(value)
     if not isinstance(text, str) or not text:
         raise ValidationError(parameter.python_name, "must not be empty (a path segment)")
@@ -306,7 +334,37 @@ def _segment(parameter: Parameter, value: Any) -> str:
             f"must not be {text!r}: a path parameter is one segment of the path, "
             "and dot segments would address another resource",
         )
-    return quote_segment(text)
+    if parameter.name.endswith("Path"):
+        return quote_segment(check_page_path(text, parameter.python_name))
+    return quote_segment(check_id(text, parameter.python_name))
+
+
+def _plain_json(value: Any, where: str) -> None:
+    """Refuse what JSON cannot carry faithfully, naming where it is: NaN and infinities,
+    keys that are not strings, lone surrogates, objects of other types, and nesting deeper
+    than :data:`MAX_JSON_DEPTH`."""
+    stack = [(value, where, 0)]
+    while stack:
+        item, place, depth = stack.pop()
+        if depth > MAX_JSON_DEPTH:
+            raise ValidationError(where, f"is nested more than {MAX_JSON_DEPTH} levels deep")
+        if isinstance(item, float) and not math.isfinite(item):
+            raise ValidationError(place, f"must be a finite number, got {item!r}")
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                raise ValidationError(place, "must be valid Unicode: it holds a lone surrogate")
+        elif isinstance(item, dict):
+            for key, sub in item.items():
+                if not isinstance(key, str):
+                    raise ValidationError(place, f"keys must be strings, got {_shown(key)}")
+                stack.append((key, place, depth + 1))
+                stack.append((sub, f"{place}.{key}", depth + 1))
+        elif isinstance(item, list):
+            stack.extend((sub, f"{place}[{i}]", depth + 1) for i, sub in enumerate(item))
+        elif item is not None and not isinstance(item, bool | int | float):
+            raise ValidationError(
+                place, f"must be a JSON value, got {type(item).__name__} {_shown(item)}"
+            )
 
 
 # -- binding ------------------------------------------------------------------------------
@@ -346,10 +404,12 @@ def _body(operation: Operation, values: Mapping[str, Any]) -> Any:
     if body is None:
         return NOT_GIVEN
     fields = {
-        f.name: to_json(values[f.python_name]) for f in body.fields if f.python_name in values
+        f.name: _converted(values[f.python_name], f.python_name)
+        for f in body.fields
+        if f.python_name in values
     }
     by_keyword = {f.name: f.python_name for f in body.fields if f.python_name in values}
-    whole = to_json(values[BODY]) if BODY in values else NOT_GIVEN
+    whole = _converted(values[BODY], BODY) if BODY in values else NOT_GIVEN
     if whole is not NOT_GIVEN and fields:
         if not isinstance(whole, dict):
             raise ValidationError(BODY, "must be an object when body fields are also given")
@@ -368,6 +428,14 @@ def _body(operation: Operation, values: Mapping[str, Any]) -> Any:
             raise ValidationError(BODY, "is required: this operation needs a request body")
         else:
             return NOT_GIVEN
+    if isinstance(whole, dict):
+        for name in whole:
+            if not isinstance(name, str):
+                raise ValidationError(BODY, f"keys must be strings, got {_shown(name)}")
+        for name, item in whole.items():
+            _plain_json(item, by_keyword.get(name, f"{BODY}.{name}"))
+    else:
+        _plain_json(whole, BODY)
     _check_body(operation, whole, by_keyword)
     return whole
 
@@ -408,7 +476,8 @@ def prepare(operation: Operation, args: tuple[Any, ...], kwargs: Mapping[str, An
                     f"is required ({parameter.location} parameter {parameter.name!r})",
                 )
             continue
-        value = to_json(value)
+        value = _converted(value, parameter.python_name)
+        _plain_json(value, parameter.python_name)
         if parameter.location == "query" and value in ("", []) and not parameter.allow_empty:
             if value == [] and not parameter.required:
                 continue
@@ -430,4 +499,9 @@ def prepare(operation: Operation, args: tuple[Any, ...], kwargs: Mapping[str, An
             params[parameter.name] = _query(parameter, value)
         else:
             headers[parameter.name] = _header(parameter, value)
+    by_name = {p.name: p.python_name for p in operation.parameters}
+    try:
+        check_query_length(params, "")
+    except ValidationError as error:
+        raise ValidationError(by_name[error.argument], str(error).partition(": ")[2]) from None
     return Call(operation.method, path, params, headers, _body(operation, values))

@@ -9,7 +9,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from docsapi._validate import check_choice, check_entity_id, check_id, check_id_list, check_text
+from docsapi._validate import (
+    check_choice,
+    check_entity_id,
+    check_id,
+    check_id_list,
+    check_name,
+)
 from docsapi.models import Team
 from docsapi.resources._base import ResourceGroup, api_path, was_removed
 
@@ -31,7 +37,7 @@ def _team_path(org_id: Any, team_id: Any, *rest: str) -> str:
 
 
 def _team_title(value: Any) -> str:
-    return check_text(value, "title", min_length=1, max_length=MAX_TEAM_TITLE)
+    return check_name(value, "title", max_length=MAX_TEAM_TITLE)
 
 
 class TeamMethods(ResourceGroup):

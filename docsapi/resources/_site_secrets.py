@@ -10,38 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Self
-from urllib.parse import parse_qsl, urlsplit
 
 from docsapi._columns import text
+from docsapi._fields import share_keys
 from docsapi._redact import register_secret
-from docsapi._secret import Secret
+from docsapi._secret import SiteSecret
 from docsapi.models import Model
 
 __all__ = ["SitePublishingAuth", "SiteSecret", "conceal_share_keys", "share_keys"]
-
-
-class SiteSecret(Secret):
-    """A secret of a site: masked in ``repr`` and ``str``, read with :meth:`reveal`.
-
-    Unlike a token, it never travels in a header, so any text is accepted (a PEM key
-    spans several lines).
-
-    Examples
-    --------
-    >>> SiteSecret("-----BEGIN KEY-----\\nabc\\n-----END KEY-----")
-    SiteSecret('********')
-    """
-
-    __slots__ = ()
-
-    def __init__(self, value: str) -> None:
-        self._value = value
-        self.source = "site"
-
-    def __repr__(self) -> str:
-        return "SiteSecret('********')"
-
-    __str__ = __repr__
 
 
 #: Shorter values are not keys; registering one would mask it in every log line it occurs in.
@@ -53,28 +29,6 @@ def _conceal(value: str) -> SiteSecret:
     if len(value) >= MIN_KEY_CHARS:
         register_secret(secret)
     return secret
-
-
-def share_keys(url: Any) -> list[str]:
-    """The secret parts of a share link's address: its query values, else its last segment.
-
-    Examples
-    --------
-    >>> share_keys("https://docs.example/handbook/?share=k3y")
-    ['k3y']
-    >>> share_keys("https://docs.example/~/share/k3y")
-    ['k3y']
-    """
-    if not isinstance(url, str) or not url:
-        return []
-    parts = urlsplit(url)
-    values = [value for _, value in parse_qsl(parts.query) if value]
-    if parts.fragment:
-        values.append(parts.fragment)
-    if values:
-        return values
-    last = parts.path.rstrip("/").rpartition("/")[2]
-    return [last] if last else []
 
 
 def conceal_share_keys(links: Iterable[Mapping[str, Any]]) -> None:

@@ -9,6 +9,7 @@ from docsapi._validate import (
     check_bool,
     check_default_level,
     check_entity_id,
+    check_name,
     check_text,
 )
 from docsapi.errors import ValidationError
@@ -27,7 +28,7 @@ MAX_DESCRIPTION = 100
 
 
 def _title(value: Any) -> str:
-    return check_text(value, "title", max_length=MAX_TITLE)
+    return check_name(value, "title", max_length=MAX_TITLE)
 
 
 class Collections(GrantMethods):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from docsapi._validate import check_entity_id, check_id, check_role, check_text
+from docsapi._validate import MAX_ID_LENGTH, check_entity_id, check_id, check_role, check_text
 from docsapi.errors import ValidationError
 from docsapi.models import InviteLink, Organization, OrganizationMember
 from docsapi.resources._base import api_path, was_removed
@@ -37,6 +37,11 @@ def _instant(value: Any, argument: str) -> str:
     >>> _instant("2025-01-31T13:00:00+01:00", "since")
     '2025-01-31T12:00:00Z'
     """
+    return _moment(value, argument).replace(tzinfo=None).isoformat() + "Z"
+
+
+def _moment(value: Any, argument: str) -> datetime:
+    """:func:`_instant`'s moment as an aware datetime in UTC."""
     if isinstance(value, str):
         check_text(value, argument, min_length=1)
         try:
@@ -61,7 +66,13 @@ def _instant(value: Any, argument: str) -> str:
             "an aware datetime such as datetime(2025, 1, 31, tzinfo=UTC) or a string with an "
             "offset such as '2025-01-31T12:00:00Z'",
         )
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ").replace(".000000Z", "Z")
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:
+        raise ValidationError(
+            argument,
+            f"is out of range: {moment.isoformat()} is not a moment of years 1 to 9999 in UTC",
+        ) from None
 
 
 class Orgs(TeamMethods):
@@ -477,10 +488,14 @@ class Orgs(TeamMethods):
             params["from"] = _instant(since, "since")
         if until is not None:
             params["to"] = _instant(until, "until")
-        if since is not None and until is not None and params["from"] > params["to"]:
+        if (
+            since is not None
+            and until is not None
+            and _moment(since, "since") > _moment(until, "until")
+        ):
             raise ValidationError("since, until", "since must not be after until")
         if action is not None:
-            params["action"] = check_text(action, "action", min_length=1)
+            params["action"] = check_text(action, "action", min_length=1, max_length=MAX_ID_LENGTH)
         if actor_id is not None:
             params["actor"] = check_id(actor_id, "actor_id")
         if target_id is not None:

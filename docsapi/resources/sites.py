@@ -10,6 +10,7 @@ from docsapi._validate import (
     check_default_level,
     check_entity_id,
     check_id,
+    check_name,
     check_text,
 )
 from docsapi.errors import ValidationError
@@ -44,7 +45,7 @@ def _link_path(org_id: Any, site_id: Any, share_link_id: Any) -> str:
 
 
 def _share_link_name(value: Any) -> str:
-    return check_text(value, "name", max_length=MAX_SHARE_LINK_NAME)
+    return check_name(value, "name", max_length=MAX_SHARE_LINK_NAME)
 
 
 class Sites(GrantMethods):
@@ -167,7 +168,7 @@ class Sites(GrantMethods):
             body["visibility"] = check_choice(visibility, SITE_VISIBILITIES, "visibility")
         if title is not NOT_GIVEN:
             low, high = TITLE_CHARS
-            body["title"] = check_text(title, "title", min_length=low, max_length=high)
+            body["title"] = check_name(title, "title", min_length=low, max_length=high)
         if default_level is not NOT_GIVEN:
             body["defaultLevel"] = check_default_level(default_level)
         if basename is not NOT_GIVEN:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 #: Deepest nesting of arrays and objects accepted in a request body.
 MAX_DEPTH = 64
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 class BodyError(ValueError):
@@ -71,7 +73,27 @@ def parse_json_body(raw: bytes) -> Any:
         raise BodyError(f"The request body is not valid JSON ({error}).") from None
     if _depth_exceeds(value, MAX_DEPTH):
         raise BodyError(_TOO_DEEP)
+    if "\\u" in text and _lone_surrogate(value):
+        raise BodyError(
+            "The request body is not valid Unicode: a \\ud800-\\udfff escape forms no character."
+        )
     return value
+
+
+def _lone_surrogate(value: Any) -> bool:
+    """Whether a string in ``value`` (a key or a value) holds a lone surrogate."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 _TOO_DEEP = f"The request body nests arrays and objects deeper than {MAX_DEPTH} levels."

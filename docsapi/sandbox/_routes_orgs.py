@@ -169,6 +169,23 @@ def get_member(ctx: Ctx, org_id: str, user_id: str) -> Reply:
     return Reply(200, render.member(ctx.store, org_id, user_id, ctx.api_base))
 
 
+def _keep_an_admin(ctx: Ctx, org_id: str, user_id: str) -> None:
+    """Refuse to take the admin role from ``user_id`` when no other enabled admin is left
+    (the organization could no longer be managed by anyone)."""
+    members = ctx.state.members[org_id]
+    if members[user_id]["role"] != "admin":
+        return
+    others = [
+        other
+        for other, record in members.items()
+        if other != user_id and record["role"] == "admin" and not record.get("disabled")
+    ]
+    if not others:
+        raise bad_request(
+            "An organization needs at least one admin: make another member admin first."
+        )
+
+
 def update_member(ctx: Ctx, org_id: str, user_id: str) -> Reply:
     """PATCH /orgs/{organizationId}/members/{userId}: change the member's role."""
     org_for(ctx, org_id, "admin")
@@ -177,6 +194,8 @@ def update_member(ctx: Ctx, org_id: str, user_id: str) -> Reply:
     if "role" in body:
         role = check_role(body["role"])
         if role != record["role"]:
+            if role != "admin":
+                _keep_an_admin(ctx, org_id, user_id)
             record["role"] = role
             label = f"{events.principal_label(ctx.store, 'user', user_id)} -> {role or 'guest'}"
             events.record(
@@ -188,6 +207,8 @@ def update_member(ctx: Ctx, org_id: str, user_id: str) -> Reply:
 def remove_member(ctx: Ctx, org_id: str, user_id: str) -> Reply:
     """DELETE /orgs/{organizationId}/members/{userId}: 205 removed (grants stay), 204 absent."""
     org_for(ctx, org_id, "admin")
+    if ctx.store.member(org_id, user_id) is not None:
+        _keep_an_admin(ctx, org_id, user_id)
     if not ctx.store.remove_member(org_id, user_id):
         return no_content(204)
     label = events.principal_label(ctx.store, "user", user_id)

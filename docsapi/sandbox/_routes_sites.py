@@ -21,6 +21,7 @@ from docsapi.sandbox._checks import (
     check_string,
 )
 from docsapi.sandbox._errors import bad_request, not_found
+from docsapi.sandbox._ids import new_hex
 from docsapi.sandbox._permission_model import site_role
 from docsapi.sandbox._roles import MEMBER_ROLES
 from docsapi.sandbox._state import Record
@@ -105,6 +106,12 @@ def update_site(ctx: Ctx, org_id: str, site_id: str) -> Reply:
             record[key] = value
             action = "site.visibility.update" if key == "visibility" else "site.update"
             _event(ctx, record, action, label)
+    if record["visibility"] == "visitor-auth" and site_id not in ctx.state.site_auth:
+        # Visitors authenticate from now on: the site gets its signing key, as on the platform.
+        ctx.state.site_auth[site_id] = {
+            "backend": "custom",
+            "privateKey": new_hex(ctx.state.rng, 64),
+        }
     return _site_reply(ctx, record)
 
 

@@ -15,6 +15,9 @@ from docsapi.sandbox._roles import MEMBER_ROLES
 from docsapi.sandbox._state import Record
 from docsapi.sandbox._store import Store
 
+#: A share link's name: ``ShareLinkName`` (at most 50 characters).
+_MAX_SHARE_LINK_NAME = 50
+
 
 class ChangeControls:
     """Methods of :class:`~docsapi.sandbox.Sandbox` that change access in the demo."""
@@ -129,6 +132,8 @@ class ChangeControls:
                 events.record(
                     self._store, org_id, None, "member.role.update", ("user", user_id, label)
                 )
+            if disabled is not None and not isinstance(disabled, bool):
+                raise ValueError(f"disabled must be true, false or None; got {disabled!r}")
             if disabled is not None and disabled != member["disabled"]:
                 member["disabled"] = bool(disabled)
                 action = "member.disable" if disabled else "member.enable"
@@ -148,14 +153,23 @@ class ChangeControls:
 
     def create_share_link(self, site_id: str, name: str = "Shared by the sandbox") -> str:
         """Add an active share link, made now, to a site; its id."""
+        if not isinstance(name, str) or len(name) > _MAX_SHARE_LINK_NAME:
+            raise ValueError(
+                f"name must be a string of at most {_MAX_SHARE_LINK_NAME} characters; "
+                f"got {type(name).__name__} {str(name)[:60]!r}"
+            )
+        if not name.isprintable():
+            raise ValueError(f"name must not contain control characters; got {name!r}")
         with self._store.lock:
             return changes.create_share_link(self._store, None, self._site(site_id), name)["id"]
 
     def set_share_link_active(self, site_id: str, link_id: str, active: bool) -> None:
         """Activate or deactivate a share link of a site."""
+        if not isinstance(active, bool):
+            raise ValueError(f"active must be true or false; got {active!r}")
         with self._store.lock:
             site = self._site(site_id)
             link = self._store.state.share_links[site_id].get(link_id)
             if link is None:
                 raise ValueError(f"{link_id!r} is not a share link of site {site_id!r}")
-            changes.set_share_link_active(self._store, None, site, link, bool(active))
+            changes.set_share_link_active(self._store, None, site, link, active)

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from docsapi._patterns import search_pattern
 from docsapi.sandbox._errors import bad_request
 
 if TYPE_CHECKING:
@@ -108,12 +109,12 @@ class _Schema:
 
     @functools.cached_property
     def validator(self) -> Validator:
-        from jsonschema import Draft202012Validator
+        from jsonschema import Draft202012Validator, validators
 
+        # Patterns are ECMA-262's: ``$`` matches only at the very end ("m\\n" is no title).
+        ecma = validators.extend(Draft202012Validator, {"pattern": search_pattern})
         # Formats are checked too: some alternatives of a oneOf differ only by format.
-        return Draft202012Validator(
-            self._schema, format_checker=Draft202012Validator.FORMAT_CHECKER
-        )
+        return ecma(self._schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
 @dataclass(frozen=True)
