@@ -146,7 +146,7 @@ def record(sb: RemoteSandbox, path: Path) -> int:
 def _spread(values: list[float], digits: int = 2) -> str:
     return (
         f"{statistics.median(values):.{digits}f} "
-        f"[{min(values):.{digits}f}–{max(values):.{digits}f}]"
+        f"[{min(values):.{digits}f}-{max(values):.{digits}f}]"
     )
 
 

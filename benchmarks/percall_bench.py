@@ -112,7 +112,7 @@ def _blocks(sides: dict[str, Callable[[], None]], blocks: int, per_block: int):
 def _spread_us(values: list[float]) -> str:
     return (
         f"{statistics.median(values) * 1e6:.0f} "
-        f"[{min(values) * 1e6:.0f}–{max(values) * 1e6:.0f}] µs"
+        f"[{min(values) * 1e6:.0f}-{max(values) * 1e6:.0f}] µs"
     )
 
 
@@ -137,7 +137,7 @@ def no_network(blocks: int, per_block: int) -> dict[str, Any]:
         "+ json (canned adapter on both sessions)",
         "docsapi": _spread_us(doc_times),
         "baseline": _spread_us(raw_times),
-        "ratio": f"+{over:.1f} µs per call [{min(extra) * 1e6:+.1f}–{max(extra) * 1e6:+.1f}]",
+        "ratio": f"+{over:.1f} µs per call [{min(extra) * 1e6:+.1f}-{max(extra) * 1e6:+.1f}]",
         "target": "≤ +20 µs",
         "met": over <= 20.0,
         "notes": [f"{blocks} blocks of {per_block} calls per side, alternating"],
@@ -157,7 +157,7 @@ def keep_alive(url: str, token: str, space_id: str, blocks: int, per_block: int)
         "vs requests",
         "docsapi": _spread_us(doc_times),
         "baseline": _spread_us(raw_times),
-        "ratio": f"{ratio:.3f} [{min(ratios):.3f}–{max(ratios):.3f}]",
+        "ratio": f"{ratio:.3f} [{min(ratios):.3f}-{max(ratios):.3f}]",
         "target": "≤ 1.05",
         "met": ratio <= 1.05,
         "notes": [f"{blocks} blocks of {per_block} calls per side, alternating"],
