@@ -128,7 +128,7 @@ class Settings:
             throughput_seconds=0.5,
             percall_blocks=2,
             percall_calls=50,
-            rate_spaces=20,
+            rate_spaces=30,
             rate=(100, 1.0),
         )
 
