@@ -26,10 +26,9 @@ import threading
 from collections import deque
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urljoin, urlsplit
 
-from docsapi._cache import CacheSettings, ResponseCache
 from docsapi._clock import SYSTEM_CLOCK, Clock
 from docsapi._config import RetryPolicy, Timeout
 from docsapi._ratelimit import RateGate, as_datetime, rate_limit_wait
@@ -63,6 +62,9 @@ from docsapi.errors import (
     status_error_class,
     status_hint,
 )
+
+if TYPE_CHECKING:
+    from docsapi._cache import CacheSettings, ResponseCache
 
 __all__ = [
     "ErrorParser",

@@ -19,17 +19,19 @@ import enum
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import requests
 from requests.auth import AuthBase
 from urllib3.exceptions import ConnectTimeoutError, MaxRetryError, NewConnectionError
 
-from docsapi._cache import CacheSettings, ResponseCache
 from docsapi._clock import SYSTEM_CLOCK, Clock
 from docsapi._redact import scrub
 from docsapi._secret import Secret
+
+if TYPE_CHECKING:
+    from docsapi._cache import CacheSettings, ResponseCache
 
 __all__ = [
     "POOL_MAXSIZE",
@@ -202,6 +204,8 @@ class Sender:
         self.cache: ResponseCache | None = None
         self._session = self._base_session
         if cache is not None:
+            from docsapi._cache import ResponseCache  # only with a cache: sqlite3 settings
+
             self.cache = ResponseCache(
                 cache,
                 self._base_session,
