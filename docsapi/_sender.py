@@ -16,7 +16,6 @@ holds it in a plain header dict and a redirect elsewhere never carries it.
 from __future__ import annotations
 
 import enum
-import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -203,8 +202,14 @@ class Sender:
         self._base_session = session if session is not None else _pooled_session()
         self.cache: ResponseCache | None = None
         self._session = self._base_session
+        #: What a failing cache raises (sqlite3 loads only for a client with a cache).
+        self._cache_errors: tuple[type[Exception], ...] = ()
         if cache is not None:
-            from docsapi._cache import ResponseCache  # only with a cache: sqlite3 settings
+            import sqlite3
+
+            from docsapi._cache import ResponseCache
+
+            self._cache_errors = (sqlite3.Error,)
 
             self.cache = ResponseCache(
                 cache,
@@ -248,7 +253,7 @@ class Sender:
             if not self.cache.served(response):
                 return None
             content = response.content
-        except (requests.RequestException, ValueError, OSError, sqlite3.Error):
+        except (requests.RequestException, ValueError, OSError, *self._cache_errors):
             return None  # the request will be sent, and any real problem reported then
         return RawResponse(
             response.status_code, response.headers, content, response.encoding, from_cache=True
@@ -301,7 +306,7 @@ class Sender:
         except requests.ConnectionError as exc:
             connect = _is_connect_failure(exc)
             kind = FailureKind.CONNECT_FAILED if connect else FailureKind.CONNECTION_LOST
-        except sqlite3.Error as exc:
+        except self._cache_errors as exc:
             kind = FailureKind.OTHER
             detail = (
                 f"the response cache failed ({type(exc).__name__}: {exc}); delete "

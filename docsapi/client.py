@@ -6,7 +6,6 @@ import os
 from collections.abc import Iterator, Mapping
 from datetime import timedelta
 from functools import cached_property
-from html import escape
 from typing import TYPE_CHECKING, Any, get_type_hints
 
 from docsapi._client_base import BaseClient
@@ -20,7 +19,7 @@ from docsapi._config import (
 )
 from docsapi._http import Session
 from docsapi._keyring import DOCS_SERVICE, keyring_problem, read_stored, service_name
-from docsapi._repr import method_listing, methods_html, methods_markdown
+from docsapi._repr import escape, method_listing, methods_html, methods_markdown
 from docsapi._secret import Secret, describe_sources, find_credential
 from docsapi._validate import (
     check_api_path,
