@@ -93,7 +93,12 @@ def _sides(base_url: str, token: str, space_id: str, session_factory: Callable[[
     return client, raw, with_docsapi, with_requests
 
 
-def _blocks(sides: dict[str, Callable[[], None]], blocks: int, per_block: int):
+def _blocks(
+    sides: dict[str, Callable[[], None]],
+    blocks: int,
+    per_block: int,
+    clock: Callable[[], float] = time.perf_counter,
+):
     """Per-call seconds of each side, one figure per block; the order rotates per block."""
     times: dict[str, list[float]] = {name: [] for name in sides}
     names = list(sides)
@@ -103,10 +108,10 @@ def _blocks(sides: dict[str, Callable[[], None]], blocks: int, per_block: int):
     for block in range(blocks):
         for name in names[block % len(names) :] + names[: block % len(names)]:
             function = sides[name]
-            started = time.perf_counter()
+            started = clock()
             for _ in range(per_block):
                 function()
-            times[name].append((time.perf_counter() - started) / per_block)
+            times[name].append((clock() - started) / per_block)
     return times
 
 
@@ -143,7 +148,8 @@ def no_network(blocks: int, per_block: int) -> dict[str, Any]:
         reply.json()
 
     sides = {"docsapi": doc, "requests": req, "once": with_requests_once}
-    times = _blocks(sides, blocks, per_block)
+    # No I/O: the thread's CPU time is the cost, and other work on the machine does not count.
+    times = _blocks(sides, blocks, per_block, time.thread_time)
     client.close()
     raw.close()
     doc_times, raw_times, once_times = times["docsapi"], times["requests"], times["once"]
@@ -159,7 +165,8 @@ def no_network(blocks: int, per_block: int) -> dict[str, Any]:
         "target": "≤ +20 µs",
         "met": over <= 20.0,
         "notes": [
-            f"{blocks} blocks of {per_block} calls per side, alternating; requests re-reads the "
+            f"CPU time of the calling thread, {blocks} blocks of {per_block} calls per side, "
+            "order rotating; requests re-reads the "
             "proxy environment on every call, docsapi once per origin: against requests doing "
             f"the same (prepared request, settings read once: {_spread_us(once_times)}) docsapi "
             f"costs {statistics.median(own) * 1e6:+.1f} µs per call "
