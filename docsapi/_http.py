@@ -681,9 +681,11 @@ def _cursor(data: Mapping[str, Any]) -> str | None:
 def _dig(item: Any, key: tuple[str, ...]) -> Hashable | None:
     """The id at ``key`` inside ``item`` when it is a string or an int, else None."""
     for name in key:
-        if not isinstance(item, Mapping):
+        if item.__class__ is not dict and not isinstance(item, Mapping):
             return None
         item = item.get(name)
+    if item.__class__ is str or item.__class__ is int:  # the usual ids, checked fast
+        return item
     return item if isinstance(item, str | int) and not isinstance(item, bool) else None
 
 
