@@ -156,9 +156,11 @@ def compare(
     """``runs`` audits and hand-written crawls, interleaved; one result row."""
     _audit(base_url, token, org_id)  # warm up (imports, connections)
     doc_times, raw_times, sent, raw_sent = [], [], 0, 0
+    cpu: dict[str, list[float]] = {"docsapi": [], "raw": []}
     for run in range(runs):
         order = ["docsapi", "raw"] if run % 2 == 0 else ["raw", "docsapi"]
         for side in order:
+            cpu_started = time.process_time()
             if side == "docsapi":
                 seconds, sent = _audit(base_url, token, org_id)
                 doc_times.append(seconds)
@@ -166,8 +168,14 @@ def compare(
                 started = time.perf_counter()
                 raw_sent = hand_crawl(base_url, token, org_id)
                 raw_times.append(time.perf_counter() - started)
+            cpu[side].append(time.process_time() - cpu_started)
     ideal = sent * LATENCY / WORKERS
     doc, raw = statistics.median(doc_times), statistics.median(raw_times)
+    print(
+        f"    {label}: docsapi {_spread(doc_times)} s, hand-written {_spread(raw_times)} s, "
+        f"ideal {ideal:.2f} s",
+        flush=True,
+    )
     return {
         "what": f"audit, {WORKERS} workers, {LATENCY * 1e3:.0f} ms latency: {label}",
         "docsapi": f"{_spread(doc_times)} s = {doc / ideal:.2f}x ideal",
@@ -177,7 +185,10 @@ def compare(
         "met": doc <= target * ideal,
         "notes": [
             f"{sent:,} requests (hand-written: {raw_sent:,}); ideal {sent:,} x "
-            f"{LATENCY * 1e3:.0f} ms / {WORKERS} = {ideal:.2f} s; {runs} runs each, interleaved"
+            f"{LATENCY * 1e3:.0f} ms / {WORKERS} = {ideal:.2f} s; {runs} runs each, interleaved",
+            f"client CPU per run (all threads): docsapi {_spread(cpu['docsapi'])} s "
+            f"({statistics.median(cpu['docsapi']) / sent * 1e3:.2f} ms per request, analysis "
+            f"included), hand-written {_spread(cpu['raw'])} s",
         ],
     }
 

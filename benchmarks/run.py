@@ -105,9 +105,9 @@ class Settings:
     organization: dict[str, int] = field(default_factory=lambda: dict(DOCUMENTED))
     concurrency_sizes: tuple[int, ...] = (500, 2000)
     cost_sizes: tuple[int, int] = (100, 2000)
-    cost_repeats: int = 200
+    cost_repeats: int = 100
     threads: tuple[int, ...] = (1, 2, 4, 8, 32)
-    throughput_seconds: float = 3.0
+    throughput_seconds: float = 2.0
     percall_blocks: int = 10
     percall_calls: int = 300
     rate_spaces: int = 100
