@@ -35,6 +35,8 @@ def _serve(conn: Connection, options: dict[str, Any]) -> None:
                 break
             if command == "latency":
                 sandbox.set_latency(argument)
+            if command == "rate_limit":
+                sandbox.set_rate_limit(*argument)
             conn.send("ok")
 
 
@@ -77,6 +79,11 @@ class RemoteSandbox:
     def set_latency(self, seconds: float) -> None:
         """Add ``seconds`` of delay to every API request."""
         self._conn.send(("latency", seconds))
+        self._conn.recv()
+
+    def set_rate_limit(self, limit: int | None, per_seconds: float = 60.0) -> None:
+        """Allow ``limit`` API requests per ``per_seconds`` window (None: no limit)."""
+        self._conn.send(("rate_limit", (limit, per_seconds)))
         self._conn.recv()
 
     @property

@@ -36,7 +36,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
-SPACES, USERS, GRANTS_PER_SPACE = 2000, 5000, 50
+#: The organization's size; ``DOCSAPI_BENCH_ORG="100,300,10"`` (spaces, users, grants per space)
+#: shrinks it for a smoke run (``run.py --quick``).
+SPACES, USERS, GRANTS_PER_SPACE = (
+    int(n) for n in os.environ.get("DOCSAPI_BENCH_ORG", "2000,5000,50").split(",")
+)
 TEAMS, TEAM_GRANTS_PER_SPACE = 83, 2
 TOP_COLLECTIONS, SUB_COLLECTIONS = 12, 4  # two levels: 12 + 48 collections
 TIME_TARGET, MEMORY_TARGET = 0.5, 300.0

@@ -440,7 +440,7 @@ class ColumnAccumulator:
         for column, target in self._columns.items():
             value = columns.get(column)
             if column in lists:
-                target.extend(intern(v, v) if isinstance(v, str) else v for v in value)  # type: ignore[union-attr]
+                target.extend([intern(v, v) if isinstance(v, str) else v for v in value])  # type: ignore[union-attr]
             else:
                 target.extend([value] * count)
         self._rows += count

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
-from docsapi._cache import CacheSettings, ResponseCache
 from docsapi._clock import SYSTEM_CLOCK, Clock
 from docsapi._config import RetryPolicy, Timeout
 from docsapi._http import ErrorParser, Transport, parse_platform_error
 from docsapi._secret import Secret
 from docsapi.errors import ValidationError
+
+if TYPE_CHECKING:
+    from docsapi._cache import ResponseCache
 
 __all__ = ["BaseClient"]
 
@@ -58,7 +60,11 @@ class BaseClient:
             callable(getattr(clock, name, None)) for name in ("time", "monotonic", "sleep")
         ):
             raise ValidationError("clock", "must have time(), monotonic() and sleep(seconds)")
-        cache_settings = CacheSettings.coerce(cache)
+        cache_settings = None
+        if cache is not None and cache is not False:
+            from docsapi._cache import CacheSettings  # loaded only for a client with a cache
+
+            cache_settings = CacheSettings.coerce(cache)
         self._transport = Transport(
             base_url,
             credential=credential,

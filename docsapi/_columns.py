@@ -188,17 +188,43 @@ def _dig_keys(data: Any, keys: Sequence[str]) -> Any:
     return data
 
 
+def _path_reader(keys: Sequence[str]) -> Reader:
+    """``_dig_keys`` along ``keys``, with a direct path for plain dicts one or two deep (the
+    JSON decoder's objects): a frame reads every cell of a large list through these."""
+    if len(keys) == 1:
+        (first,) = keys
+
+        def one_deep(data: Any) -> Any:
+            if data.__class__ is dict:
+                return data.get(first)
+            return _dig_keys(data, keys)
+
+        return one_deep
+    if len(keys) == 2:
+        first, second = keys
+
+        def two_deep(data: Any) -> Any:
+            if data.__class__ is dict:
+                inner = data.get(first)
+                if inner.__class__ is dict:
+                    return inner.get(second)
+            return _dig_keys(data, keys)
+
+        return two_deep
+    return functools.partial(_dig_keys, keys=keys)
+
+
 def reader(column: Column) -> Reader:
     """A function reading ``column``'s value from one record (supplied values excluded)."""
     if column.derive is not None:
         return column.derive
-    steps = [path.split(".") for path in column.paths]
-    if len(steps) == 1:
-        return functools.partial(_dig_keys, keys=steps[0])
+    readers = [_path_reader(path.split(".")) for path in column.paths]
+    if len(readers) == 1:
+        return readers[0]
 
     def first_present(record: Mapping[str, Any]) -> Any:
-        for keys in steps:
-            found = _dig_keys(record, keys)
+        for read in readers:
+            found = read(record)
             if found is not None:
                 return found
         return None

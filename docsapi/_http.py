@@ -27,10 +27,9 @@ import threading
 from collections import deque
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urljoin, urlsplit
 
-from docsapi._cache import CacheSettings, ResponseCache
 from docsapi._clock import SYSTEM_CLOCK, Clock
 from docsapi._config import RetryPolicy, Timeout
 from docsapi._ratelimit import RateGate, as_datetime, rate_limit_wait
@@ -64,6 +63,9 @@ from docsapi.errors import (
     status_error_class,
     status_hint,
 )
+
+if TYPE_CHECKING:
+    from docsapi._cache import CacheSettings, ResponseCache
 
 __all__ = [
     "ErrorParser",
@@ -711,9 +713,11 @@ def _cursor(data: Mapping[str, Any], path: str) -> str | None:
 def _dig(item: Any, key: tuple[str, ...]) -> Hashable | None:
     """The id at ``key`` inside ``item`` when it is a string or an int, else None."""
     for name in key:
-        if not isinstance(item, Mapping):
+        if item.__class__ is not dict and not isinstance(item, Mapping):
             return None
         item = item.get(name)
+    if item.__class__ is str or item.__class__ is int:  # the usual ids, checked fast
+        return item
     return item if isinstance(item, str | int) and not isinstance(item, bool) else None
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Iterable
-from html import escape
 from typing import Any
 
 __all__ = [
@@ -16,6 +15,13 @@ __all__ = [
 ]
 
 _MAX_CELL = 120
+
+
+def escape(text: str) -> str:
+    """``html.escape`` (quotes too); :mod:`html` loads with the first display, not on import."""
+    import html
+
+    return html.escape(text)
 
 
 def _cell(value: Any) -> str:

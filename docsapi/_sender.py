@@ -16,20 +16,21 @@ holds it in a plain header dict and a redirect elsewhere never carries it.
 from __future__ import annotations
 
 import enum
-import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import requests
 from requests.auth import AuthBase
 from urllib3.exceptions import ConnectTimeoutError, MaxRetryError, NewConnectionError
 
-from docsapi._cache import CacheSettings, ResponseCache
 from docsapi._clock import SYSTEM_CLOCK, Clock
 from docsapi._redact import scrub
 from docsapi._secret import Secret
+
+if TYPE_CHECKING:
+    from docsapi._cache import CacheSettings, ResponseCache
 
 __all__ = [
     "POOL_MAXSIZE",
@@ -201,7 +202,17 @@ class Sender:
         self._base_session = session if session is not None else _pooled_session()
         self.cache: ResponseCache | None = None
         self._session = self._base_session
+        #: What a failing cache raises (sqlite3 loads only for a client with a cache).
+        self._cache_errors: tuple[type[Exception], ...] = ()
+        #: The environment's proxy and certificate settings per origin (see _send_direct).
+        self._environment: dict[tuple[object, ...], dict[str, Any]] = {}
         if cache is not None:
+            import sqlite3
+
+            from docsapi._cache import ResponseCache
+
+            self._cache_errors = (sqlite3.Error,)
+
             self.cache = ResponseCache(
                 cache,
                 self._base_session,
@@ -244,7 +255,7 @@ class Sender:
             if not self.cache.served(response):
                 return None
             content = response.content
-        except (requests.RequestException, ValueError, OSError, sqlite3.Error):
+        except (requests.RequestException, ValueError, OSError, *self._cache_errors):
             return None  # the request will be sent, and any real problem reported then
         return RawResponse(
             response.status_code, response.headers, content, response.encoding, from_cache=True
@@ -275,16 +286,19 @@ class Sender:
         detail = ""
         epoch = self.cache.epoch if self.cache is not None else 0
         try:
-            response = self._session.request(
-                method,
-                url,
-                params=params or None,
-                data=body,
-                headers=dict(headers),
-                timeout=timeout,
-                auth=auth,
-                allow_redirects=False,
-            )
+            if self.cache is None:
+                response = self._send_direct(method, url, params, body, headers, timeout, auth)
+            else:
+                response = self._session.request(
+                    method,
+                    url,
+                    params=params or None,
+                    data=body,
+                    headers=dict(headers),
+                    timeout=timeout,
+                    auth=auth,
+                    allow_redirects=False,
+                )
             content = response.content  # read it all now, so a broken transfer fails here
             if self.cache is not None:
                 self.cache.stored(response, epoch)
@@ -297,7 +311,7 @@ class Sender:
         except requests.ConnectionError as exc:
             connect = _is_connect_failure(exc)
             kind = FailureKind.CONNECT_FAILED if connect else FailureKind.CONNECTION_LOST
-        except sqlite3.Error as exc:
+        except self._cache_errors as exc:
             kind = FailureKind.OTHER
             detail = (
                 f"the response cache failed ({type(exc).__name__}: {exc}); delete "
@@ -317,6 +331,45 @@ class Sender:
             response.encoding,
             from_cache=bool(getattr(response, "from_cache", False)),
         )
+
+    def _send_direct(
+        self,
+        method: str,
+        url: str,
+        params: Mapping[str, Any] | None,
+        body: bytes | None,
+        headers: Mapping[str, str],
+        timeout: tuple[float, float],
+        auth: AuthBase | None,
+    ) -> requests.Response:
+        """What ``session.request`` does, with the environment's settings read once per origin.
+
+        ``requests`` re-reads the proxy variables (``*_PROXY``, ``NO_PROXY``) and the CA
+        bundle variables on every request, scanning all of ``os.environ``: most of its own
+        CPU time per request, held under the GIL. They are read here on the first request to
+        each origin (as an ``httpx`` client reads them when it is created), together with the
+        session's own proxies, ``verify`` and ``cert``; a change to those starts a new entry.
+        """
+        session = self._session
+        prepared = session.prepare_request(
+            requests.Request(
+                method, url, headers=dict(headers), data=body, params=params or None, auth=auth
+            )
+        )
+        parts = urlsplit(prepared.url or url)
+        key = (
+            parts.scheme,
+            parts.netloc,
+            session.trust_env,
+            repr(session.proxies),
+            repr(session.verify),
+            repr(session.cert),
+        )
+        settings = self._environment.get(key)
+        if settings is None:
+            settings = session.merge_environment_settings(prepared.url, {}, None, None, None)
+            self._environment[key] = settings
+        return session.send(prepared, timeout=timeout, allow_redirects=False, **settings)
 
     def close(self) -> None:
         """Close the cache's files and the pooled connections (those of a session it made)."""

@@ -6,11 +6,8 @@ import os
 from collections.abc import Iterator, Mapping
 from datetime import timedelta
 from functools import cached_property
-from html import escape
 from typing import TYPE_CHECKING, Any, get_type_hints
 
-from docsapi import __version__
-from docsapi._cache import CacheSettings
 from docsapi._client_base import BaseClient
 from docsapi._clock import Clock
 from docsapi._config import (
@@ -22,7 +19,7 @@ from docsapi._config import (
 )
 from docsapi._http import Session
 from docsapi._keyring import DOCS_SERVICE, keyring_problem, read_stored, service_name
-from docsapi._repr import method_listing, methods_html, methods_markdown
+from docsapi._repr import escape, method_listing, methods_html, methods_markdown
 from docsapi._secret import Secret, describe_sources, find_credential
 from docsapi._validate import (
     check_api_path,
@@ -32,22 +29,24 @@ from docsapi._validate import (
     check_params,
     check_text,
 )
-from docsapi.models import ApiInformation
-from docsapi.resources import (
-    ChangeRequests,
-    Collections,
-    Content,
-    Git,
-    Orgs,
-    Permissions,
-    Sites,
-    Spaces,
-    Users,
-)
-from docsapi.resources._base import ResourceGroup, object_of
 
+# The resource groups and models load with the first group used, so that
+# `from docsapi import DocsClient` costs little more than `import requests`.
 if TYPE_CHECKING:
+    from docsapi._cache import CacheSettings
     from docsapi.api import ApiNamespace
+    from docsapi.models import ApiInformation
+    from docsapi.resources import (
+        ChangeRequests,
+        Collections,
+        Content,
+        Git,
+        Orgs,
+        Permissions,
+        Sites,
+        Spaces,
+        Users,
+    )
 
 __all__ = ["TOKEN_ENV_VAR", "TOKEN_SOURCES", "DocsClient", "find_token", "token_service"]
 
@@ -127,15 +126,23 @@ def find_token(token: str | None = None, *, base_url: str = DEFAULT_BASE_URL) ->
 
 
 def _return_type(function: Any) -> Any:
-    """A function's resolved return annotation, or None when it cannot be resolved."""
+    """A function's resolved return annotation, or None when it cannot be resolved.
+
+    Names of :mod:`docsapi.resources` resolve too (this module imports them on first use).
+    """
+    import docsapi.resources
+
+    names = {**vars(docsapi.resources), **function.__globals__}
     try:
-        return get_type_hints(function).get("return")
+        return get_type_hints(function, globalns=names).get("return")
     except (NameError, TypeError):
         return None
 
 
 def _resource_groups(cls: type[DocsClient]) -> tuple[tuple[str, str], ...]:
     """``(name, first docstring line)`` of each cached property of ``cls`` giving a group."""
+    from docsapi.resources._base import ResourceGroup
+
     groups = []
     for klass in reversed(cls.__mro__):
         for name, member in vars(klass).items():
@@ -146,6 +153,13 @@ def _resource_groups(cls: type[DocsClient]) -> tuple[tuple[str, str], ...]:
                 doc = (member.__doc__ or "").strip().splitlines()
                 groups.append((name, doc[0] if doc else ""))
     return tuple(groups)
+
+
+def _version() -> str:
+    """docsapi's version (read from the installed distribution on first use)."""
+    import docsapi
+
+    return docsapi.__version__
 
 
 class DocsClient(BaseClient):
@@ -233,7 +247,7 @@ class DocsClient(BaseClient):
             session=session,
             headers=extra_headers,
             clock=clock,
-            user_agent=f"docsapi/{__version__}",
+            user_agent=f"docsapi/{_version()}",
             cache=cache,
         )
 
@@ -242,46 +256,64 @@ class DocsClient(BaseClient):
     @cached_property
     def users(self) -> Users:
         """User accounts."""
+        from docsapi.resources import Users
+
         return Users(self._transport)
 
     @cached_property
     def spaces(self) -> Spaces:
         """Spaces."""
+        from docsapi.resources import Spaces
+
         return Spaces(self._transport)
 
     @cached_property
     def permissions(self) -> Permissions:
         """Who can access a space."""
+        from docsapi.resources import Permissions
+
         return Permissions(self._transport)
 
     @cached_property
     def content(self) -> Content:
         """The published content of spaces."""
+        from docsapi.resources import Content
+
         return Content(self._transport)
 
     @cached_property
     def git(self) -> Git:
         """Git synchronisation of spaces."""
+        from docsapi.resources import Git
+
         return Git(self._transport)
 
     @cached_property
     def change_requests(self) -> ChangeRequests:
         """Change requests of spaces."""
+        from docsapi.resources import ChangeRequests
+
         return ChangeRequests(self._transport)
 
     @cached_property
     def orgs(self) -> Orgs:
         """Organizations, their members, teams, invite links and audit log."""
+        from docsapi.resources import Orgs
+
         return Orgs(self._transport)
 
     @cached_property
     def collections(self) -> Collections:
         """Collections of spaces and who can access them."""
+        from docsapi.resources import Collections
+
         return Collections(self._transport)
 
     @cached_property
     def sites(self) -> Sites:
         """Published sites, their audience, share links and permissions."""
+        from docsapi.resources import Sites
+
         return Sites(self._transport)
 
     @cached_property
@@ -312,6 +344,9 @@ class DocsClient(BaseClient):
         >>> client.info().version  # doctest: +SKIP
         '10.9.1050'
         """
+        from docsapi.models import ApiInformation
+        from docsapi.resources._base import object_of
+
         return ApiInformation.from_api(object_of(self._transport.request("GET", "/")))
 
     def request(

@@ -254,11 +254,27 @@ def _given(name: str, value: Any, count: int) -> list[Any]:
     return values
 
 
+#: The empty frame of each list, built once: an empty list is answered with a copy of it.
+_EMPTY: dict[str, pd.DataFrame] = {}
+
+
 def _build(name: str, records: Sequence[Record], **given: Any) -> pd.DataFrame:
     """The frame of list ``name`` from ``records``, with the supplied columns' values."""
+    records = records if isinstance(records, list) else list(records)
+    if records:
+        return _assemble(name, records, given)
+    for column in _LISTINGS[name].columns:
+        if column.supplied:
+            _given(column.name, given[column.name], 0)  # the same checks as for a full list
+    template = _EMPTY.get(name)
+    if template is None:
+        template = _EMPTY[name] = _assemble(name, records, given)
+    return template.copy()
+
+
+def _assemble(name: str, records: list[Record], given: Mapping[str, Any]) -> pd.DataFrame:
     import pandas as pd
 
-    records = records if isinstance(records, list) else list(records)
     count = len(records)
     levels: dict[str, list[Any]] = {"": records}
     data = {}

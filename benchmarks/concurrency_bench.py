@@ -1,0 +1,230 @@
+"""The audit's crawl at 16 workers against its ideal, on the sandbox and on a replay server.
+
+"Ideal" is ``requests x latency / workers``: the wall time of the crawl if each of the 16
+workers always had a request in flight and each request took exactly the added latency (no
+server or client time, no waiting on a list before the reads it enables). It is a floor no
+client reaches: the organization's lists must arrive before the per-space reads start (a few
+latencies in a row), and the client's CPU per request is serialized by the GIL.
+
+Two servers, each in its own process:
+
+- the sandbox at N spaces (5,000 users, 50 grants per space), with 30 ms added to each
+  request (its own handling, a few hundred µs of Python per request, comes on top);
+- the replay server (:mod:`replay_server`): the same sandbox's answers recorded once and
+  served from memory by ``asyncio`` with the same 30 ms as a non-blocking sleep: a server
+  with no CPU cost to speak of, so what is left above the ideal is the client's.
+
+Baseline: the same reads written by hand with ``requests`` and a 16-thread pool, submitted in
+the same order and with the same overlap as the audit's crawl (organization-wide lists on the
+pool while the spaces are listed, then per space, team, collection and site), JSON decoded,
+no DataFrames and no analysis. docsapi's figure is the whole ``audit_permissions`` call
+(crawl and analysis).
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import requests
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from _server import RemoteSandbox  # noqa: E402
+from replay_server import Recorder, ReplayServer, save  # noqa: E402
+
+WORKERS = 16
+LATENCY = 0.030
+TIMEOUT = (10.0, 120.0)
+
+
+def hand_crawl(base_url: str, token: str, org_id: str, workers: int = WORKERS) -> int:
+    """The audit's reads, hand-written with ``requests`` and a thread pool.
+
+    Returns the number of requests sent.
+    """
+    session = requests.Session()
+    adapter = requests.adapters.HTTPAdapter(pool_maxsize=max(10, 2 * workers))
+    session.mount("http://", adapter)
+    session.headers.update({"Authorization": f"Bearer {token}", "Accept": "application/json"})
+    sent = [0]
+    org = f"/orgs/{org_id}"
+
+    def get(path: str, **params: object) -> Any:
+        reply = session.get(base_url + path, params=params, timeout=TIMEOUT)
+        sent[0] += 1
+        reply.raise_for_status()
+        return reply.json()
+
+    def items(path: str, limit: int = 1000, **params: object) -> list:
+        found: list = []
+        params = {"limit": limit, **params}
+        while True:
+            page = get(path, **params)
+            found.extend(page["items"])
+            cursor = (page.get("next") or {}).get("page")
+            if not cursor:
+                return found
+            params = {**params, "page": cursor}
+
+    def space(space_id: str) -> tuple:
+        path = f"/spaces/{space_id}/permissions"
+        return items(f"{path}/users"), items(f"{path}/teams"), items(f"{path}/aggregate")
+
+    def collection(collection_id: str) -> tuple:
+        path = f"/collections/{collection_id}/permissions"
+        return items(f"{path}/users"), items(f"{path}/teams")
+
+    def site(site_id: str) -> tuple:
+        path = f"{org}/sites/{site_id}"
+        return tuple(
+            items(f"{path}/{what}")
+            for what in ("site-spaces", "share-links", "permissions/users", "permissions/teams")
+        )
+
+    with ThreadPoolExecutor(workers) as pool:
+        first = [
+            pool.submit(get, org),
+            pool.submit(items, f"{org}/members"),
+            pool.submit(get, "/user"),
+            pool.submit(get, f"{org}/spaces", limit=1),
+            pool.submit(items, f"{org}/link-invites"),
+        ]
+        teams_job = pool.submit(items, f"{org}/teams", limit=100)
+        collections_job = pool.submit(items, f"{org}/collections", nested="true")
+        sites_job = pool.submit(items, f"{org}/sites")
+        spaces = items(f"{org}/spaces")
+        jobs = [pool.submit(space, s["id"]) for s in spaces]
+        jobs += [
+            pool.submit(items, f"{org}/teams/{t['id']}/members", limit=100)
+            for t in teams_job.result()
+        ]
+        jobs += [pool.submit(collection, c["id"]) for c in collections_job.result()]
+        jobs += [pool.submit(site, s["id"]) for s in sites_job.result()]
+        for job in first + jobs:
+            job.result()
+    session.close()
+    return sent[0]
+
+
+def _audit(base_url: str, token: str, org_id: str) -> tuple[float, int]:
+    import docsapi
+
+    client = docsapi.DocsClient(base_url=base_url, token=token, timeout=TIMEOUT)
+    started = time.perf_counter()
+    audit = docsapi.audit_permissions(client, org_id, max_workers=WORKERS, progress=False)
+    elapsed = time.perf_counter() - started
+    client.close()
+    if audit.count("errors"):
+        raise RuntimeError(f"the audit had read errors: {audit.errors.head()}")
+    return elapsed, client.transport.request_count
+
+
+def record(sb: RemoteSandbox, path: Path) -> int:
+    """Record the answers of one audit (and of ``GET /spaces/{id}``) into ``path``."""
+    import docsapi
+
+    session = requests.Session()
+    recorder = Recorder(pool_maxsize=2 * WORKERS)
+    session.mount("http://", recorder)
+    client = docsapi.DocsClient(base_url=sb.url, token=sb.token, session=session, timeout=TIMEOUT)
+    docsapi.audit_permissions(client, sb.org_id, max_workers=WORKERS, progress=False)
+    for space_id in sb.space_ids[:50]:
+        client.spaces.get(space_id)
+    client.close()
+    save(recorder.answers, path)
+    return len(recorder.answers)
+
+
+def _spread(values: list[float], digits: int = 2) -> str:
+    return (
+        f"{statistics.median(values):.{digits}f} "
+        f"[{min(values):.{digits}f}-{max(values):.{digits}f}]"
+    )
+
+
+def compare(
+    label: str, base_url: str, token: str, org_id: str, runs: int, target: float
+) -> dict[str, Any]:
+    """``runs`` audits and hand-written crawls, interleaved; one result row."""
+    _audit(base_url, token, org_id)  # warm up (imports, connections)
+    doc_times, raw_times, sent, raw_sent = [], [], 0, 0
+    cpu: dict[str, list[float]] = {"docsapi": [], "raw": []}
+    for run in range(runs):
+        order = ["docsapi", "raw"] if run % 2 == 0 else ["raw", "docsapi"]
+        for side in order:
+            cpu_started = time.process_time()
+            if side == "docsapi":
+                seconds, sent = _audit(base_url, token, org_id)
+                doc_times.append(seconds)
+            else:
+                started = time.perf_counter()
+                raw_sent = hand_crawl(base_url, token, org_id)
+                raw_times.append(time.perf_counter() - started)
+            cpu[side].append(time.process_time() - cpu_started)
+    ideal = sent * LATENCY / WORKERS
+    doc, raw = statistics.median(doc_times), statistics.median(raw_times)
+    print(
+        f"    {label}: docsapi {_spread(doc_times)} s, hand-written {_spread(raw_times)} s, "
+        f"ideal {ideal:.2f} s",
+        flush=True,
+    )
+    return {
+        "what": f"audit, {WORKERS} workers, {LATENCY * 1e3:.0f} ms latency: {label}",
+        "docsapi": f"{_spread(doc_times)} s = {doc / ideal:.2f}x ideal",
+        "baseline": f"hand-written {_spread(raw_times)} s = {raw / ideal:.2f}x ideal",
+        "ratio": f"{doc / ideal:.2f}x ideal ({doc / raw:.2f}x hand-written)",
+        "target": f"≤ {target}x ideal",
+        "met": doc <= target * ideal,
+        "notes": [
+            f"{sent:,} requests (hand-written: {raw_sent:,}); ideal {sent:,} x "
+            f"{LATENCY * 1e3:.0f} ms / {WORKERS} = {ideal:.2f} s; {runs} runs each, interleaved",
+            f"client CPU per run (all threads): docsapi {_spread(cpu['docsapi'])} s "
+            f"({statistics.median(cpu['docsapi']) / sent * 1e3:.2f} ms per request, analysis "
+            f"included), hand-written {_spread(cpu['raw'])} s",
+        ],
+    }
+
+
+def run(sizes: tuple[int, ...], runs: int, users: int = 5000, grants: int = 50) -> list[dict]:
+    """Rows for each size: the sandbox (target 2x ideal) and the replay server (1.3x)."""
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        for size in sizes:
+            options = {"seed": 0, "spaces": size, "users": users, "grants_per_space": grants}
+            with RemoteSandbox(options) as sb:
+                recording = Path(folder) / f"replay-{size}.pickle"
+                answers = record(sb, recording)
+                sb.set_latency(LATENCY)
+                rows.append(
+                    compare(
+                        f"sandbox (own process), N = {size:,}",
+                        sb.url,
+                        sb.token,
+                        sb.org_id,
+                        runs,
+                        2.0,
+                    )
+                )
+                token, org_id, prefix = sb.token, sb.org_id, urlsplit(sb.url).path
+            with ReplayServer(recording, LATENCY) as replay:
+                row = compare(
+                    f"replay server (no server CPU), N = {size:,}",
+                    replay.url + prefix,
+                    token,
+                    org_id,
+                    runs,
+                    1.3,
+                )
+                row["notes"].append(
+                    f"{answers:,} recorded answers; unrecorded requests: {replay.misses()}"
+                )
+                rows.append(row)
+    return rows
