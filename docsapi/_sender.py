@@ -255,7 +255,7 @@ class Sender:
             if not self.cache.served(response):
                 return None
             content = response.content
-        except (requests.RequestException, ValueError, OSError, *self._cache_errors):
+        except (requests.RequestException, ValueError, OSError) + self._cache_errors:
             return None  # the request will be sent, and any real problem reported then
         return RawResponse(
             response.status_code, response.headers, content, response.encoding, from_cache=True
@@ -365,10 +365,11 @@ class Sender:
             repr(session.verify),
             repr(session.cert),
         )
-        settings = self._environment.get(key)
-        if settings is None:
-            settings = session.merge_environment_settings(prepared.url, {}, None, None, None)
-            self._environment[key] = settings
+        if key not in self._environment:
+            self._environment[key] = dict(
+                session.merge_environment_settings(prepared.url, {}, None, None, None)
+            )
+        settings = self._environment[key]
         return session.send(prepared, timeout=timeout, allow_redirects=False, **settings)
 
     def close(self) -> None:
