@@ -236,7 +236,10 @@ class Faults:
                 return {}, None
             now = time.time()
             if now >= self._window_start + self._period:
-                self._window_start, self._window_count = now, 0
+                # Fixed windows aligned to multiples of the period (whole seconds for a
+                # period of one), as the real API's X-RateLimit-Reset moments are.
+                self._window_start = now - now % self._period
+                self._window_count = 0
             self._window_count += 1
             reset_at = self._window_start + self._period
             headers = {
