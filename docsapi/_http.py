@@ -32,8 +32,9 @@ from urllib.parse import quote, urljoin, urlsplit
 
 from docsapi._clock import SYSTEM_CLOCK, Clock
 from docsapi._config import RetryPolicy, Timeout
+from docsapi._log_redaction import install_log_redaction
 from docsapi._ratelimit import RateGate, as_datetime, rate_limit_wait
-from docsapi._redact import excerpt, install_log_redaction, register_secret, scrub
+from docsapi._redact import excerpt, register_secret, scrub
 from docsapi._secret import Secret
 from docsapi._sender import (
     CredentialAuth,

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import logging
 import re
 import threading
 from collections.abc import Mapping
@@ -13,7 +11,7 @@ from urllib.parse import quote
 if TYPE_CHECKING:
     from docsapi._secret import Secret
 
-__all__ = ["MASK", "excerpt", "install_log_redaction", "register_secret", "scrub", "scrub_data"]
+__all__ = ["MASK", "excerpt", "register_secret", "scrub", "scrub_data"]
 
 #: What a credential is replaced with.
 MASK = "********"
@@ -27,25 +25,16 @@ _QUERY_SECRET = re.compile(
     r"(?i)([?&](?:share|sharekey|share_key|jwt_token|visitor_token|token|key|api_key)=)"
     r"[^&\s'\"<>#]+"
 )
-_LOGGERS = (
-    "docsapi",
-    "docsapi.http",
-    "urllib3",
-    "urllib3.connectionpool",
-    "urllib3.poolmanager",
-    "urllib3.response",
-    "urllib3.util.retry",
-    "requests",
-)
 
 _lock = threading.Lock()
 #: Every registered credential in each form a server might echo it, longest first.
 _secrets: tuple[str, ...] = ()
-_installed = False
 
 
 def _forms(value: str) -> set[str]:
     """The credential as sent, URL-encoded (a cursor or a query) and JSON-escaped."""
+    import json  # not at module level: errors (and so ``import docsapi``) load this module
+
     return {value, quote(value, safe=""), json.dumps(value)[1:-1]}
 
 
@@ -111,29 +100,3 @@ def excerpt(text: str, limit: int = _EXCERPT_CHARS) -> str:
     """
     flat = scrub(re.sub(r"\s+", " ", text).strip())
     return flat[:limit] + ("…" if len(flat) > limit else "")
-
-
-class _RedactingFilter(logging.Filter):
-    """Rewrite a record whose message carries a credential."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        try:
-            message = record.getMessage()
-        except Exception:  # a broken format string is the logging module's problem
-            return True
-        cleaned = scrub(message)
-        if cleaned != message:
-            record.msg, record.args = cleaned, None
-        return True
-
-
-def install_log_redaction() -> None:
-    """Attach the redacting filter to docsapi's, requests' and urllib3's loggers (once)."""
-    global _installed
-    with _lock:
-        if _installed:
-            return
-        redactor = _RedactingFilter()
-        for name in _LOGGERS:
-            logging.getLogger(name).addFilter(redactor)
-        _installed = True

@@ -204,6 +204,12 @@ class Sender:
         self._session = self._base_session
         #: What a failing cache raises (sqlite3 loads only for a client with a cache).
         self._cache_errors: tuple[type[Exception], ...] = ()
+        #: What reading an answer from the cache may raise: then the request is sent instead.
+        self._cache_read_errors: tuple[type[Exception], ...] = (
+            requests.RequestException,
+            ValueError,
+            OSError,
+        )
         #: The environment's proxy and certificate settings per origin (see _send_direct).
         self._environment: dict[tuple[object, ...], dict[str, Any]] = {}
         if cache is not None:
@@ -212,7 +218,7 @@ class Sender:
             from docsapi._cache import ResponseCache
 
             self._cache_errors = (sqlite3.Error,)
-
+            self._cache_read_errors += self._cache_errors
             self.cache = ResponseCache(
                 cache,
                 self._base_session,
@@ -255,7 +261,7 @@ class Sender:
             if not self.cache.served(response):
                 return None
             content = response.content
-        except (requests.RequestException, ValueError, OSError) + self._cache_errors:
+        except self._cache_read_errors:
             return None  # the request will be sent, and any real problem reported then
         return RawResponse(
             response.status_code, response.headers, content, response.encoding, from_cache=True
