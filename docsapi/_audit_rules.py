@@ -303,6 +303,30 @@ def _user_space_rows(
     )
 
 
+def _grant_rows(
+    grants: pd.DataFrame,
+    titles: np.ndarray,
+    principal_type: str,
+    names: np.ndarray,
+    detail: np.ndarray,
+) -> Finding:
+    """Findings about grants (rows of ``user_permissions``/``team_permissions``) on spaces
+    and collections; ``titles`` name their targets, ``names`` their holders."""
+    is_space = (grants["target_type"] == "space").to_numpy(dtype=bool)
+    return _rows(
+        len(grants),
+        target_type=grants["target_type"].to_numpy(dtype=object),
+        target_id=grants["target_id"].to_numpy(dtype=object),
+        target_title=titles,
+        space_id=_where(is_space, grants["target_id"].to_numpy(dtype=object)),
+        space_title=_where(is_space, titles),
+        principal_type=principal_type,
+        principal_id=grants[f"{principal_type}_id"].to_numpy(dtype=object),
+        principal_name=names,
+        detail=detail,
+    )
+
+
 def _where(mask: np.ndarray, values: object) -> np.ndarray:
     """``values`` where ``mask`` holds, missing elsewhere (an object array)."""
     result = np.full(len(mask), None, dtype=object)
@@ -371,18 +395,12 @@ def _former_member(ctx: RuleContext, _: AuditThresholds) -> Finding:
     found = target_titles(ctx.data, grants["target_type"], grants["target_id"])
     titles = found.fillna(grants["target_id"].reset_index(drop=True)).to_numpy(dtype=object)
     names = grants["display_name"].fillna(grants["user_id"]).to_numpy(dtype=object)
-    is_space = (grants["target_type"] == "space").to_numpy(dtype=bool)
-    return _rows(
-        len(grants),
-        target_type=grants["target_type"].to_numpy(dtype=object),
-        target_id=grants["target_id"].to_numpy(dtype=object),
-        target_title=titles,
-        space_id=_where(is_space, grants["target_id"].to_numpy(dtype=object)),
-        space_title=_where(is_space, titles),
-        principal_type="user",
-        principal_id=grants["user_id"].to_numpy(dtype=object),
-        principal_name=names,
-        detail=_text(
+    return _grant_rows(
+        grants,
+        titles,
+        "user",
+        names,
+        _text(
             names,
             " is no longer a member of the organization but still holds ",
             grants["role"].fillna("guest").to_numpy(dtype=object),
@@ -831,18 +849,12 @@ def _empty_team(ctx: RuleContext, _: AuditThresholds) -> Finding:
     known = teams.set_index("id")["title"].reindex(grants["team_id"].astype(object))
     ids = pd.Series(grants["team_id"].to_numpy(dtype=object), index=known.index)
     names = known.fillna(ids).to_numpy(dtype=object)
-    is_space = (grants["target_type"] == "space").to_numpy(dtype=bool)
-    return _rows(
-        len(grants),
-        target_type=grants["target_type"].to_numpy(dtype=object),
-        target_id=grants["target_id"].to_numpy(dtype=object),
-        target_title=titles,
-        space_id=_where(is_space, grants["target_id"].to_numpy(dtype=object)),
-        space_title=_where(is_space, titles),
-        principal_type="team",
-        principal_id=grants["team_id"].to_numpy(dtype=object),
-        principal_name=names,
-        detail=_text(
+    return _grant_rows(
+        grants,
+        titles,
+        "team",
+        names,
+        _text(
             "Team '",
             names,
             "' has ",
