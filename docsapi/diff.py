@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from docsapi._audit_data import BOOLEAN, ROLE_DTYPE, STRING
+from docsapi._audit_tables import PATH_COLUMNS
 from docsapi.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -71,12 +72,7 @@ PATH_CHANGE_COLUMNS = [
     "space_title",
     "user_id",
     "display_name",
-    "kind",
-    "source",
-    "source_name",
-    "collection_id",
-    "team_id",
-    "role",
+    *PATH_COLUMNS[2:],  # kind, source, source_name, collection_id, team_id, role
     "complete",
 ]
 #: The kinds of change, in the order of :attr:`AccessDiff.summary`.

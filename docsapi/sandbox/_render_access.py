@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from docsapi.sandbox import _render as render
 from docsapi.sandbox._auth import Credential
@@ -10,6 +10,9 @@ from docsapi.sandbox._permission_model import site_role
 from docsapi.sandbox._roles import at_least
 from docsapi.sandbox._state import Record
 from docsapi.sandbox._store import Store
+
+if TYPE_CHECKING:
+    from docsapi.sandbox._web import Ctx
 
 #: Features every sandbox site reports (the API requires the list).
 _FEATURES = {
@@ -166,3 +169,14 @@ def invite(store: Store, credential: Credential, record: Record, api_base: str) 
             store, credential, store.state.collections[record["collection"]], api_base
         )
     return body
+
+
+def user_grant(ctx: Ctx, grant: tuple[str, str]) -> dict[str, Any]:
+    """A ``(user id, role)`` grant as a list item: ``{permission, user}``."""
+    return {"permission": grant[1], "user": render.user(ctx.state.users[grant[0]], ctx.api_base)}
+
+
+def team_grant(ctx: Ctx, grant: tuple[str, str]) -> dict[str, Any]:
+    """A ``(team id, role)`` grant as a list item: ``{permission, team}``."""
+    team = ctx.state.teams[grant[0]]
+    return {"permission": grant[1], "team": render.team(ctx.store, ctx.credential, team)}

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from docsapi.sandbox import _permission_model as model
-from docsapi.sandbox import _render as render
+from docsapi.sandbox import _render_access as render_access
 from docsapi.sandbox._access import collection_for, space_for
 from docsapi.sandbox._auth import security
 from docsapi.sandbox._changes import set_grant
@@ -41,10 +41,6 @@ _SPACES = _Target("space", "/spaces/<target_id>", space_for)
 _COLLECTIONS = _Target("collection", "/collections/<target_id>", collection_for)
 
 
-def _user_item(ctx: Ctx, grant: tuple[str, str]) -> dict:
-    return {"permission": grant[1], "user": render.user(ctx.state.users[grant[0]], ctx.api_base)}
-
-
 def _org_team(ctx: Ctx, record: Record, team_id: str) -> Record | None:
     team = ctx.state.teams.get(team_id)
     return team if team is not None and team["organization"] == record["organization"] else None
@@ -64,20 +60,13 @@ def _routes(target: _Target) -> list[Route]:
         """GET .../permissions/users -> List of UserContentPermission (explicit grants)."""
         target.get(ctx, target_id)
         grants = list(model.tables(ctx.state, kind)[0].on(target_id).items())
-        return paginate(ctx, grants, lambda g: _user_item(ctx, g))
+        return paginate(ctx, grants, lambda g: render_access.user_grant(ctx, g))
 
     def list_teams(ctx: Ctx, target_id: str) -> Reply:
         """GET .../permissions/teams -> List of {permission, team}."""
         target.get(ctx, target_id)
         grants = list(model.tables(ctx.state, kind)[1].on(target_id).items())
-        return paginate(
-            ctx,
-            grants,
-            lambda g: {
-                "permission": g[1],
-                "team": render.team(ctx.store, ctx.credential, ctx.state.teams[g[0]]),
-            },
-        )
+        return paginate(ctx, grants, lambda g: render_access.team_grant(ctx, g))
 
     def aggregate(ctx: Ctx, target_id: str) -> Reply:
         """GET .../permissions/aggregate -> everyone's effective role (optionally one role)."""
@@ -88,7 +77,7 @@ def _routes(target: _Target) -> list[Route]:
             for user_id, held in model.access(ctx.state, kind, target_id).items()
             if role is None or held == role
         ]
-        return paginate(ctx, grants, lambda g: _user_item(ctx, g))
+        return paginate(ctx, grants, lambda g: render_access.user_grant(ctx, g))
 
     def invite(ctx: Ctx, target_id: str) -> Reply:
         """POST .../permissions: grant ``role`` to users and/or teams (404 if one is unknown).

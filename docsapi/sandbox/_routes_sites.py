@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 from docsapi.sandbox import _changes as changes
-from docsapi.sandbox import _render as render
 from docsapi.sandbox import _render_access as render_access
 from docsapi.sandbox._access import org_for, site_for
 from docsapi.sandbox._auth import DEFAULT_SECURITY, security
@@ -224,25 +223,14 @@ def list_users(ctx: Ctx, org_id: str, site_id: str) -> Reply:
     """GET .../permissions/users -> List of UserSitePermissionOverride."""
     site_for(ctx, org_id, site_id, "read")
     grants = list(ctx.state.site_users.on(site_id).items())
-    return paginate(
-        ctx,
-        grants,
-        lambda g: {"permission": g[1], "user": render.user(ctx.state.users[g[0]], ctx.api_base)},
-    )
+    return paginate(ctx, grants, lambda g: render_access.user_grant(ctx, g))
 
 
 def list_teams(ctx: Ctx, org_id: str, site_id: str) -> Reply:
     """GET .../permissions/teams -> List of TeamSitePermissionOverride."""
     site_for(ctx, org_id, site_id, "read")
     grants = list(ctx.state.site_teams.on(site_id).items())
-    return paginate(
-        ctx,
-        grants,
-        lambda g: {
-            "permission": g[1],
-            "team": render.team(ctx.store, ctx.credential, ctx.state.teams[g[0]]),
-        },
-    )
+    return paginate(ctx, grants, lambda g: render_access.team_grant(ctx, g))
 
 
 def _site_role_body(ctx: Ctx) -> str:
