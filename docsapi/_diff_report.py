@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from docsapi._audit_data import ROLES
-from docsapi.report import _CSS, _figure_png, _output_path, _table, _text
+from docsapi.report import _CSS, _figure_png, _table, _text, _write_page
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -343,7 +343,4 @@ def write_html(diff: AccessDiff, path: str | os.PathLike[str]) -> Path:
     >>> audit.diff(previous).to_html("changes.html")           # doctest: +SKIP
     PosixPath('changes.html')
     """
-    target = _output_path(path, "path")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(render_html(diff), encoding="utf-8")
-    return target
+    return _write_page(path, render_html(diff))

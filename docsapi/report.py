@@ -14,7 +14,7 @@ import io
 import os
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -329,7 +329,38 @@ def notebook_html(audit: PermissionAudit, *, findings: int = 10) -> str:
 def _output_path(path: str | os.PathLike[str], argument: str) -> Path:
     if not isinstance(path, str | os.PathLike) or not str(path).strip():
         raise ValidationError(argument, f"pass a file or folder path, got {path!r}")
+    if "\x00" in str(path):
+        raise ValidationError(argument, "a path cannot hold a NUL character")
     return Path(path)
+
+
+def _write_page(path: str | os.PathLike[str], page: str) -> Path:
+    """Write the HTML ``page`` to ``path`` (parent folders created); the file written."""
+    target = _output_path(path, "path")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(page, encoding="utf-8")
+    return target
+
+
+def _excel_target(path: str | os.PathLike[str]) -> Path:
+    """Where a workbook goes (parent folders created), once openpyxl is known to be there."""
+    target = _output_path(path, "path")
+    try:
+        import openpyxl  # noqa: F401
+    except ImportError:
+        raise ImportError(
+            "Writing Excel files needs openpyxl: pip install docsapi[excel]"
+        ) from None
+    target.parent.mkdir(parents=True, exist_ok=True)
+    return target
+
+
+def _fit_columns(sheet: Any) -> None:
+    """Freeze an openpyxl sheet's header row and size its columns to their text."""
+    sheet.freeze_panes = "A2"  # the header row stays in view
+    for column in sheet.columns:
+        longest = max((len(str(cell.value or "")) for cell in column), default=8)
+        sheet.column_dimensions[column[0].column_letter].width = min(60, longest + 2)
 
 
 def write_html(audit: PermissionAudit, path: str | os.PathLike[str]) -> Path:
@@ -352,10 +383,7 @@ def write_html(audit: PermissionAudit, path: str | os.PathLike[str]) -> Path:
     >>> audit.to_html("audit-report.html")                      # doctest: +SKIP
     PosixPath('audit-report.html')
     """
-    target = _output_path(path, "path")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(render_html(audit), encoding="utf-8")
-    return target
+    return _write_page(path, render_html(audit))
 
 
 def _plain(frame: pd.DataFrame, *, naive_times: bool = False) -> pd.DataFrame:
@@ -398,23 +426,13 @@ def write_excel(audit: PermissionAudit, path: str | os.PathLike[str]) -> Path:
     ImportError
         When openpyxl is not installed (``pip install docsapi[excel]``).
     """
-    target = _output_path(path, "path")
-    try:
-        import openpyxl  # noqa: F401
-    except ImportError:
-        raise ImportError(
-            "Writing Excel files needs openpyxl: pip install docsapi[excel]"
-        ) from None
-    target.parent.mkdir(parents=True, exist_ok=True)
+    target = _excel_target(path)
     with pd.ExcelWriter(target, engine="openpyxl") as writer:
         for name, table in _export_tables(audit, excel=True).items():
             table.to_excel(writer, sheet_name=name, index=False)
             sheet = writer.sheets[name]
-            sheet.freeze_panes = "A2"  # the header row stays in view
             sheet.auto_filter.ref = sheet.dimensions  # a filter menu on every column
-            for column in sheet.columns:
-                longest = max((len(str(cell.value or "")) for cell in column), default=8)
-                sheet.column_dimensions[column[0].column_letter].width = min(60, longest + 2)
+            _fit_columns(sheet)
     return target
 
 

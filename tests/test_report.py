@@ -301,3 +301,9 @@ def test_writers_refuse_a_path_that_is_not_one(audit):
         audit.to_html(None)
     with pytest.raises(ValidationError, match="folder"):
         audit.to_csv("")
+
+
+def test_writers_refuse_a_path_with_a_nul_character(audit, tmp_path):
+    for write in (audit.to_html, audit.to_excel, audit.diff(audit).to_html):
+        with pytest.raises(ValidationError, match="NUL"):
+            write(str(tmp_path / "report\x00.html"))

@@ -18,7 +18,15 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from docsapi._snapshot_files import scrub_texts
-from docsapi.report import _CSS, _output_path, _plain, _table, _text
+from docsapi.report import (
+    _CSS,
+    _excel_target,
+    _fit_columns,
+    _plain,
+    _table,
+    _text,
+    _write_page,
+)
 from docsapi.review._apply import done_calls
 
 if TYPE_CHECKING:
@@ -139,23 +147,12 @@ def write_excel(review: AccessReview, path: str | os.PathLike[str]) -> Path:
     --------
     >>> review.to_excel("review-2026-Q4.xlsx")               # doctest: +SKIP
     """
-    target = _output_path(path, "path")
-    try:
-        import openpyxl  # noqa: F401
-    except ImportError:
-        raise ImportError(
-            "Writing Excel files needs openpyxl: pip install docsapi[excel]"
-        ) from None
-    target.parent.mkdir(parents=True, exist_ok=True)
+    target = _excel_target(path)
     tables = evidence_tables(review)
     with pd.ExcelWriter(target, engine="openpyxl") as writer:
         for name in SHEETS:
             _plain(tables[name], naive_times=True).to_excel(writer, sheet_name=name, index=False)
-            sheet = writer.sheets[name]
-            sheet.freeze_panes = "A2"
-            for column in sheet.columns:
-                longest = max((len(str(cell.value or "")) for cell in column), default=8)
-                sheet.column_dimensions[column[0].column_letter].width = min(60, longest + 2)
+            _fit_columns(writer.sheets[name])
         sheet = writer.sheets["sign-off"]
         start = len(tables["sign-off"]) + 3
         sheet.cell(row=start, column=1, value=_STATEMENT)
@@ -240,7 +237,4 @@ def write_html(review: AccessReview, path: str | os.PathLike[str]) -> Path:
     --------
     >>> review.to_html("review-2026-Q4.html")                # doctest: +SKIP
     """
-    target = _output_path(path, "path")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(render_html(review), encoding="utf-8")
-    return target
+    return _write_page(path, render_html(review))
