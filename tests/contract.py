@@ -19,7 +19,7 @@ Where the seed wins over the reference, validation is adapted explicitly:
 * ``PlainObject`` declares ``properties`` and ``additionalProperties`` but no ``type``; read
   literally it also matches strings, so ``oneOf [PlainObject, string]`` (its own values) refuses
   every string. Untyped schemas with properties are read as objects, as the sandbox and the
-  client read them (:func:`typed_plain_objects`).
+  client read them (:func:`typed_plain_objects`, on the client's own `typed_objects`).
 * ``Revision`` and ``RevisionPage`` carry a ``discriminator`` on ``type`` without a mapping.
   openapi-core then looks the value up as a schema name (``#/components/schemas/document``),
   which the API's values (``document``, ``group``, ``edits``...) are not, so every real page
@@ -41,6 +41,8 @@ import requests
 from openapi_core import OpenAPI
 from openapi_core.contrib.requests import RequestsOpenAPIRequest, RequestsOpenAPIResponse
 
+from docsapi.api._spec import typed_objects
+
 SPEC_PATH = Path(__file__).parent / "openapi" / "gitbook-openapi-subset.json"
 SPEC_HOST = "https://api.gitbook.com"
 #: Operations of the seed missing from the reference, validated like an existing one.
@@ -60,35 +62,10 @@ def without_discriminators(node: Any) -> Any:
     return node
 
 
-_SUBSCHEMA = ("additionalProperties", "items", "not", "contains", "if", "then", "else")
-_SUBSCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
-
-
-def _typed(schema: Any) -> Any:
-    if not isinstance(schema, dict):
-        return schema
-    out = dict(schema)
-    if (
-        "type" not in out
-        and "$ref" not in out
-        and ("properties" in out or "additionalProperties" in out)
-    ):
-        out["type"] = "object"
-    if isinstance(out.get("properties"), dict):
-        out["properties"] = {k: _typed(v) for k, v in out["properties"].items()}
-    for key in _SUBSCHEMA:
-        if key in out:
-            out[key] = _typed(out[key])
-    for key in _SUBSCHEMA_LISTS:
-        if isinstance(out.get(key), list):
-            out[key] = [_typed(v) for v in out[key]]
-    return out
-
-
 def _typed_content(node: Any) -> None:
     for body in (node or {}).values():
         if isinstance(body, dict) and "schema" in body:
-            body["schema"] = _typed(body["schema"])
+            body["schema"] = typed_objects(body["schema"])
 
 
 def typed_plain_objects(document: dict[str, Any]) -> dict[str, Any]:
@@ -96,11 +73,11 @@ def typed_plain_objects(document: dict[str, Any]) -> dict[str, Any]:
     document = copy.deepcopy(document)
     components = document.get("components", {})
     for name, schema in components.get("schemas", {}).items():
-        components["schemas"][name] = _typed(schema)
+        components["schemas"][name] = typed_objects(schema)
     for section in ("parameters", "headers"):
         for item in components.get(section, {}).values():
             if "schema" in item:
-                item["schema"] = _typed(item["schema"])
+                item["schema"] = typed_objects(item["schema"])
     for section in ("requestBodies", "responses"):
         for item in components.get(section, {}).values():
             _typed_content(item.get("content"))
@@ -110,7 +87,7 @@ def typed_plain_objects(document: dict[str, Any]) -> dict[str, Any]:
                 continue
             for parameter in operation.get("parameters", []):
                 if "schema" in parameter:
-                    parameter["schema"] = _typed(parameter["schema"])
+                    parameter["schema"] = typed_objects(parameter["schema"])
             _typed_content(operation.get("requestBody", {}).get("content"))
             for response in operation["responses"].values():
                 _typed_content(response.get("content"))
