@@ -19,7 +19,6 @@ request: 0 (the sandbox on this machine) and 30 ms (closer to a remote API). Usa
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import tempfile
@@ -32,6 +31,7 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from _server import RemoteSandbox  # noqa: E402
+from _table import print_results  # noqa: E402
 
 RUNS = 7
 LATENCIES = (0.0, 0.030)
@@ -104,25 +104,11 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
         return [bench_latency(sb, latency, runs) for latency in latencies]
 
 
-def table(rows: list[dict[str, Any]]) -> str:
-    header = ["figure", "docsapi", "baseline", "result", "target", "met"]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for row in rows:
-        met = "yes" if row["ok"] else "**MISS**"
-        cells = [row["name"], row["docsapi"], row["baseline"], row["result"], row["target"], met]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="5 runs, no added latency")
     quick = parser.parse_args().quick
-    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    print(f"python {sys.version.split()[0]}, load average {load}")
-    print(table(run(quick)))
-    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    print(f"load average after: {load}")
+    print_results(lambda: run(quick))
     return 0
 
 

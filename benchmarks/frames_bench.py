@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
 import random
 import statistics
 import sys
@@ -35,6 +34,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _table import print_results
 
 SEED = 0
 SIZES = (100, 1_000, 10_000)
@@ -362,27 +364,13 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
     return rows
 
 
-def table(rows: list[dict[str, Any]]) -> str:
-    header = ["figure", "docsapi", "baseline", "result", "target", "met"]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for row in rows:
-        met = "yes" if row["ok"] else "**MISS**"
-        cells = [row["name"], row["docsapi"], row["baseline"], row["result"], row["target"], met]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="5 runs, sizes 100 and 1,000")
     quick = parser.parse_args().quick
     import pandas as pd
 
-    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    print(f"python {sys.version.split()[0]}, pandas {pd.__version__}, load average {load}")
-    print(table(run(quick)))
-    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    print(f"load average after: {load}")
+    print_results(lambda: run(quick), versions=f", pandas {pd.__version__}")
     return 0
 
 
