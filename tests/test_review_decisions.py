@@ -130,3 +130,14 @@ def test_a_partial_audit_is_reviewed_with_a_warning():
     assert not partial.complete
     with pytest.warns(UserWarning, match="partial"):
         AccessReview(partial, reviewer="R")
+
+
+def test_names_and_comments_are_checked_text(review):
+    with pytest.raises(ValidationError, match="reviewer"):
+        AccessReview(review.audit, reviewer="Ada\x00Cerf")
+    with pytest.raises(ValidationError, match="name"):
+        review.sign_off("x" * 70_000)
+    with pytest.raises(ValidationError, match="comment"):
+        review.decide(review.select(path="team"), "revoke", comment="bell\x07")
+    review.decide(review.select(path="team"), "revoke", comment="two\nlines")
+    assert set(review.select(path="team")["comment"]) == {"two\nlines"}

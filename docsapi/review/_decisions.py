@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from docsapi._audit_data import ROLE_DTYPE, ROLES
+from docsapi._validate import check_text
 from docsapi.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -25,11 +26,35 @@ __all__ = [
     "DECISION_COLUMNS",
     "FILTERS",
     "LOWER_TO",
+    "MAX_NAME",
+    "MAX_NOTE",
+    "check_note",
+    "check_person",
     "conform_saved",
     "decide",
     "decisions_table",
     "select",
 ]
+
+#: Longest name of a reviewer or signer, and longest comment or note.
+MAX_NAME = 100
+MAX_NOTE = 2000
+
+
+def check_person(value: Any, argument: str) -> str:
+    """A reviewer's or signer's name: one line of visible text, at most ``MAX_NAME`` long."""
+    return check_text(
+        value.strip() if isinstance(value, str) else value,
+        argument,
+        min_length=1,
+        max_length=MAX_NAME,
+    )
+
+
+def check_note(value: Any, argument: str) -> str:
+    """A comment or note: text of several lines, at most ``MAX_NOTE`` characters."""
+    return check_text(value, argument, max_length=MAX_NOTE, multiline=True)
+
 
 #: What a reviewer can decide about an access.
 DECISIONS: tuple[str, ...] = ("keep", "revoke", "lower")
@@ -228,8 +253,7 @@ def decide(
         raise ValidationError(
             "decision", f"must be one of {', '.join(DECISIONS)}; got {decision!r}"
         )
-    if comment is not None and not isinstance(comment, str):
-        raise ValidationError("comment", f"must be text, got {type(comment).__name__}")
+    note = None if comment is None else check_note(comment, "comment")
     labels = _positions(decisions, rows)
     if not len(labels):
         raise ValidationError("rows", "match no access: check the filter against review.decisions")
@@ -253,7 +277,7 @@ def decide(
         raise ValidationError("lower_to", f"goes with decision 'lower' only, not {decision!r}")
     decisions.loc[labels, "decision"] = decision
     decisions.loc[labels, "lower_to"] = lower_to if decision == "lower" else np.nan
-    decisions.loc[labels, "comment"] = comment if comment else pd.NA
+    decisions.loc[labels, "comment"] = note if note else pd.NA
     decisions.loc[labels, "reviewer"] = reviewer
     decisions.loc[labels, "decided_at"] = now
     return len(labels)

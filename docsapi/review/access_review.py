@@ -102,6 +102,7 @@ class AccessReview:
             raise ValidationError("audit", f"must be a PermissionAudit, got {type(audit).__name__}")
         if not isinstance(reviewer, str) or not reviewer.strip():
             raise ValidationError("reviewer", "name who reviews, e.g. reviewer='Ada Cerf'")
+        _decisions.check_person(reviewer, "reviewer")
         if team_change not in TEAM_CHANGES:
             raise ValidationError(
                 "team_change", f"must be one of {', '.join(TEAM_CHANGES)}; got {team_change!r}"
@@ -395,9 +396,11 @@ class AccessReview:
         """
         if not isinstance(name, str) or not name.strip():
             raise ValidationError("name", "name who signs off, e.g. sign_off('Ada Cerf')")
-        for argument, value in (("role", role), ("note", note)):
-            if value is not None and not isinstance(value, str):
-                raise ValidationError(argument, f"must be text, got {type(value).__name__}")
+        _decisions.check_person(name, "name")
+        if role is not None:
+            _decisions.check_person(role, "role")
+        if note is not None:
+            _decisions.check_note(note, "note")
         row = pd.DataFrame(
             [
                 {
