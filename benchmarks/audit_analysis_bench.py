@@ -51,7 +51,7 @@ def build_organization(seed: int = 0):
     import numpy as np
     import pandas as pd
 
-    from docsapi._audit_data import ROLES, AuditData
+    from docsapi.audit.data import ROLES, AuditData
 
     rng = np.random.default_rng(seed)
     roles = np.array(ROLES[1:], dtype=object)

@@ -1,6 +1,6 @@
 """A griffe extension for the API reference: docstrings completed when their module is imported.
 
-``docsapi.frames`` writes its list functions' Parameters and Returns sections (the column
+``docsapi.data.frames`` writes its list functions' Parameters and Returns sections (the column
 tables) and its module docstring's list of lists from the lists' declarations at import
 time. Reading the source alone would show only what is written there, so this extension
 takes those docstrings from the imported module.
@@ -14,7 +14,7 @@ from typing import Any
 import griffe
 
 #: Modules whose docstrings (the module's and its functions') are read after import.
-MODULES = ("docsapi.frames",)
+MODULES = ("docsapi.data.frames",)
 
 
 def _runtime(obj: griffe.Object, doc: str | None) -> None:

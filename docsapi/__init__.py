@@ -16,7 +16,7 @@ import importlib as _importlib
 import types as _types
 import typing as _typing
 
-from docsapi._config import RetryPolicy, Timeout
+from docsapi.core.config import RetryPolicy, Timeout
 from docsapi.errors import (
     APIConnectionError,
     APIStatusError,
@@ -67,38 +67,29 @@ __all__ = [
 
 # Heavy pieces load on first use so that `import docsapi` stays cheap.
 _LAZY = {
-    "CacheSettings": "docsapi._cache",
+    "CacheSettings": "docsapi.wire.cache",
     "DocsClient": "docsapi.client",
     "login": "docsapi.widgets.login",
     "audit_permissions": "docsapi.audit",
     "PermissionAudit": "docsapi.audit",
-    "load_audit": "docsapi.snapshot",
+    "load_audit": "docsapi.audit.snapshot.store",
     "AccessReview": "docsapi.review",
 }
 
 if _typing.TYPE_CHECKING:
-    from docsapi._cache import CacheSettings
     from docsapi.audit import PermissionAudit, audit_permissions
+    from docsapi.audit.snapshot.store import load_audit
     from docsapi.client import DocsClient
     from docsapi.review import AccessReview
-    from docsapi.snapshot import load_audit
     from docsapi.widgets.login import login
+    from docsapi.wire.cache import CacheSettings
 
     __version__: str
 
 
-def _installed_version() -> str:
-    """The version of the installed distribution (pyproject.toml states it, once)."""
-    metadata = _importlib.import_module("importlib.metadata")
-    try:
-        return metadata.version("docsapi")
-    except metadata.PackageNotFoundError:
-        return "0+unknown"
-
-
 def __getattr__(name: str) -> object:
     if name == "__version__":
-        value: object = _installed_version()
+        value: object = _importlib.import_module("docsapi.core.version").version()
     elif name in _LAZY:
         value = getattr(_importlib.import_module(_LAZY[name]), name)
     else:

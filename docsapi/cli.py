@@ -35,7 +35,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from docsapi._config import DEFAULT_BASE_URL
+from docsapi.core.config import DEFAULT_BASE_URL
+from docsapi.core.version import version
 from docsapi.errors import (
     APIConnectionError,
     AuthenticationError,
@@ -85,19 +86,13 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _version() -> str:
-    import docsapi
-
-    return docsapi.__version__
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``docsapi`` command."""
     parser = argparse.ArgumentParser(
         prog="docsapi",
         description="Permission audits and an offline sandbox for the documentation-platform API.",
     )
-    parser.add_argument("--version", action="version", version=f"docsapi {_version()}")
+    parser.add_argument("--version", action="version", version=f"docsapi {version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     demo = commands.add_parser("demo", help="audit the sandbox's demo organization, offline")
@@ -287,7 +282,7 @@ def _keep_snapshot(audit: PermissionAudit, args: argparse.Namespace) -> None:
     """With ``--save DIR``: keep a dated snapshot of the audit, and say where."""
     if not args.save:
         return
-    from docsapi.snapshot import save_dated
+    from docsapi.audit.snapshot.store import save_dated
 
     try:
         folder = save_dated(audit, args.save)
@@ -422,7 +417,7 @@ def _run_check_notebook(args: argparse.Namespace) -> int:
 def _run_login(args: argparse.Namespace) -> int:
     import getpass
 
-    from docsapi import credentials
+    from docsapi.credentials import logins as credentials
 
     network = args.adnetwork
     env_var = "ADNETWORK_API_KEY" if network else TOKEN_VARIABLE
@@ -448,7 +443,7 @@ def _run_login(args: argparse.Namespace) -> int:
 
 
 def _run_logout(args: argparse.Namespace) -> int:
-    from docsapi import credentials
+    from docsapi.credentials import logins as credentials
 
     network = args.adnetwork
     target = f"{args.scheme}://{network}" if network else args.base_url
@@ -471,7 +466,7 @@ def _run_logout(args: argparse.Namespace) -> int:
 
 
 def _run_history(args: argparse.Namespace) -> int:
-    from docsapi.snapshot import history
+    from docsapi.audit.snapshot.store import history
 
     try:
         kept = history(args.folder, org_id=args.org)
@@ -493,7 +488,7 @@ def _run_history(args: argparse.Namespace) -> int:
 
 
 def _load(path: str) -> PermissionAudit:
-    from docsapi.snapshot import load_audit
+    from docsapi.audit.snapshot.store import load_audit
 
     try:
         return load_audit(path)

@@ -8,20 +8,7 @@ from datetime import timedelta
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, get_type_hints
 
-from docsapi._client_base import BaseClient
-from docsapi._clock import Clock
-from docsapi._config import (
-    DEFAULT_BASE_URL,
-    DEFAULT_MAX_RATE_LIMIT_WAIT,
-    DEFAULT_MAX_RETRIES,
-    RetryPolicy,
-    Timeout,
-)
-from docsapi._http import Session
-from docsapi._keyring import DOCS_SERVICE, keyring_problem, read_stored, service_name
-from docsapi._repr import escape, method_listing, methods_html, methods_markdown
-from docsapi._secret import Secret, describe_sources, find_credential
-from docsapi._validate import (
+from docsapi.core.checks import (
     check_api_path,
     check_base_url,
     check_headers,
@@ -29,11 +16,29 @@ from docsapi._validate import (
     check_params,
     check_text,
 )
+from docsapi.core.clock import Clock
+from docsapi.core.config import (
+    DEFAULT_BASE_URL,
+    DEFAULT_MAX_RATE_LIMIT_WAIT,
+    DEFAULT_MAX_RETRIES,
+    RetryPolicy,
+    Timeout,
+)
+from docsapi.core.reprs import escape, method_listing, methods_html, methods_markdown
+from docsapi.core.secret import Secret, describe_sources, find_credential
+from docsapi.core.version import version
+from docsapi.credentials.keyring_store import (
+    DOCS_SERVICE,
+    keyring_problem,
+    read_stored,
+    service_name,
+)
+from docsapi.wire.client_base import BaseClient
+from docsapi.wire.transport import Session
 
 # The resource groups and models load with the first group used, so that
 # `from docsapi import DocsClient` costs little more than `import requests`.
 if TYPE_CHECKING:
-    from docsapi._cache import CacheSettings
     from docsapi.api import ApiNamespace
     from docsapi.models import ApiInformation
     from docsapi.resources import (
@@ -47,6 +52,7 @@ if TYPE_CHECKING:
         Spaces,
         Users,
     )
+    from docsapi.wire.cache import CacheSettings
 
 __all__ = ["TOKEN_ENV_VAR", "TOKEN_SOURCES", "DocsClient", "find_token", "token_service"]
 
@@ -155,13 +161,6 @@ def _resource_groups(cls: type[DocsClient]) -> tuple[tuple[str, str], ...]:
     return tuple(groups)
 
 
-def _version() -> str:
-    """docsapi's version (read from the installed distribution on first use)."""
-    import docsapi
-
-    return docsapi.__version__
-
-
 class DocsClient(BaseClient):
     """A synchronous client of the documentation-platform API (GitBook API v1).
 
@@ -199,7 +198,7 @@ class DocsClient(BaseClient):
         them (off by default). True: ``~/.cache/docsapi/http-cache.sqlite``, fresh for an
         hour; a path: that file; a timedelta or seconds: that freshness; or a
         :class:`~docsapi.CacheSettings`. Writes through the client drop the answers they
-        may change; ``client.cache`` shows and clears it. See :mod:`docsapi._cache`.
+        may change; ``client.cache`` shows and clears it. See :mod:`docsapi.wire.cache`.
 
     Raises
     ------
@@ -247,7 +246,7 @@ class DocsClient(BaseClient):
             session=session,
             headers=extra_headers,
             clock=clock,
-            user_agent=f"docsapi/{_version()}",
+            user_agent=f"docsapi/{version()}",
             cache=cache,
         )
 

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from docsapi._redact import scrub, scrub_data
+from docsapi.core.redact import scrub, scrub_data
 
 __all__ = [
     "RETRYABLE_STATUSES",

@@ -1,7 +1,7 @@
 """Hand-made organizations for the audit's offline tests, built fact by fact.
 
 ``Org`` collects members, teams, collections, spaces, grants, sites, links and failed reads
-as plain rows and turns them into an :class:`~docsapi._audit_data.AuditData` with
+as plain rows and turns them into an :class:`~docsapi.audit.data.AuditData` with
 :meth:`Org.data`. Ids double as display names (capitalised) so assertions stay readable.
 """
 
@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from docsapi._audit_data import AuditData
 from docsapi.audit import PermissionAudit, analyze
+from docsapi.audit.data import AuditData
 
 NOW = pd.Timestamp("2026-06-01", tz="UTC")
 

@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 from audit_org import Org, found, row
 
-from docsapi._audit_data import RAW_SCHEMAS, AuditData, ColumnAccumulator, conform
-from docsapi._audit_rules import RULES, AuditThresholds, role_rank
 from docsapi.audit import analyze
+from docsapi.audit.data import RAW_SCHEMAS, AuditData, ColumnAccumulator, conform
+from docsapi.audit.rules import RULES, AuditThresholds, role_rank
 from docsapi.errors import ValidationError
 
 SPACES = ("s1", "s2", "s3", "s4")

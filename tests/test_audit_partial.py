@@ -7,7 +7,7 @@ import pytest
 from audit_org import Org, found
 
 from docsapi import audit_permissions
-from docsapi._audit_rules import AuditThresholds
+from docsapi.audit.rules import AuditThresholds
 
 
 def failing_team_org() -> Org:

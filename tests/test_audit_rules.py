@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from audit_org import Org, found
 
-from docsapi._audit_rules import AuditThresholds
+from docsapi.audit.rules import AuditThresholds
 
 
 def base() -> Org:

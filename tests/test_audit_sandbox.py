@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from docsapi import audit_permissions
-from docsapi._audit_rules import RULES
+from docsapi.audit.rules import RULES
 from docsapi.errors import NotFoundError, ValidationError
 
 

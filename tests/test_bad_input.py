@@ -17,8 +17,8 @@ import pytest
 
 import docsapi
 from docsapi import DocsClient, ValidationError
-from docsapi._repr import method_listing
 from docsapi.client import _resource_groups
+from docsapi.core.reprs import method_listing
 
 LONG = "x" * 10_000
 

@@ -12,8 +12,8 @@ import pytest
 from fake_clock import FakeClock
 
 from docsapi import CacheSettings, DocsClient, ValidationError
-from docsapi._cache import CACHE_FILE_NAME, stale_scopes
 from docsapi.errors import NotFoundError
+from docsapi.wire.cache import CACHE_FILE_NAME, stale_scopes
 
 
 @pytest.fixture

@@ -90,7 +90,7 @@ def test_audit_without_a_token_says_how_to_set_one(sandbox, capsys, monkeypatch)
 
 
 def test_audit_uses_the_token_stored_by_login(sandbox, capsys, monkeypatch, tmp_path):
-    from docsapi.credentials import login
+    from docsapi.credentials.logins import login
 
     monkeypatch.delenv("GITBOOK_API_TOKEN", raising=False)
     login(sandbox.token, base_url=sandbox.url)

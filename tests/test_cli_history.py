@@ -6,8 +6,8 @@ import pytest
 from audit_org import Org
 
 from docsapi import audit_permissions
+from docsapi.audit.snapshot.store import save_dated
 from docsapi.cli import main
-from docsapi.snapshot import save_dated
 
 
 def run(capsys, *args: str) -> tuple[int, str, str]:

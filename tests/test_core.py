@@ -7,10 +7,9 @@ import time
 
 import pytest
 
-from docsapi._config import RetryPolicy, Timeout
-from docsapi._ratelimit import rate_limit_reset
-from docsapi._redact import register_secret, scrub
-from docsapi._secret import Secret
+from docsapi.core.config import RetryPolicy, Timeout
+from docsapi.core.redact import register_secret, scrub
+from docsapi.core.secret import Secret
 from docsapi.errors import (
     APIConnectionError,
     APIStatusError,
@@ -25,6 +24,7 @@ from docsapi.errors import (
     retry_flags,
     status_error_class,
 )
+from docsapi.wire.ratelimit import rate_limit_reset
 
 
 def test_secret_never_shows_its_value():

@@ -13,10 +13,10 @@ from keyring.backends import fail, null
 from keyring.errors import KeyringError
 
 from docsapi import AuthenticationError, DocsClient, MissingCredentialError, ValidationError
-from docsapi._keyring import KeyringUnavailableError, read_stored
 from docsapi.adnetwork import AdNetworkClient, InvalidAPIKeyError
 from docsapi.client import find_token, token_service
-from docsapi.credentials import login, login_adnetwork, logout, logout_adnetwork
+from docsapi.credentials.keyring_store import KeyringUnavailableError, read_stored
+from docsapi.credentials.logins import login, login_adnetwork, logout, logout_adnetwork
 from docsapi.sandbox.adnetwork import AdNetworkSandbox
 
 DEFAULT_SERVICE = "docsapi:https://api.gitbook.com/v1"

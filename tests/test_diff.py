@@ -11,11 +11,11 @@ from pandas.testing import assert_frame_equal
 
 import docsapi
 from docsapi import audit_permissions
-from docsapi._audit_data import ROLE_DTYPE, ROLES
-from docsapi._audit_rules import AuditThresholds
-from docsapi._diff_report import OKABE_ITO
 from docsapi.audit import analyze
-from docsapi.diff import ACCESS_CHANGE_COLUMNS, CHANGE_KINDS, AccessDiff
+from docsapi.audit.data import ROLE_DTYPE, ROLES
+from docsapi.audit.diff.changes import ACCESS_CHANGE_COLUMNS, CHANGE_KINDS, AccessDiff
+from docsapi.audit.diff.report import OKABE_ITO
+from docsapi.audit.rules import AuditThresholds
 from docsapi.errors import ValidationError
 
 ACCESS = ("granted", "revoked", "raised", "lowered", "rerouted")

@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 import docsapi
-from docsapi import frames
-from docsapi._fields import mask_query, mask_share_url
+from docsapi.data import frames
+from docsapi.data.fields import mask_query, mask_share_url
 
 FIXTURES = Path(__file__).parent / "fixtures"
 DESCRIPTION = Path(__file__).parent / "openapi" / "gitbook-openapi-subset.json"
@@ -614,9 +614,9 @@ def test_the_api_reference_shows_the_generated_column_tables():
         docstring_parser="numpy",
     )
     for name in PARENTS:
-        sections = package[f"frames.{name}"].docstring.parsed
+        sections = package[f"data.frames.{name}"].docstring.parsed
         returns = next(s for s in sections if s.kind.value == "returns")
         assert all(
             f"| {column} " in returns.value[0].description for column in frames.SCHEMAS[name]
         )
-    assert ":func:`share_links`" in package["frames"].docstring.value
+    assert ":func:`share_links`" in package["data.frames"].docstring.value

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from docsapi import audit_permissions
-from docsapi._snapshot_files import MANIFEST, MAX_MANIFEST_BYTES
+from docsapi.audit.snapshot.files import MANIFEST, MAX_MANIFEST_BYTES
+from docsapi.audit.snapshot.store import history, load_audit
 from docsapi.cli import main
 from docsapi.errors import SnapshotError, ValidationError
-from docsapi.snapshot import history, load_audit
 
 
 @pytest.fixture(scope="module")
@@ -116,7 +116,7 @@ def test_a_layout_the_manifest_garbles_is_refused(saved, change):
 
 
 def test_snapshot_helpers_refuse_wrong_arguments_by_name(saved):
-    from docsapi.snapshot import save_table
+    from docsapi.audit.snapshot.store import save_table
 
     with pytest.raises(ValidationError) as caught:
         save_table(saved, "notes", "not a frame")

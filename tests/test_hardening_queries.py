@@ -7,7 +7,7 @@ import pytest
 from scripted_server import Reply, ScriptedServer
 
 from docsapi import DocsClient, ResponseFormatError, ValidationError
-from docsapi._config import RetryPolicy
+from docsapi.core.config import RetryPolicy
 
 LONG = "x" * 100_000
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from docsapi._redact import scrub
-from docsapi._secret import SiteSecret
 from docsapi.api._secrets import conceal
+from docsapi.core.redact import scrub
+from docsapi.core.secret import SiteSecret
 
 
 @pytest.fixture
@@ -76,7 +76,7 @@ def test_a_share_key_a_server_echoes_in_an_error_is_masked_though_never_read():
     from scripted_server import Reply, ScriptedServer
 
     import docsapi
-    from docsapi._config import RetryPolicy
+    from docsapi.core.config import RetryPolicy
 
     key = "k3yNeverReadBefore0123"
     message = f"No site answers at https://docs.example/handbook/?share={key}&lang=en"

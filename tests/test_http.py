@@ -6,9 +6,8 @@ import pytest
 from fake_clock import FakeClock
 from scripted_server import Reply, ScriptedServer
 
-from docsapi._config import RetryPolicy, Timeout
-from docsapi._http import Transport, quote_segment
-from docsapi._secret import Secret
+from docsapi.core.config import RetryPolicy, Timeout
+from docsapi.core.secret import Secret
 from docsapi.errors import (
     APIConnectionError,
     APITimeoutError,
@@ -19,6 +18,7 @@ from docsapi.errors import (
     ResponseFormatError,
     ServerError,
 )
+from docsapi.wire.transport import Transport, quote_segment
 
 FAST = RetryPolicy(max_retries=3, backoff=0.5, jitter=False, max_rate_limit_wait=5.0)
 OK = Reply(200, {"ok": True})

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from docsapi import models
+from docsapi.data import models
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -230,7 +230,7 @@ SHARED = {
 @pytest.mark.parametrize("model", list(SHARED), ids=lambda model: model.__name__)
 def test_models_and_frames_agree_on_every_column_they_share(model):
     """One declaration: a model's attributes and its list's columns hold the same values."""
-    from docsapi import frames
+    from docsapi.data import frames
 
     name, fixture, parents = SHARED[model]
     records = load(fixture)["items"]
@@ -252,7 +252,7 @@ def test_models_and_frames_agree_on_every_column_they_share(model):
 
 
 def test_space_has_every_column_of_the_spaces_frame():
-    from docsapi import frames
+    from docsapi.data import frames
 
     attributes = {spec.name for spec in dataclasses.fields(models.Space)}
     assert set(frames.SCHEMAS["spaces"]) <= attributes

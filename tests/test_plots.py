@@ -12,7 +12,7 @@ from test_audit_analysis import make_data
 
 from docsapi import audit_permissions
 from docsapi.audit import analyze
-from docsapi.plots import (
+from docsapi.audit.report.plots import (
     CATEGORY_COLORS,
     ROLE_COLORS,
     access_paths_figure,

@@ -12,7 +12,12 @@ import itertools
 import numpy as np
 import pytest
 
-from docsapi.plots import NO_ACCESS_COLOR, ROLE_COLORS, SEVERITY_COLORS, VISIBILITY_COLORS
+from docsapi.audit.report.plots import (
+    NO_ACCESS_COLOR,
+    ROLE_COLORS,
+    SEVERITY_COLORS,
+    VISIBILITY_COLORS,
+)
 
 #: Machado et al. 2009, severity 1.0, on linear RGB.
 SIMULATIONS = {

@@ -13,17 +13,17 @@ import pytest
 from fake_clock import FakeClock
 from scripted_server import Reply, ScriptedServer
 
-from docsapi._config import RetryPolicy, Timeout
-from docsapi._http import Transport
-from docsapi._ratelimit import (
+from docsapi.core.config import RetryPolicy, Timeout
+from docsapi.core.secret import Secret
+from docsapi.errors import RateLimitError
+from docsapi.wire.ratelimit import (
     MAX_WAIT,
     rate_limit_reset,
     rate_limit_wait,
     remaining_budget,
     retry_after,
 )
-from docsapi._secret import Secret
-from docsapi.errors import RateLimitError
+from docsapi.wire.transport import Transport
 
 NOW = 1_700_000_000.0
 POLICY = RetryPolicy(max_retries=2, backoff=0.5, jitter=False, max_rate_limit_wait=30.0)

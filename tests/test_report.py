@@ -12,10 +12,10 @@ import pandas as pd
 import pytest
 from test_audit_analysis import make_data
 
-from docsapi._report_tables import id_labels, interactive_table, script_source, source_labels
 from docsapi.audit import ROLE_DTYPE, analyze
+from docsapi.audit.report.html import effective_view, paths_view
+from docsapi.audit.report.tables import id_labels, interactive_table, script_source, source_labels
 from docsapi.errors import ValidationError
-from docsapi.report import effective_view, paths_view
 
 matplotlib.use("Agg")
 
@@ -74,7 +74,7 @@ def test_html_report_is_one_escaped_self_contained_file(audit, tmp_path):
 
 
 def test_content_security_policy_admits_exactly_the_inline_script(audit):
-    from docsapi.report import render_html
+    from docsapi.audit.report.html import render_html
 
     text = render_html(audit)
     policy = re.search(r'http-equiv="Content-Security-Policy"\s+content="([^"]+)"', text)[1]
@@ -86,7 +86,7 @@ def test_content_security_policy_admits_exactly_the_inline_script(audit):
 
 
 def test_every_table_of_the_report_is_interactive(audit):
-    from docsapi.report import render_html
+    from docsapi.audit.report.html import render_html
 
     text = render_html(audit)
     assert text.count("<table>") == text.count('<div class="interactive">') > 5
@@ -182,7 +182,7 @@ def test_id_columns_are_shown_in_the_cells_of_their_names():
 
 
 def test_report_tables_show_no_id_column_beside_its_title(audit):
-    from docsapi.report import render_html
+    from docsapi.audit.report.html import render_html
 
     text = render_html(audit)
     tables = text.split("<table>")[1:]
@@ -215,7 +215,7 @@ def test_sources_show_team_and_collection_names_beside_ids():
 
 
 def test_report_tables_name_teams_spaces_and_users(audit):
-    from docsapi.report import render_html
+    from docsapi.audit.report.html import render_html
 
     effective = effective_view(audit)
     assert "source_names" not in effective.columns
@@ -229,7 +229,7 @@ def test_report_tables_name_teams_spaces_and_users(audit):
 
 
 def test_html_lists_every_finding_with_its_severity_class(audit):
-    from docsapi.report import render_html
+    from docsapi.audit.report.html import render_html
 
     text = render_html(audit)
     assert text.count('<tr class="sev-high">') == 2

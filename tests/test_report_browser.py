@@ -8,7 +8,7 @@ import pytest
 from browser import launched_chromium
 
 from docsapi import audit_permissions
-from docsapi.report import effective_view
+from docsapi.audit.report.html import effective_view
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 

@@ -14,9 +14,9 @@ from scripted_server import Reply, ScriptedServer
 
 import docsapi
 from docsapi import DocsClient, ResponseFormatError, RetryPolicy
-from docsapi._repr import method_listing
 from docsapi.adnetwork import AdNetworkClient
 from docsapi.client import _resource_groups
+from docsapi.core.reprs import method_listing
 
 SOURCE = {"type": "builtin:openapi"}
 OBJECT_CALLS = {

@@ -34,7 +34,7 @@ from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 from jsonschema import Draft202012Validator, validators
 
-from docsapi._patterns import search_pattern
+from docsapi.core.patterns import search_pattern
 from docsapi.sandbox._validation import SCHEMA_ERROR_PREFIX
 
 EXAMPLES = 6

@@ -6,7 +6,7 @@ request id, a header, a body or a pagination cursor, refused constructor argumen
 error is inspected whole: its text and repr, the formatted traceback, its attributes, every
 exception in its ``__cause__``/``__context__`` chain, and the local variables of every
 docsapi frame of every traceback (what ``pytest -l`` would print), walked into containers
-and docsapi objects. Only :class:`~docsapi._secret.Secret` may hold the credential.
+and docsapi objects. Only :class:`~docsapi.core.secret.Secret` may hold the credential.
 """
 
 from __future__ import annotations
@@ -24,9 +24,8 @@ from scripted_server import Reply, ScriptedServer
 
 import docsapi
 from docsapi import DocsClient, RetryPolicy
-from docsapi._secret import Secret
-from docsapi._sender import CredentialAuth
 from docsapi.adnetwork import AdNetworkClient
+from docsapi.core.secret import Secret
 from docsapi.errors import (
     APIConnectionError,
     APITimeoutError,
@@ -42,6 +41,7 @@ from docsapi.errors import (
     ValidationError,
 )
 from docsapi.sandbox.adnetwork import AdNetworkSandbox
+from docsapi.wire.sender import CredentialAuth
 
 CANARY_KEY = "an_CANARY_9d3e1b7a5c2f8e04d6a1"
 NO_RETRY = RetryPolicy(max_retries=0)

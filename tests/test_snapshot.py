@@ -14,11 +14,10 @@ from pandas.testing import assert_frame_equal
 
 import docsapi
 from docsapi import audit_permissions
-from docsapi._audit_data import ROLE_DTYPE, SEVERITY_DTYPE, text_categorical
-from docsapi._audit_rules import AuditThresholds
 from docsapi.audit import PermissionAudit, analyze
-from docsapi.errors import DocsAPIError, SnapshotError, ValidationError
-from docsapi.snapshot import (
+from docsapi.audit.data import ROLE_DTYPE, SEVERITY_DTYPE, text_categorical
+from docsapi.audit.rules import AuditThresholds
+from docsapi.audit.snapshot.store import (
     FORMAT_VERSION,
     MANIFEST,
     history,
@@ -28,6 +27,7 @@ from docsapi.snapshot import (
     save_dated,
     save_table,
 )
+from docsapi.errors import DocsAPIError, SnapshotError, ValidationError
 
 ATTRIBUTES = ("org_id", "org_name", "generated_at", "thresholds", "complete")
 CRAWL_FACTS = ("token_role", "spaces_reported", "invite_links_enabled", "not_read")
@@ -221,7 +221,7 @@ def _truncate_and_record(folder: Path) -> None:
 
 def _drop_a_column(folder: Path) -> None:
     """Replace the findings with a well-formed table lacking a column of the contract."""
-    from docsapi import _frame_store
+    from docsapi.data import frame_store as _frame_store
 
     file = folder / "audit" / "findings.parquet"
     frame = docsapi.load_audit(folder).findings.drop(columns=["detail"])
@@ -344,7 +344,7 @@ def test_a_folder_that_is_not_a_snapshot_is_never_overwritten(demo_audit, tmp_pa
 
 
 def test_save_checks_its_arguments(demo_audit):
-    from docsapi.snapshot import save_audit
+    from docsapi.audit.snapshot.store import save_audit
 
     with pytest.raises(ValidationError, match="PermissionAudit"):
         save_audit("not an audit", "x")  # type: ignore[arg-type]

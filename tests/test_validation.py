@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from docsapi import _validate as v
+from docsapi.core import checks as v
 from docsapi.errors import ValidationError
 
 URL = "https://github.com/acme/handbook"

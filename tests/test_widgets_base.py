@@ -11,7 +11,7 @@ import pytest
 from IPython.core.formatters import DisplayFormatter
 
 import docsapi
-from docsapi._validate import check_space_title
+from docsapi.core.checks import check_space_title
 from docsapi.errors import APIConnectionError, MissingCredentialError, PermissionDeniedError
 from docsapi.widgets import (
     CollectionPermissionEditor,

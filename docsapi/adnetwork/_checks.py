@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from docsapi._validate import check_id
+from docsapi.core.checks import check_id
 from docsapi.errors import ValidationError
 
 __all__ = ["check_changes", "check_network", "check_record_id", "check_resource", "check_scheme"]
@@ -118,7 +118,7 @@ def check_record_id(value: Any) -> str:
     ------
     ValidationError
         Another type, a negative number, or a string that is not one path segment
-        (see :func:`docsapi._validate.check_id`: no ``/``, ``%``, ``.``, ``..``).
+        (see :func:`docsapi.core.checks.check_id`: no ``/``, ``%``, ``.``, ``..``).
 
     Examples
     --------

@@ -5,20 +5,6 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from docsapi import __version__
-from docsapi._client_base import BaseClient
-from docsapi._clock import Clock
-from docsapi._config import (
-    DEFAULT_MAX_RATE_LIMIT_WAIT,
-    DEFAULT_MAX_RETRIES,
-    RetryPolicy,
-    Timeout,
-)
-from docsapi._http import Session, quote_segment
-from docsapi._keyring import ADNETWORK_SERVICE, keyring_problem, read_stored, service_name
-from docsapi._repr import methods_html, methods_markdown
-from docsapi._secret import Secret, describe_sources, find_credential
-from docsapi._validate import check_headers, check_limit, check_text
 from docsapi.adnetwork import frames
 from docsapi.adnetwork._checks import (
     check_changes,
@@ -28,7 +14,26 @@ from docsapi.adnetwork._checks import (
     check_scheme,
 )
 from docsapi.adnetwork.errors import make_error_parser
+from docsapi.core.checks import check_headers, check_limit, check_text
+from docsapi.core.clock import Clock
+from docsapi.core.config import (
+    DEFAULT_MAX_RATE_LIMIT_WAIT,
+    DEFAULT_MAX_RETRIES,
+    RetryPolicy,
+    Timeout,
+)
+from docsapi.core.reprs import methods_html, methods_markdown
+from docsapi.core.secret import Secret, describe_sources, find_credential
+from docsapi.core.version import version
+from docsapi.credentials.keyring_store import (
+    ADNETWORK_SERVICE,
+    keyring_problem,
+    read_stored,
+    service_name,
+)
 from docsapi.errors import PaginationError, ResponseFormatError, ValidationError
+from docsapi.wire.client_base import BaseClient
+from docsapi.wire.transport import Session, quote_segment
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -193,7 +198,7 @@ class AdNetworkClient(BaseClient):
             session=session,
             headers={"Cache-Control": "no-cache", **extra_headers},
             clock=clock,
-            user_agent=f"docsapi/{__version__}",
+            user_agent=f"docsapi/{version()}",
             auth_header="X-Api-Key",
             auth_prefix="",
             error_parser=make_error_parser(self.settings_url),

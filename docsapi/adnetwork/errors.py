@@ -39,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from docsapi._redact import excerpt
+from docsapi.core.redact import excerpt
 from docsapi.errors import (
     APIStatusError,
     AuthenticationError,

@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from docsapi._columns import BOOLEAN, COUNT, FLOAT, OBJECT, STRING, TIMESTAMP
+from docsapi.data.columns import BOOLEAN, COUNT, FLOAT, OBJECT, STRING, TIMESTAMP
 from docsapi.frames import convert
 
 if TYPE_CHECKING:

@@ -23,13 +23,13 @@ from collections.abc import Iterator
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from docsapi._http import Transport
-from docsapi._repr import short_signature
 from docsapi.api._methods import Caller, StreamingNotSupportedError, build_method
 from docsapi.api._operation import NOT_GIVEN, Operation, operations_of
 from docsapi.api._results import ApiObject, list_shape
 from docsapi.api._spec import load_description, reader, snake_case
+from docsapi.core.reprs import short_signature
 from docsapi.errors import ValidationError
+from docsapi.wire.transport import Transport
 
 if TYPE_CHECKING:
     import pandas as pd

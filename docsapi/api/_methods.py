@@ -1,7 +1,8 @@
 """Generated methods: one Python function per operation, sending through the client's transport.
 
 A generated method checks its arguments against the description
-(:mod:`docsapi.api._validate_args`), sends through the same :class:`~docsapi._http.Transport`
+(:mod:`docsapi.api._validate_args`), sends through the same
+:class:`~docsapi.wire.transport.Transport`
 as the hand-written groups (one retry policy, one error tree), and shapes the answer
 (:mod:`docsapi.api._results`): a DataFrame for a list, following every page of a paginated one,
 an :class:`~docsapi.api._results.ApiObject` for an object, None for no content.
@@ -15,13 +16,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from docsapi._http import Transport
 from docsapi.api._docstring import docstring, returns_text
 from docsapi.api._operation import NOT_GIVEN, Operation
 from docsapi.api._results import Column, ListShape, frame, item_columns, list_shape, wrap
 from docsapi.api._spec import Schema, reader
 from docsapi.api._validate_args import prepare
 from docsapi.errors import DocsAPIError
+from docsapi.wire.transport import Transport
 
 __all__ = ["Caller", "StreamingNotSupportedError", "build_method"]
 

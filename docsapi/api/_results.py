@@ -17,9 +17,9 @@ from datetime import datetime
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from docsapi._repr import field_table_html
 from docsapi.api._secrets import conceal
 from docsapi.api._spec import Schema, SchemaReader, reader, snake_case
+from docsapi.core.reprs import field_table_html
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -3,7 +3,7 @@
 The description names the fields that carry a credential (a site's ``privateKey``, tokens,
 API keys, client secrets, share keys), and a share link (``"object": "share-link"``) carries
 its key in ``urls.published``. :func:`conceal` returns a copy of an answer with those values
-replaced: by a :class:`~docsapi._secret.SiteSecret` for attribute access (read it with
+replaced: by a :class:`~docsapi.core.secret.SiteSecret` for attribute access (read it with
 ``.reveal()``), or by ``********`` for a table. Each value is registered with the log
 redaction as it is read, so an error message or a log line that carries it is masked too.
 """
@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from docsapi._fields import MASK, mask_share_url, share_keys
-from docsapi._redact import register_secret
-from docsapi._secret import SiteSecret
+from docsapi.core.redact import register_secret
+from docsapi.core.secret import SiteSecret
+from docsapi.data.fields import MASK, mask_share_url, share_keys
 
 __all__ = ["SECRET_FIELDS", "conceal"]
 

@@ -22,13 +22,13 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
-from docsapi._http import quote_segment
-from docsapi._patterns import search_pattern
-from docsapi._redact import scrub
-from docsapi._validate import check_id, check_page_path, check_query_length, check_text
 from docsapi.api._operation import BODY, NOT_GIVEN, Operation, Parameter
 from docsapi.api._spec import json_type, reader, validation_description
+from docsapi.core.checks import check_id, check_page_path, check_query_length, check_text
+from docsapi.core.patterns import search_pattern
+from docsapi.core.redact import scrub
 from docsapi.errors import ValidationError
+from docsapi.wire.transport import quote_segment
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import (

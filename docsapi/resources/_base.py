@@ -6,10 +6,10 @@ import enum
 from collections.abc import Mapping
 from typing import Any, Final, Literal
 
-from docsapi._http import Response, Transport, quote_segment
-from docsapi._repr import method_listing, methods_html, methods_markdown
-from docsapi._validate import check_entity_id, require_any
+from docsapi.core.checks import check_entity_id, require_any
+from docsapi.core.reprs import method_listing, methods_html, methods_markdown
 from docsapi.errors import ResponseFormatError, ValidationError
+from docsapi.wire.transport import Response, Transport, quote_segment
 
 __all__ = [
     "NOT_GIVEN",

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from docsapi._validate import (
+from docsapi.core.checks import (
     MEMBER_ROLES,
     check_choice,
     check_entity_id,
@@ -117,14 +117,14 @@ class GrantMethods(ResourceGroup):
         return self._items(self._target.path(checked, kind), key=(_PRINCIPALS[kind][2], "id"))
 
     def _grant_frame(self, kind: Principal, ids: tuple[Any, ...]) -> pd.DataFrame:
-        from docsapi import frames
+        from docsapi.data import frames
 
         records = self._grant_records(kind, ids)
         build = getattr(frames, self._target.frames[0 if kind == "users" else 1])
         return build(ids[-1], records)
 
     def _aggregate_frame(self, ids: tuple[Any, ...], role: str | None) -> pd.DataFrame:
-        from docsapi import frames
+        from docsapi.data import frames
 
         checked = self._target.check(ids)
         params = None if role is None else {"role": check_choice(role, MEMBER_ROLES, "role")}

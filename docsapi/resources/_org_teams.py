@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from docsapi._validate import (
+from docsapi.core.checks import (
     check_choice,
     check_entity_id,
     check_id,
@@ -65,7 +65,7 @@ class TeamMethods(ResourceGroup):
         --------
         >>> client.orgs.teams("org_1").sort_values("members")  # doctest: +SKIP
         """
-        from docsapi import frames
+        from docsapi.data import frames
 
         check_entity_id(org_id, "org_id")
         return frames.teams(org_id, self._items(api_path("orgs", org_id, "teams")))
@@ -115,7 +115,7 @@ class TeamMethods(ResourceGroup):
         --------
         >>> client.orgs.team_members("org_1", "tm_1")  # doctest: +SKIP
         """
-        from docsapi import frames
+        from docsapi.data import frames
 
         path = _team_path(org_id, team_id, "members")
         items = self._items(path, key=("organization", "id"))

@@ -1,7 +1,7 @@
 """The secrets a site hands out: share-link keys and its visitor-authentication private key.
 
 Whoever holds either reads the site: both are masked wherever docsapi shows them, and
-registered with the log redaction (:mod:`docsapi._redact`) as soon as they are read, so a
+registered with the log redaction (:mod:`docsapi.core.redact`) as soon as they are read, so a
 log line or an error message that happens to carry one shows ``********``.
 """
 
@@ -11,10 +11,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Self
 
-from docsapi._columns import text
-from docsapi._fields import share_keys
-from docsapi._redact import register_secret
-from docsapi._secret import SiteSecret
+from docsapi.core.redact import register_secret
+from docsapi.core.secret import SiteSecret
+from docsapi.data.columns import text
+from docsapi.data.fields import share_keys
 from docsapi.models import Model
 
 __all__ = ["SitePublishingAuth", "SiteSecret", "conceal_share_keys", "share_keys"]

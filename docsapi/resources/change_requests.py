@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from docsapi._validate import CHANGE_REQUEST_STATUSES, check_choice, check_entity_id, check_text
+from docsapi.core.checks import CHANGE_REQUEST_STATUSES, check_choice, check_entity_id, check_text
 from docsapi.models import ChangeRequest
 from docsapi.resources._base import ResourceGroup, api_path
 
@@ -82,7 +82,7 @@ class ChangeRequests(ResourceGroup):
         --------
         >>> client.change_requests.list("sp_abc", status="draft")  # doctest: +SKIP
         """
-        from docsapi import frames
+        from docsapi.data import frames
 
         check_entity_id(space_id, "space_id")
         params = None

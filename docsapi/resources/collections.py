@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from docsapi._validate import (
+from docsapi.core.checks import (
     check_bool,
     check_default_level,
     check_entity_id,
@@ -69,7 +69,7 @@ class Collections(GrantMethods):
         --------
         >>> client.collections.list("org_1")[["title", "parent", "default_level"]]  # doctest: +SKIP
         """
-        from docsapi import frames
+        from docsapi.data import frames
 
         check_entity_id(org_id, "org_id")
         params = {"nested": "true" if check_bool(nested, "nested") else "false"}
@@ -124,7 +124,7 @@ class Collections(GrantMethods):
         --------
         >>> client.collections.spaces("col_1")[["id", "title"]]  # doctest: +SKIP
         """
-        from docsapi import frames
+        from docsapi.data import frames
 
         check_entity_id(collection_id, "collection_id")
         return frames.spaces(self._items(api_path("collections", collection_id, "spaces")))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from docsapi._validate import (
+from docsapi.core.checks import (
     DOCUMENT_FORMATS,
     DOCUMENT_SCHEMAS,
     MARKDOWN_REFS_FORMATS,
@@ -122,7 +122,7 @@ class Content(ResourceGroup):
         --------
         >>> client.content.pages("sp_abc").query("depth == 0")  # doctest: +SKIP
         """
-        from docsapi import frames
+        from docsapi.data import frames
 
         check_entity_id(space_id, "space_id")
         path = api_path("spaces", space_id, "content", "pages")
@@ -153,7 +153,7 @@ class Content(ResourceGroup):
         --------
         >>> client.content.files("sp_abc").size.sum()  # doctest: +SKIP
         """
-        from docsapi import frames
+        from docsapi.data import frames
 
         check_entity_id(space_id, "space_id")
         items = self._items(api_path("spaces", space_id, "content", "files"))

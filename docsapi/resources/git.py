@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from docsapi._validate import check_bool, check_entity_id, check_text, check_url
+from docsapi.core.checks import check_bool, check_entity_id, check_text, check_url
 from docsapi.errors import ValidationError
 from docsapi.models import GitSyncState
 from docsapi.resources._base import ResourceGroup, api_path

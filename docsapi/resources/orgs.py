@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from docsapi._validate import MAX_ID_LENGTH, check_entity_id, check_id, check_role, check_text
+from docsapi.core.checks import MAX_ID_LENGTH, check_entity_id, check_id, check_role, check_text
 from docsapi.errors import ValidationError
 from docsapi.models import InviteLink, Organization, OrganizationMember
 from docsapi.resources._base import api_path, was_removed
@@ -97,7 +97,7 @@ class Orgs(TeamMethods):
         --------
         >>> client.orgs.list()[["id", "title"]]  # doctest: +SKIP
         """
-        from docsapi import frames
+        from docsapi.data import frames
 
         return frames.organizations(self._items("/orgs"))
 
@@ -148,7 +148,7 @@ class Orgs(TeamMethods):
         --------
         >>> client.orgs.members("org_1").role.value_counts(dropna=False)  # doctest: +SKIP
         """
-        from docsapi import frames
+        from docsapi.data import frames
 
         check_entity_id(org_id, "org_id")
         return frames.org_members(org_id, self._items(api_path("orgs", org_id, "members")))
@@ -261,7 +261,7 @@ class Orgs(TeamMethods):
         --------
         >>> client.orgs.member_spaces("org_1", "u_1").role.value_counts()  # doctest: +SKIP
         """
-        from docsapi import frames
+        from docsapi.data import frames
 
         items = self._items(_member_path(org_id, user_id, "spaces"), key=("space", "id"))
         return frames.member_spaces(org_id, user_id, items)
@@ -294,7 +294,7 @@ class Orgs(TeamMethods):
         >>> links = client.orgs.invite_links("org_1")  # doctest: +SKIP
         >>> links[links.role.isin(["admin", "create"])]  # risky offers  # doctest: +SKIP
         """
-        from docsapi import frames
+        from docsapi.data import frames
 
         check_entity_id(org_id, "org_id")
         return frames.invite_links(org_id, self._items(api_path("orgs", org_id, "link-invites")))
@@ -480,7 +480,7 @@ class Orgs(TeamMethods):
         >>> week = datetime.now(UTC) - timedelta(days=7)
         >>> client.orgs.audit_events("org_1", since=week).action.value_counts()  # doctest: +SKIP
         """
-        from docsapi import frames
+        from docsapi.data import frames
 
         check_entity_id(org_id, "org_id")
         params: dict[str, Any] = {}

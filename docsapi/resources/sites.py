@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from docsapi._validate import (
+from docsapi.core.checks import (
     check_bool,
     check_choice,
     check_default_level,
@@ -88,7 +88,7 @@ class Sites(GrantMethods):
         --------
         >>> client.sites.list("org_1")[["title", "visibility", "published"]]  # doctest: +SKIP
         """
-        from docsapi import frames
+        from docsapi.data import frames
 
         check_entity_id(org_id, "org_id")
         return frames.sites(org_id, self._items(api_path("orgs", org_id, "sites")))
@@ -256,7 +256,7 @@ class Sites(GrantMethods):
         --------
         >>> client.sites.spaces("org_1", "site_1")[["space_title", "path"]]  # doctest: +SKIP
         """
-        from docsapi import frames
+        from docsapi.data import frames
 
         path = _site_path(org_id, site_id, "site-spaces")
         return frames.site_spaces(site_id, self._items(path))
@@ -290,7 +290,7 @@ class Sites(GrantMethods):
         >>> links = client.sites.share_links("org_1", "site_1")  # doctest: +SKIP
         >>> links[links.active].sort_values("created_at")  # oldest active first  # doctest: +SKIP
         """
-        from docsapi import frames
+        from docsapi.data import frames
 
         items = self._items(_site_path(org_id, site_id, "share-links"))
         conceal_share_keys(items)

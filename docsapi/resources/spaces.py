@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-from docsapi._validate import (
+from docsapi.core.checks import (
     EDIT_MODES,
     LANGUAGES,
     MERGE_RULE_KINDS,
@@ -161,7 +161,7 @@ class Spaces(ResourceGroup):
         --------
         >>> client.spaces.list(org_id="org_1")[["id", "title"]]  # doctest: +SKIP
         """
-        from docsapi import frames
+        from docsapi.data import frames
 
         if (org_id is None) == (user_id is None):
             raise ValidationError("org_id, user_id", "give exactly one of org_id or user_id")
@@ -427,7 +427,7 @@ class Spaces(ResourceGroup):
         --------
         >>> client.spaces.search("sp_abc", "install", limit=5)[["title", "path"]]  # doctest: +SKIP
         """
-        from docsapi import frames
+        from docsapi.data import frames
 
         check_entity_id(space_id, "space_id")
         params = {"query": check_search_query(query)}

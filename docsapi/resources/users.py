@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from docsapi._validate import check_display_name, check_id, check_url, require_any
+from docsapi.core.checks import check_display_name, check_id, check_url, require_any
 from docsapi.models import APITemporaryToken, User
 from docsapi.resources._base import ResourceGroup, api_path
 

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from docsapi._audit_data import ROLE_DTYPE, ROLES
-from docsapi._validate import check_text
+from docsapi.audit.data import ROLE_DTYPE, ROLES
+from docsapi.core.checks import check_text
 from docsapi.errors import ValidationError
 
 if TYPE_CHECKING:

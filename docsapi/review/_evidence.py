@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from docsapi._snapshot_files import scrub_texts
-from docsapi.report import (
+from docsapi.audit.report.html import (
     _CSS,
     _excel_target,
     _fit_columns,
@@ -27,6 +26,7 @@ from docsapi.report import (
     _text,
     _write_page,
 )
+from docsapi.audit.snapshot.files import scrub_texts
 from docsapi.review._apply import done_calls
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from urllib.parse import quote
 import numpy as np
 import pandas as pd
 
-from docsapi._audit_data import ROLES
+from docsapi.audit.data import ROLES
 from docsapi.errors import ValidationError
 
 if TYPE_CHECKING:

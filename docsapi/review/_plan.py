@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from docsapi._audit_data import ROLES
+from docsapi.audit.data import ROLES
 from docsapi.errors import ValidationError
 from docsapi.review._operations import OPERATIONS, Target, simulate
 

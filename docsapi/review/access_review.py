@@ -320,7 +320,7 @@ class AccessReview:
         ValidationError
             When no path is given and the audit has no snapshot.
         """
-        from docsapi.snapshot import MANIFEST, save_table
+        from docsapi.audit.snapshot.store import MANIFEST, save_table
 
         if path is None:
             if self.audit.snapshot is None:
@@ -361,7 +361,7 @@ class AccessReview:
         SnapshotError
             When the folder is not a snapshot this docsapi reads.
         """
-        from docsapi.snapshot import list_tables, load_audit, load_table
+        from docsapi.audit.snapshot.store import list_tables, load_audit, load_table
 
         audit = load_audit(path)
         review = cls(audit, reviewer=reviewer, client=client, team_change=team_change)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as widgets
 import pandas as pd
 
-from docsapi._audit_data import ROLES
+from docsapi.audit.data import ROLES
 from docsapi.errors import ValidationError
 from docsapi.review._decisions import FILTERS, LOWER_TO
 from docsapi.widgets._base import LABEL_STYLE, FormBase

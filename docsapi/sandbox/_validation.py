@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from docsapi._patterns import search_pattern
+from docsapi.core.patterns import search_pattern
 from docsapi.sandbox._errors import bad_request
 
 if TYPE_CHECKING:

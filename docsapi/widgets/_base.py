@@ -25,7 +25,7 @@ from typing import Any, ClassVar, TypeVar
 
 import ipywidgets as widgets
 
-from docsapi._validate import MEMBER_ROLES
+from docsapi.core.checks import MEMBER_ROLES
 from docsapi.errors import APIStatusError, DocsAPIError, ValidationError
 
 __all__ = [
@@ -309,7 +309,7 @@ class Field:
 
     Examples
     --------
-    >>> from docsapi._validate import check_space_title
+    >>> from docsapi.core.checks import check_space_title
     >>> title = Field("title", widgets.Text(value="Handbook"), check=check_space_title)
     >>> title.parse()
     'Handbook'

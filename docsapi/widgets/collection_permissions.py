@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from docsapi._validate import check_entity_id
+from docsapi.core.checks import check_entity_id
 from docsapi.widgets.permissions import GrantEditor
 
 __all__ = ["CollectionPermissionEditor"]

@@ -11,7 +11,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from docsapi._validate import check_entity_id, check_text, check_url
+from docsapi.core.checks import check_entity_id, check_text, check_url
 from docsapi.errors import NotFoundError, ValidationError
 from docsapi.widgets._base import LABEL_STYLE, FieldForm, text_input
 

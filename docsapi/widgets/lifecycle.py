@@ -8,7 +8,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from docsapi._validate import check_entity_id
+from docsapi.core.checks import check_entity_id
 from docsapi.errors import NotFoundError
 from docsapi.widgets._base import FormBase
 

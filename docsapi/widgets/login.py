@@ -2,7 +2,7 @@
 
 The token is never shown, printed or kept by the form: the box is emptied as soon as the
 button is pressed (so neither the widget's state nor a saved notebook holds it), the token
-is checked with the API and stored in the keyring (see :mod:`docsapi.credentials`), and
+is checked with the API and stored in the keyring (see :mod:`docsapi.credentials.logins`), and
 only who it belongs to is shown. Nothing is sent while the form is built.
 """
 
@@ -13,13 +13,13 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from docsapi import credentials
-from docsapi._config import DEFAULT_BASE_URL
-from docsapi._keyring import keyring_problem
-from docsapi._validate import check_base_url
 from docsapi.adnetwork._checks import check_network, check_scheme
 from docsapi.adnetwork.client import API_KEY_ENV
 from docsapi.client import API_VERSION_SUFFIX, TOKEN_ENV_VAR
+from docsapi.core.checks import check_base_url
+from docsapi.core.config import DEFAULT_BASE_URL
+from docsapi.credentials import logins as credentials
+from docsapi.credentials.keyring_store import keyring_problem
 from docsapi.errors import DocsAPIError
 from docsapi.widgets._base import LABEL_STYLE, StatusMessage, describe_error
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from docsapi._validate import check_entity_id
+from docsapi.core.checks import check_entity_id
 from docsapi.errors import ConflictError, DocsAPIError, ValidationError
 from docsapi.widgets._base import LABEL_STYLE, EditForm, clean
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from docsapi._validate import check_entity_id, check_id, check_role
+from docsapi.core.checks import check_entity_id, check_id, check_role
 from docsapi.errors import ValidationError
 from docsapi.resources._base import NOT_GIVEN, NotGiven
 from docsapi.widgets._base import (

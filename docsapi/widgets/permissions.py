@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 import ipywidgets as widgets
 
-from docsapi._validate import check_entity_id
+from docsapi.core.checks import check_entity_id
 from docsapi.errors import DocsAPIError, ValidationError
 from docsapi.widgets._base import (
     LABEL_STYLE,

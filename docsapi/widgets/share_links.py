@@ -10,7 +10,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from docsapi._validate import check_entity_id, check_id
+from docsapi.core.checks import check_entity_id, check_id
 from docsapi.errors import DocsAPIError, ValidationError
 from docsapi.widgets._base import LABEL_STYLE, ConfirmStep, FormBase, clean
 

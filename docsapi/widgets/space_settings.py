@@ -7,7 +7,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from docsapi._validate import (
+from docsapi.core.checks import (
     DEFAULT_LEVELS,
     EDIT_MODES,
     LANGUAGES,

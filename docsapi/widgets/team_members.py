@@ -7,7 +7,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from docsapi._validate import check_entity_id, check_text
+from docsapi.core.checks import check_entity_id, check_text
 from docsapi.errors import DocsAPIError, ValidationError
 from docsapi.resources._org_teams import MAX_TEAM_TITLE, TEAM_MEMBER_ROLES
 from docsapi.widgets._base import (

@@ -7,7 +7,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from docsapi._validate import MAX_DISPLAY_NAME, check_display_name, check_id, check_url
+from docsapi.core.checks import MAX_DISPLAY_NAME, check_display_name, check_id, check_url
 from docsapi.errors import ValidationError
 from docsapi.widgets._base import EditForm, text_input
 

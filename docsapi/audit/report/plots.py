@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from docsapi._audit_rules import ROLES, RULES
+from docsapi.audit.rules import ROLES, RULES
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -324,7 +324,7 @@ def access_paths_figure(paths: pd.DataFrame) -> Figure:
     """
     import pandas as pd
 
-    from docsapi._audit_paths import KINDS
+    from docsapi.audit.resolve import KINDS
 
     if paths.empty:
         return _empty_figure("No user reaches any space.")

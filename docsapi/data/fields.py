@@ -8,7 +8,7 @@ columns as they are: a share link's address carries its key, which is masked.
 
 Examples
 --------
->>> from docsapi._columns import columns
+>>> from docsapi.data.columns import columns
 >>> [(c.name, c.paths) for c in columns(UserPermissionFields)][:2]
 [('user_id', ('user.id',)), ('display_name', ('user.displayName',))]
 """
@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
-from docsapi._columns import (
+from docsapi.data.columns import (
     COUNT,
     OBJECT,
     count,

@@ -18,13 +18,19 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from docsapi._config import DEFAULT_BASE_URL
-from docsapi._keyring import KeyringUnavailableError, backend_name, forget, keyring_problem, store
-from docsapi._secret import Secret
-from docsapi._validate import check_base_url
 from docsapi.adnetwork._checks import check_network, check_scheme
 from docsapi.adnetwork.client import API_KEY_ENV, AdNetworkClient, api_key_service
 from docsapi.client import API_VERSION_SUFFIX, TOKEN_ENV_VAR, DocsClient, token_service
+from docsapi.core.checks import check_base_url
+from docsapi.core.config import DEFAULT_BASE_URL
+from docsapi.core.secret import Secret
+from docsapi.credentials.keyring_store import (
+    KeyringUnavailableError,
+    backend_name,
+    forget,
+    keyring_problem,
+    store,
+)
 
 __all__ = [
     "KeyringUnavailableError",
@@ -108,7 +114,7 @@ def login(token: str, *, base_url: str = DEFAULT_BASE_URL) -> LoginResult:
 
     Examples
     --------
-    >>> from docsapi.credentials import login
+    >>> from docsapi.credentials.logins import login
     >>> print(login(getpass.getpass("Token: ")))  # doctest: +SKIP
     Logged in as Ada Lovelace <ada@example.com>. The credential is stored in the keyring ...
     """
@@ -136,7 +142,7 @@ def logout(*, base_url: str = DEFAULT_BASE_URL) -> bool:
 
     Examples
     --------
-    >>> from docsapi.credentials import logout
+    >>> from docsapi.credentials.logins import logout
     >>> logout()  # doctest: +SKIP
     True
     """

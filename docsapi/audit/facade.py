@@ -1,16 +1,16 @@
 """Permission audit of an organization: who can reach which space, by which path, and what is wrong.
 
-:func:`audit_permissions` crawls the organization (:mod:`docsapi._audit_crawl`) into raw
-tables (:class:`AuditData`, declared in :mod:`docsapi._audit_data`), and :func:`analyze`
+:func:`audit_permissions` crawls the organization (:mod:`docsapi.audit.crawl`) into raw
+tables (:class:`AuditData`, declared in :mod:`docsapi.audit.data`), and :func:`analyze`
 turns them into a :class:`PermissionAudit` without any request:
 
-- :mod:`docsapi._audit_paths` resolves every path of ``docs/access-model.md`` (organization
+- :mod:`docsapi.audit.resolve` resolves every path of ``docs/access-model.md`` (organization
   admins, default levels up collection chains, direct, team, collection and collection-team
   permissions) on integer codes, with array operations only;
-- :mod:`docsapi._audit_coverage` judges what the token could not see and marks what depends
+- :mod:`docsapi.audit.coverage` judges what the token could not see and marks what depends
   on it;
-- :mod:`docsapi._audit_rules` holds the rules, registered once;
-- :mod:`docsapi._audit_tables` builds the public tables.
+- :mod:`docsapi.audit.rules` holds the rules, registered once;
+- :mod:`docsapi.audit.tables` builds the public tables.
 
 The tables and their columns are the contract of ``docs/audit-tables.md``: ``grants``,
 ``paths``, ``effective``, ``exposure``, ``findings``, ``coverage``, ``errors``,
@@ -27,11 +27,11 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import pandas as pd
 
-from docsapi import _audit_tables as tables_
-from docsapi._audit_coverage import Gaps, coverage_table, find_gaps, is_complete
-from docsapi._audit_crawl import crawl_organization
-from docsapi._audit_data import ROLE_DTYPE, AuditData
-from docsapi._audit_paths import (
+from docsapi.audit import tables as tables_
+from docsapi.audit.coverage import Gaps, coverage_table, find_gaps, is_complete
+from docsapi.audit.crawl import crawl_organization
+from docsapi.audit.data import ROLE_DTYPE, AuditData
+from docsapi.audit.resolve import (
     COLLECTION_TEAM,
     TEAM,
     Effective,
@@ -39,15 +39,15 @@ from docsapi._audit_paths import (
     effective_access,
     resolve,
 )
-from docsapi._audit_rules import RULES, AuditThresholds, RuleContext, evaluate_rules
+from docsapi.audit.rules import RULES, AuditThresholds, RuleContext, evaluate_rules
 from docsapi.errors import ValidationError
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from docsapi.audit.diff.changes import AccessDiff
+    from docsapi.audit.snapshot.store import SnapshotInfo
     from docsapi.client import DocsClient
-    from docsapi.diff import AccessDiff
-    from docsapi.snapshot import SnapshotInfo
 
 __all__ = [
     "ROLE_DTYPE",
@@ -176,35 +176,35 @@ class PermissionAudit:
         }
 
     def plot(self) -> dict[str, Figure]:
-        """Draw the audit's charts; see :func:`docsapi.plots.plot_audit`."""
-        from docsapi.plots import plot_audit
+        """Draw the audit's charts; see :func:`docsapi.audit.report.plots.plot_audit`."""
+        from docsapi.audit.report.plots import plot_audit
 
         return plot_audit(self)
 
     def to_html(self, path: str | Path) -> Path:
-        """Write a self-contained HTML report; see :func:`docsapi.report.write_html`."""
-        from docsapi.report import write_html
+        """Write a self-contained HTML report; see :func:`docsapi.audit.report.html.write_html`."""
+        from docsapi.audit.report.html import write_html
 
         return write_html(self, path)
 
     def to_excel(self, path: str | Path) -> Path:
-        """Write one sheet per table; see :func:`docsapi.report.write_excel`."""
-        from docsapi.report import write_excel
+        """Write one sheet per table; see :func:`docsapi.audit.report.html.write_excel`."""
+        from docsapi.audit.report.html import write_excel
 
         return write_excel(self, path)
 
     def to_csv(self, folder: str | Path) -> list[Path]:
-        """Write one CSV per table into ``folder``; see :func:`docsapi.report.write_csv`."""
-        from docsapi.report import write_csv
+        """Write one CSV per table into ``folder``; see :func:`.report.html.write_csv`."""
+        from docsapi.audit.report.html import write_csv
 
         return write_csv(self, folder)
 
     def save(self, path: str | Path, *, overwrite: bool = False) -> Path:
         """Write a snapshot folder that ``docsapi.load_audit`` reads back into an equal audit.
 
-        See :func:`docsapi.snapshot.save_audit`; afterwards ``.snapshot`` describes it.
+        See :func:`docsapi.audit.snapshot.store.save_audit`; afterwards ``.snapshot`` describes it.
         """
-        from docsapi.snapshot import read_info, save_audit
+        from docsapi.audit.snapshot.store import read_info, save_audit
 
         teams = self._shown is self._full if self.snapshot is None else self.snapshot.expand_teams
         folder = save_audit(self, path, overwrite=overwrite, expand_teams=teams)
@@ -214,9 +214,9 @@ class PermissionAudit:
     def diff(self, previous: PermissionAudit) -> AccessDiff:
         """What changed since ``previous``, an earlier audit of the same organization.
 
-        See :func:`docsapi.diff.diff_audits`.
+        See :func:`docsapi.audit.diff.changes.diff_audits`.
         """
-        from docsapi.diff import diff_audits
+        from docsapi.audit.diff.changes import diff_audits
 
         return diff_audits(previous, self)
 
@@ -340,7 +340,7 @@ class PermissionAudit:
         )
 
     def _repr_html_(self) -> str:
-        from docsapi.report import notebook_html
+        from docsapi.audit.report.html import notebook_html
 
         return notebook_html(self)
 

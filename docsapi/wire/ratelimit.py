@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
-from docsapi._clock import SYSTEM_CLOCK, Clock
+from docsapi.core.clock import SYSTEM_CLOCK, Clock
 from docsapi.errors import RateLimitError
 
 __all__ = [

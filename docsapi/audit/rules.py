@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from docsapi._audit_coverage import Gaps
-from docsapi._audit_data import ROLE_DTYPE, ROLES, SEVERITY_DTYPE, STRING, AuditData
-from docsapi._audit_paths import (
+from docsapi.audit.coverage import Gaps
+from docsapi.audit.data import ROLE_DTYPE, ROLES, SEVERITY_DTYPE, STRING, AuditData
+from docsapi.audit.resolve import (
     COLLECTION,
     COLLECTION_TEAM,
     DIRECT,
@@ -33,7 +33,7 @@ from docsapi._audit_paths import (
     plain_text,
     unique_inverse,
 )
-from docsapi._audit_tables import target_titles
+from docsapi.audit.tables import target_titles
 from docsapi.errors import ValidationError
 
 __all__ = [

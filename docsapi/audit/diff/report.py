@@ -1,9 +1,9 @@
-"""Show an :class:`~docsapi.diff.AccessDiff`: charts, the changes to look at first, HTML.
+"""Show an :class:`~docsapi.audit.diff.changes.AccessDiff`: charts, what to look at first, HTML.
 
 Charts use the Okabe-Ito palette, whose colours people with any common colour-vision
 deficiency tell apart, and keep their legends outside the bars. The HTML page is
-self-contained like the audit report (:mod:`docsapi.report`): inline CSS, charts as base64
-PNG, a Content-Security-Policy that loads nothing, every text escaped.
+self-contained like the audit report (:mod:`docsapi.audit.report.html`): inline CSS, charts
+as base64 PNG, a Content-Security-Policy that loads nothing, every text escaped.
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from docsapi._audit_data import ROLES
-from docsapi.report import _CSS, _figure_png, _table, _text, _write_page
+from docsapi.audit.data import ROLES
+from docsapi.audit.report.html import _CSS, _figure_png, _table, _text, _write_page
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from docsapi.diff import AccessDiff
+    from docsapi.audit.diff.changes import AccessDiff
 
 __all__ = ["OKABE_ITO", "notebook_html", "plot_diff", "render_html", "top_changes", "write_html"]
 

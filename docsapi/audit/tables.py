@@ -2,7 +2,7 @@
 
 Large tables (``grants``, ``paths``, ``effective``) hold their ids, names and sources as
 categoricals of strings: each distinct value is stored once and the columns compare,
-filter and sort like strings. Roles use :data:`~docsapi._audit_data.ROLE_DTYPE`.
+filter and sort like strings. Roles use :data:`~docsapi.audit.data.ROLE_DTYPE`.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from docsapi._audit_data import BOOLEAN, ROLE_DTYPE, ROLES, STRING, AuditData
-from docsapi._audit_paths import (
+from docsapi.audit.data import BOOLEAN, ROLE_DTYPE, ROLES, STRING, AuditData
+from docsapi.audit.resolve import (
     KINDS,
     UNKNOWN,
     Effective,
@@ -22,10 +22,10 @@ from docsapi._audit_paths import (
     level_names,
     role_codes,
 )
-from docsapi._audit_paths import (
+from docsapi.audit.resolve import (
     plain_text as _plain,
 )
-from docsapi._fields import mask_query, mask_share_url
+from docsapi.data.fields import mask_query, mask_share_url
 
 __all__ = [
     "EFFECTIVE_COLUMNS",
@@ -349,7 +349,7 @@ def exposure_table(data: AuditData, resolution: Resolution) -> pd.DataFrame:
 
 def mask_urls(urls: pd.Series, *, share_link: pd.Series) -> pd.Series:
     """URLs with their secrets masked: a share link's key (its query values, else its last
-    path segment), and any other URL's query values (see :mod:`docsapi._fields`).
+    path segment), and any other URL's query values (see :mod:`docsapi.data.fields`).
 
     Examples
     --------

@@ -1,15 +1,15 @@
 """The wire layer's policy: retries, rate-limit waits, decoding, errors, pagination, history.
 
-Sending bytes is :mod:`docsapi._sender`'s job (the only module that imports ``requests``);
+Sending bytes is :mod:`docsapi.wire.sender`'s job (the only module that imports ``requests``);
 this module decides what to send, when to try again, how long to wait and what an answer
-means. Time comes from an injected :class:`~docsapi._clock.Clock`, so tests can run
+means. Time comes from an injected :class:`~docsapi.core.clock.Clock`, so tests can run
 retries and rate limits on a fake clock. Resources above this layer see
 :class:`Response` objects and docsapi exceptions only.
 
 With a cache (``cache=`` on the client), a GET is first looked up in it: a fresh answer is
 returned without waiting for the rate-limit budget or sending anything, and is recorded in
 the history with ``from_cache=True``. Every attempt of a write (any other method) tells the
-cache which answers it may have changed (:func:`docsapi._cache.stale_scopes`).
+cache which answers it may have changed (:func:`docsapi.wire.cache.stale_scopes`).
 
 Errors are built where they are found but raised from :meth:`Transport.request` (and
 :meth:`Transport.paginate`), outside any ``except`` block: no exception of ``requests``
@@ -30,28 +30,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urljoin, urlsplit
 
-from docsapi._clock import SYSTEM_CLOCK, Clock
-from docsapi._config import RetryPolicy, Timeout
-from docsapi._log_redaction import install_log_redaction
-from docsapi._ratelimit import RateGate, as_datetime, rate_limit_wait
-from docsapi._redact import excerpt, register_secret, scrub
-from docsapi._secret import Secret
-from docsapi._sender import (
-    CredentialAuth,
-    FailureKind,
-    RawResponse,
-    Sender,
-    SendFailure,
-    Session,
-    origin,
-)
-from docsapi._validate import (
+from docsapi.core.checks import (
     check_api_path,
     check_headers,
     check_http_method,
     check_json_body,
     check_params,
 )
+from docsapi.core.clock import SYSTEM_CLOCK, Clock
+from docsapi.core.config import RetryPolicy, Timeout
+from docsapi.core.redact import excerpt, register_secret, scrub
+from docsapi.core.secret import Secret
 from docsapi.errors import (
     APIConnectionError,
     APITimeoutError,
@@ -64,9 +53,20 @@ from docsapi.errors import (
     status_error_class,
     status_hint,
 )
+from docsapi.wire.log_redaction import install_log_redaction
+from docsapi.wire.ratelimit import RateGate, as_datetime, rate_limit_wait
+from docsapi.wire.sender import (
+    CredentialAuth,
+    FailureKind,
+    RawResponse,
+    Sender,
+    SendFailure,
+    Session,
+    origin,
+)
 
 if TYPE_CHECKING:
-    from docsapi._cache import CacheSettings, ResponseCache
+    from docsapi.wire.cache import CacheSettings, ResponseCache
 
 __all__ = [
     "ErrorParser",

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from docsapi._report_tables import interactive_table, script_element, source_labels
-from docsapi._report_tables import text as _text
+from docsapi.audit.report.tables import interactive_table, script_element, source_labels
+from docsapi.audit.report.tables import text as _text
 from docsapi.errors import ValidationError
 
 if TYPE_CHECKING:

@@ -3,8 +3,8 @@
 A :class:`Sender` turns ``(method, url, params, body bytes, headers, timeout, auth)`` into a
 :class:`RawResponse` (status, headers, the whole body) or a :class:`SendFailure` naming
 what went wrong on the way. It knows nothing of retries, rate limits, JSON or the API:
-that policy lives in :mod:`docsapi._http`. The session is pluggable (any
-:class:`requests.Session`), and a :class:`~docsapi._cache.ResponseCache` may wrap it: then
+that policy lives in :mod:`docsapi.wire.transport`. The session is pluggable (any
+:class:`requests.Session`), and a :class:`~docsapi.wire.cache.ResponseCache` may wrap it: then
 :meth:`Sender.lookup` answers a GET from the cache without sending anything, and what
 :meth:`Sender.send` receives is stored for next time.
 
@@ -25,12 +25,12 @@ import requests
 from requests.auth import AuthBase
 from urllib3.exceptions import ConnectTimeoutError, MaxRetryError, NewConnectionError
 
-from docsapi._clock import SYSTEM_CLOCK, Clock
-from docsapi._redact import scrub
-from docsapi._secret import Secret
+from docsapi.core.clock import SYSTEM_CLOCK, Clock
+from docsapi.core.redact import scrub
+from docsapi.core.secret import Secret
 
 if TYPE_CHECKING:
-    from docsapi._cache import CacheSettings, ResponseCache
+    from docsapi.wire.cache import CacheSettings, ResponseCache
 
 __all__ = [
     "POOL_MAXSIZE",
@@ -176,7 +176,7 @@ class Sender:
         The session to send with (proxies, certificates); it stays the caller's and is
         not closed by :meth:`close`. Without one, a pooled session is made.
     cache : CacheSettings, optional
-        Keep answers to GET requests in this cache (see :mod:`docsapi._cache`).
+        Keep answers to GET requests in this cache (see :mod:`docsapi.wire.cache`).
     credential_header : str
         The header that carries the credential, which the cache never stores.
     clock : Clock
@@ -215,7 +215,7 @@ class Sender:
         if cache is not None:
             import sqlite3
 
-            from docsapi._cache import ResponseCache
+            from docsapi.wire.cache import ResponseCache
 
             self._cache_errors = (sqlite3.Error,)
             self._cache_read_errors += self._cache_errors

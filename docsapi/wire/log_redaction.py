@@ -1,4 +1,4 @@
-"""Credentials masked in log records of docsapi, requests and urllib3 (see :mod:`docsapi._redact`).
+"""Credentials masked in log records of docsapi, requests and urllib3 (:mod:`docsapi.core.redact`).
 
 Kept apart from ``_redact`` so that importing the error classes does not import ``logging``;
 the transport installs the filter when the first client is made.
@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 
-from docsapi._redact import scrub
+from docsapi.core.redact import scrub
 
 __all__ = ["install_log_redaction"]
 

@@ -5,11 +5,8 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from urllib.parse import quote
-
-if TYPE_CHECKING:
-    from docsapi._secret import Secret
 
 __all__ = ["MASK", "excerpt", "register_secret", "scrub", "scrub_data"]
 
@@ -26,6 +23,13 @@ _QUERY_SECRET = re.compile(
     r"[^&\s'\"<>#]+"
 )
 
+
+class Revealable(Protocol):
+    """A credential wrapper (:class:`~docsapi.core.secret.Secret`) that hands out its value."""
+
+    def reveal(self) -> str: ...
+
+
 _lock = threading.Lock()
 #: Every registered credential in each form a server might echo it, longest first.
 _secrets: tuple[str, ...] = ()
@@ -38,7 +42,7 @@ def _forms(value: str) -> set[str]:
     return {value, quote(value, safe=""), json.dumps(value)[1:-1]}
 
 
-def register_secret(secret: Secret) -> None:
+def register_secret(secret: Revealable) -> None:
     """Remember a credential so :func:`scrub` and the log filter can mask it."""
     global _secrets
     with _lock:

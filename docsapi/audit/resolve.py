@@ -1,8 +1,8 @@
 """Who reaches which space, and by which path: the access model of ``docs/access-model.md``.
 
-:func:`resolve` turns the raw tables of an :class:`~docsapi._audit_data.AuditData` into
+:func:`resolve` turns the raw tables of an :class:`~docsapi.audit.data.AuditData` into
 integer-coded tables: every entity (space, user, team, collection) gets a code, roles are
-codes of :data:`~docsapi._audit_data.ROLES` (0 = guest … 6 = admin), and the paths and the
+codes of :data:`~docsapi.audit.data.ROLES` (0 = guest … 6 = admin), and the paths and the
 effective access are numpy arrays of those codes. Everything is computed with array
 operations (joins by sorting, one pass per level of collection nesting, one sort for the
 effective access); no Python loop runs over rows.
@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from docsapi._audit_coverage import Gaps, find_gaps
-from docsapi._audit_data import ROLES, STRING, AuditData
+from docsapi.audit.coverage import Gaps, find_gaps
+from docsapi.audit.data import ROLES, STRING, AuditData
 
 __all__ = [
     "INHERIT",

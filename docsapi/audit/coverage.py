@@ -11,7 +11,7 @@ An audit is complete only when all of these hold:
    completeness either.
 2. The spaces listed are as many as the API says the list holds (its ``count``), when it
    says.
-3. Every part of :data:`~docsapi._audit_data.PARTS` was read, and no single read failed
+3. Every part of :data:`~docsapi.audit.data.PARTS` was read, and no single read failed
    (``errors`` is empty).
 4. Every collection a space sits in was listed (no chain of parents breaks off).
 
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from docsapi._audit_data import BOOLEAN, PARTS, STAGES, STRING, AuditData
+from docsapi.audit.data import BOOLEAN, PARTS, STAGES, STRING, AuditData
 
 __all__ = ["COVERAGE_COLUMNS", "Gaps", "coverage_table", "find_gaps"]
 

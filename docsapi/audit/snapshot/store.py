@@ -46,24 +46,16 @@ from urllib.parse import quote
 import numpy as np
 import pandas as pd
 
-from docsapi._audit_coverage import COVERAGE_COLUMNS
-from docsapi._audit_data import PARTS, RAW_SCHEMAS, AuditData
-from docsapi._audit_rules import FINDING_COLUMNS, AuditThresholds
-from docsapi._audit_tables import (
-    EFFECTIVE_COLUMNS,
-    EXPOSURE_COLUMNS,
-    GRANT_COLUMNS,
-    MISMATCH_COLUMNS,
-    PATH_COLUMNS,
-)
-from docsapi._snapshot_files import (
+from docsapi.audit.coverage import COVERAGE_COLUMNS
+from docsapi.audit.data import PARTS, RAW_SCHEMAS, AuditData
+from docsapi.audit.rules import FINDING_COLUMNS, AuditThresholds
+from docsapi.audit.snapshot.files import (
     FORMAT,
     FORMAT_VERSION,
     MANIFEST,
     OLDEST_FORMAT_VERSION,
     SnapshotInfo,
     clean,
-    docsapi_version,
     entries,
     read_entry,
     read_manifest,
@@ -73,6 +65,14 @@ from docsapi._snapshot_files import (
     write_manifest,
     write_table,
 )
+from docsapi.audit.tables import (
+    EFFECTIVE_COLUMNS,
+    EXPOSURE_COLUMNS,
+    GRANT_COLUMNS,
+    MISMATCH_COLUMNS,
+    PATH_COLUMNS,
+)
+from docsapi.core.version import version
 from docsapi.errors import SnapshotError, ValidationError
 
 if TYPE_CHECKING:
@@ -178,7 +178,7 @@ def _manifest_for(audit: PermissionAudit, expand_teams: bool) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
-        "docsapi_version": docsapi_version(),
+        "docsapi_version": version(),
         "saved_at": pd.Timestamp.now(tz="UTC").isoformat(),
         "organization": {"id": audit.org_id, "name": audit.org_name},
         "generated_at": pd.Timestamp(audit.generated_at).tz_convert("UTC").isoformat(),

@@ -2,8 +2,8 @@
 
 :class:`CacheSettings` says where the file is and how long an answer stays fresh;
 :class:`ResponseCache` is the live cache a client's sender sends through. It is part of the
-wire layer: :mod:`docsapi._sender` asks it for a cached answer before sending a GET and tells
-it about each answer stored, and :mod:`docsapi._http` tells it about every write.
+wire layer: :mod:`docsapi.wire.sender` asks it for a cached answer before sending a GET and tells
+it about each answer stored, and :mod:`docsapi.wire.transport` tells it about every write.
 
 What is cached, and what is not:
 
@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit, urlunsplit
 
-from docsapi._clock import SYSTEM_CLOCK, Clock
+from docsapi.core.clock import SYSTEM_CLOCK, Clock
 from docsapi.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -292,7 +292,7 @@ def _prepare_file(path: Path) -> None:
 class ResponseCache:
     """The live cache of one client: lookups, stores, invalidation, statistics.
 
-    Built by :class:`~docsapi._sender.Sender`; users meet it as ``client.cache``.
+    Built by :class:`~docsapi.wire.sender.Sender`; users meet it as ``client.cache``.
 
     Parameters
     ----------

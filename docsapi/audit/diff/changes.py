@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from docsapi._audit_data import BOOLEAN, ROLE_DTYPE, STRING
-from docsapi._audit_tables import PATH_COLUMNS
+from docsapi.audit.data import BOOLEAN, ROLE_DTYPE, STRING
+from docsapi.audit.tables import PATH_COLUMNS
 from docsapi.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -507,12 +507,12 @@ class AccessDiff:
         DataFrame
             ``change``, ``space``, ``who``, ``what`` (one sentence), at most ``limit`` rows.
         """
-        from docsapi._diff_report import top_changes
+        from docsapi.audit.diff.report import top_changes
 
         return top_changes(self, limit)
 
     def plot(self) -> dict[str, Figure]:
-        """Draw the diff's charts; see :func:`docsapi._diff_report.plot_diff`.
+        """Draw the diff's charts; see :func:`docsapi.audit.diff.report.plot_diff`.
 
         Returns
         -------
@@ -520,19 +520,19 @@ class AccessDiff:
             ``"access_by_role"`` (effective access per role, before and after) and
             ``"changes"`` (the number of changes of each kind).
         """
-        from docsapi._diff_report import plot_diff
+        from docsapi.audit.diff.report import plot_diff
 
         return plot_diff(self)
 
     def to_html(self, path: str | Path) -> Path:
         """Write a self-contained HTML page of the changes (no network: inline CSS, charts
-        as PNG data); see :func:`docsapi._diff_report.write_html`."""
-        from docsapi._diff_report import write_html
+        as PNG data); see :func:`docsapi.audit.diff.report.write_html`."""
+        from docsapi.audit.diff.report import write_html
 
         return write_html(self, path)
 
     def _repr_html_(self) -> str:
-        from docsapi._diff_report import notebook_html
+        from docsapi.audit.diff.report import notebook_html
 
         return notebook_html(self)
 

@@ -1,6 +1,7 @@
 """The files of an audit snapshot: ``snapshot.json``, checksummed Parquet tables, no secrets.
 
-:mod:`docsapi.snapshot` builds on these: reading and checking ``snapshot.json`` (its format
+:mod:`docsapi.audit.snapshot.store` builds on these: reading and checking ``snapshot.json``
+(its format
 and version), writing one table with its checksum and layout, replacing ``snapshot.json``
 atomically, reading a table back after checking its SHA-256, and cleaning a table of
 secrets on its way out (share-link keys and query values of published addresses masked,
@@ -21,10 +22,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from docsapi import _frame_store
-from docsapi._audit_coverage import COVERAGE_COLUMNS
-from docsapi._fields import mask_query, mask_share_url
-from docsapi._redact import scrub, scrub_data
+from docsapi.audit.coverage import COVERAGE_COLUMNS
+from docsapi.core.redact import scrub, scrub_data
+from docsapi.core.version import version
+from docsapi.data import frame_store as _frame_store
+from docsapi.data.fields import mask_query, mask_share_url
 from docsapi.errors import SnapshotError
 
 __all__ = [
@@ -34,7 +36,6 @@ __all__ = [
     "OLDEST_FORMAT_VERSION",
     "SnapshotInfo",
     "clean",
-    "docsapi_version",
     "entries",
     "read_entry",
     "read_manifest",
@@ -116,12 +117,6 @@ class SnapshotInfo:
         )
 
 
-def docsapi_version() -> str:
-    import docsapi
-
-    return str(docsapi.__version__)
-
-
 def refuse(path: Path, problem: str) -> SnapshotError:
     return SnapshotError(f"cannot load the snapshot {path}: {problem}")
 
@@ -171,22 +166,22 @@ def read_manifest(path: Path) -> dict[str, Any]:
         raise refuse(path, f"{MANIFEST} is not valid JSON ({exc}): the file is damaged") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise refuse(path, f"{MANIFEST} does not describe a docsapi audit snapshot")
-    version = manifest.get("format_version")
+    format_version = manifest.get("format_version")
     written_by = manifest.get("docsapi_version", "an unknown version")
-    if not isinstance(version, int) or isinstance(version, bool):
+    if not isinstance(format_version, int) or isinstance(format_version, bool):
         raise refuse(path, f"{MANIFEST} states no format version")
-    if version > FORMAT_VERSION:
+    if format_version > FORMAT_VERSION:
         raise refuse(
             path,
-            f"it was written by docsapi {written_by} in snapshot format {version}; this "
-            f"docsapi {docsapi_version()} reads formats {OLDEST_FORMAT_VERSION} to "
+            f"it was written by docsapi {written_by} in snapshot format {format_version}; this "
+            f"docsapi {version()} reads formats {OLDEST_FORMAT_VERSION} to "
             f"{FORMAT_VERSION}: upgrade docsapi to load it",
         )
-    if version < OLDEST_FORMAT_VERSION:
+    if format_version < OLDEST_FORMAT_VERSION:
         raise refuse(
             path,
-            f"it was written by docsapi {written_by} in snapshot format {version}, which this "
-            f"docsapi {docsapi_version()} no longer reads (formats {OLDEST_FORMAT_VERSION} to "
+            f"it was written by docsapi {written_by} in snapshot format {format_version}, "
+            f"which this docsapi {version()} no longer reads (formats {OLDEST_FORMAT_VERSION} to "
             f"{FORMAT_VERSION}): load it with docsapi {written_by} and export its tables",
         )
     files = manifest.get("files")

@@ -1,6 +1,6 @@
 """Fetch everything a permission audit needs from the API, concurrently.
 
-The crawl only collects the raw tables of :class:`~docsapi._audit_data.AuditData`; the
+The crawl only collects the raw tables of :class:`~docsapi.audit.data.AuditData`; the
 analysis never talks to the API, so it can be tested offline on hand-made tables.
 
 What is read, for an organization (list endpoints, up to 1,000 items a page):
@@ -17,7 +17,7 @@ the crawl goes on; the analysis marks what depended on it. The organization's sp
 members and teams are needed by everything: a failure there is raised.
 
 Large lists (permissions, aggregates) are turned into compact columns as each target's
-pages arrive (:class:`~docsapi._audit_data.ColumnAccumulator`), not kept as JSON objects.
+pages arrive (:class:`~docsapi.audit.data.ColumnAccumulator`), not kept as JSON objects.
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from docsapi._audit_data import AuditData, ColumnAccumulator, conform
-from docsapi._columns import columns, reader
-from docsapi._fields import TeamPermissionFields, UserPermissionFields
+from docsapi.audit.data import AuditData, ColumnAccumulator, conform
+from docsapi.data.columns import columns, reader
+from docsapi.data.fields import TeamPermissionFields, UserPermissionFields
 from docsapi.errors import (
     APIConnectionError,
     APIStatusError,
@@ -63,7 +63,7 @@ _RECOVERABLE = (
 #: Items per page asked of every list endpoint (the API's maximum).
 PAGE = 1000
 
-#: Readers of the permission fields, from their one declaration in :mod:`docsapi._fields`.
+#: Readers of the permission fields, from their one declaration in :mod:`docsapi.data.fields`.
 _USER_FIELDS = {column.name: reader(column) for column in columns(UserPermissionFields)}
 _TEAM_FIELDS = {column.name: reader(column) for column in columns(TeamPermissionFields)}
 
@@ -296,7 +296,7 @@ def crawl_organization(
     docsapi.errors.APIStatusError
         When the organization's spaces, members or teams cannot be read.
     """
-    from docsapi import frames
+    from docsapi.data import frames
 
     read = _Reader(client, org_id)
     tables = _Tables()

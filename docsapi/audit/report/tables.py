@@ -4,7 +4,7 @@ A table is rendered as plain escaped HTML with a few ``data-`` attributes (how e
 sorts, a numeric sort key where the text does not sort right: roles by rank, dates by time;
 the id behind a name, searched by the filter box and shown on hover, so ids need no columns
 of their own), in a box that scrolls sideways, under a hidden filter bar; the inline script
-``_report_script.js`` reveals the bar and does the sorting and filtering in the browser. The
+``script.js`` reveals the bar and does the sorting and filtering in the browser. The
 page's Content-Security-Policy admits that one script by its SHA-256 hash
 (:func:`script_source`), so the file stays self-contained and loads nothing.
 """
@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from docsapi._audit_data import ROLES, SEVERITY_DTYPE
+from docsapi.audit.data import ROLES, SEVERITY_DTYPE
 
 __all__ = [
     "id_labels",
@@ -62,7 +62,7 @@ def text(value: Any) -> str:
 @cache
 def script_source() -> str:
     """The report's inline script, exactly as embedded."""
-    return files("docsapi").joinpath("_report_script.js").read_text(encoding="utf-8")
+    return files("docsapi.audit.report").joinpath("script.js").read_text(encoding="utf-8")
 
 
 def script_element() -> tuple[str, str]:

@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Self
 
-from docsapi._clock import SYSTEM_CLOCK, Clock
-from docsapi._config import RetryPolicy, Timeout
-from docsapi._http import ErrorParser, Transport, parse_platform_error
-from docsapi._secret import Secret
+from docsapi.core.clock import SYSTEM_CLOCK, Clock
+from docsapi.core.config import RetryPolicy, Timeout
+from docsapi.core.secret import Secret
 from docsapi.errors import ValidationError
+from docsapi.wire.transport import ErrorParser, Transport, parse_platform_error
 
 if TYPE_CHECKING:
-    from docsapi._cache import ResponseCache
+    from docsapi.wire.cache import ResponseCache
 
 __all__ = ["BaseClient"]
 
@@ -62,7 +62,7 @@ class BaseClient:
             raise ValidationError("clock", "must have time(), monotonic() and sleep(seconds)")
         cache_settings = None
         if cache is not None and cache is not False:
-            from docsapi._cache import CacheSettings  # loaded only for a client with a cache
+            from docsapi.wire.cache import CacheSettings  # loaded only for a client with a cache
 
             cache_settings = CacheSettings.coerce(cache)
         self._transport = Transport(
