@@ -16,10 +16,10 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from docsapi.sandbox._faults import Fault
 from docsapi.sandbox._sandbox import Sandbox
 from docsapi.sandbox._serve import serve
-from docsapi.sandbox._server import ServerThread
+from docsapi.sandbox.core._faults import Fault
+from docsapi.sandbox.core._server import ServerThread
 
 if TYPE_CHECKING:
     from docsapi.sandbox.adnetwork import AdNetworkSandbox

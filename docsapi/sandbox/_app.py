@@ -29,13 +29,13 @@ from docsapi.sandbox import (
     _routes_spaces,
     _routes_users,
 )
-from docsapi.sandbox._auth import TokenRegistry, allowed, describe
-from docsapi.sandbox._errors import ApiError
-from docsapi.sandbox._faults import Fault, Faults, Planned
-from docsapi.sandbox._server import CONNECTION_KEY
-from docsapi.sandbox._store import Store
-from docsapi.sandbox._validation import RequestRules
-from docsapi.sandbox._web import Ctx, Reply, Route
+from docsapi.sandbox.core._auth import TokenRegistry, allowed, describe
+from docsapi.sandbox.core._errors import ApiError
+from docsapi.sandbox.core._faults import Fault, Faults, Planned
+from docsapi.sandbox.core._server import CONNECTION_KEY
+from docsapi.sandbox.core._store import Store
+from docsapi.sandbox.core._validation import RequestRules
+from docsapi.sandbox.core._web import Ctx, Reply, Route
 
 logger = logging.getLogger("docsapi.sandbox")
 PREFIX = "/v1"

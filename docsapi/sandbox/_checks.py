@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from docsapi.sandbox._errors import bad_request
-from docsapi.sandbox._roles import MEMBER_ROLES
+from docsapi.sandbox.core._errors import bad_request
+from docsapi.sandbox.core._roles import MEMBER_ROLES
 
 SPACE_EDIT_MODES = ("live", "locked")
 TRANSLATION_LANGUAGES = (

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 from werkzeug.wrappers import Request, Response
 
-from docsapi.sandbox._clock import iso
-from docsapi.sandbox._jsonbody import parse_json_body
+from docsapi.sandbox.core._clock import iso
+from docsapi.sandbox.core._jsonbody import parse_json_body
 
 if TYPE_CHECKING:
     from docsapi.sandbox._sandbox import Sandbox

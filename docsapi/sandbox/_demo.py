@@ -19,10 +19,10 @@ from typing import Any
 
 from docsapi.sandbox import _demo_grants, _demo_sites
 from docsapi.sandbox import _names as names
-from docsapi.sandbox._clock import iso
 from docsapi.sandbox._demo_plan import EPOCH, PLACES, moment
-from docsapi.sandbox._ids import new_id
-from docsapi.sandbox._state import State
+from docsapi.sandbox.core._clock import iso
+from docsapi.sandbox.core._ids import new_id
+from docsapi.sandbox.core._state import State
 
 DEFAULT_SPACES, DEFAULT_USERS, DEFAULT_TEAMS = 30, 60, 8
 MIN_SPACES, MIN_USERS, MIN_TEAMS = 30, 40, 6

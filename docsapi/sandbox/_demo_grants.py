@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from docsapi.sandbox import _permission_model as model
 from docsapi.sandbox._demo_plan import (
     S_API,
     S_API_READ,
@@ -20,7 +19,8 @@ from docsapi.sandbox._demo_plan import (
     S_PRODUCT,
     S_UNLISTED,
 )
-from docsapi.sandbox._roles import rank
+from docsapi.sandbox.core import _permission_model as model
+from docsapi.sandbox.core._roles import rank
 
 if TYPE_CHECKING:
     from docsapi.sandbox._demo import Builder

@@ -15,7 +15,6 @@ from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from docsapi.sandbox import _names as names
-from docsapi.sandbox._clock import iso
 from docsapi.sandbox._demo_plan import (
     S_API,
     S_ENGINEERING,
@@ -27,8 +26,9 @@ from docsapi.sandbox._demo_plan import (
     S_RUNBOOKS,
     moment,
 )
-from docsapi.sandbox._ids import new_hex, new_id
-from docsapi.sandbox._permission_model import resolve_default
+from docsapi.sandbox.core._clock import iso
+from docsapi.sandbox.core._ids import new_hex, new_id
+from docsapi.sandbox.core._permission_model import resolve_default
 
 if TYPE_CHECKING:
     from docsapi.sandbox._demo import Builder

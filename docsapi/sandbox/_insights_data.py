@@ -23,8 +23,8 @@ from urllib.parse import urlsplit
 
 from docsapi.sandbox._demo_plan import EPOCH
 from docsapi.sandbox._render_access import site_url
-from docsapi.sandbox._state import Record
-from docsapi.sandbox._store import Store
+from docsapi.sandbox.core._state import Record
+from docsapi.sandbox.core._store import Store
 
 #: Days of seeded history before ``EPOCH``.
 HISTORY_DAYS = 90

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from docsapi.sandbox import _permission_model as model
-from docsapi.sandbox._auth import Credential
-from docsapi.sandbox._content import Content, File, Page, ReusableContent
-from docsapi.sandbox._document import to_json_document, to_markdown
-from docsapi.sandbox._permission_model import Kind
-from docsapi.sandbox._roles import at_least
-from docsapi.sandbox._state import Record
-from docsapi.sandbox._store import Store
+from docsapi.sandbox.core import _permission_model as model
+from docsapi.sandbox.core._auth import Credential
+from docsapi.sandbox.core._content import Content, File, Page, ReusableContent
+from docsapi.sandbox.core._document import to_json_document, to_markdown
+from docsapi.sandbox.core._permission_model import Kind
+from docsapi.sandbox.core._roles import at_least
+from docsapi.sandbox.core._state import Record
+from docsapi.sandbox.core._store import Store
 
 APP_URL = "https://app.sandbox.invalid"
 _LAYOUT = {

@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from docsapi.sandbox import _render as render
-from docsapi.sandbox._auth import Credential
-from docsapi.sandbox._permission_model import site_role
-from docsapi.sandbox._roles import at_least
-from docsapi.sandbox._state import Record
-from docsapi.sandbox._store import Store
+from docsapi.sandbox.core._auth import Credential
+from docsapi.sandbox.core._permission_model import site_role
+from docsapi.sandbox.core._roles import at_least
+from docsapi.sandbox.core._state import Record
+from docsapi.sandbox.core._store import Store
 
 if TYPE_CHECKING:
-    from docsapi.sandbox._web import Ctx
+    from docsapi.sandbox.core._web import Ctx
 
 #: Features every sandbox site reports (the API requires the list).
 _FEATURES = {

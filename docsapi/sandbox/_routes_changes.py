@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from docsapi.sandbox import _events as events
 from docsapi.sandbox import _render as render
 from docsapi.sandbox._access import caller_id, space_for
-from docsapi.sandbox._auth import security
 from docsapi.sandbox._checks import check_string
-from docsapi.sandbox._web import Ctx, Reply, Route, paginate
+from docsapi.sandbox.core import _events as events
+from docsapi.sandbox.core._auth import security
+from docsapi.sandbox.core._web import Ctx, Reply, Route, paginate
 
 _STATUSES = ("draft", "open", "archived", "merged")
 

@@ -14,11 +14,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from docsapi.sandbox._access import site_for
-from docsapi.sandbox._auth import DEFAULT_SECURITY, security
-from docsapi.sandbox._errors import bad_request
 from docsapi.sandbox._insights_data import site_events
 from docsapi.sandbox._insights_query import aggregate, parse_time, segments
-from docsapi.sandbox._web import Ctx, Reply, Route, no_content, paginate
+from docsapi.sandbox.core._auth import DEFAULT_SECURITY, security
+from docsapi.sandbox.core._errors import bad_request
+from docsapi.sandbox.core._web import Ctx, Reply, Route, no_content, paginate
 
 #: How far a tracked event's timestamp may be from now.
 TRACK_WINDOW = timedelta(minutes=5)

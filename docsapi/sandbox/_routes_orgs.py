@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from docsapi.sandbox import _events as events
-from docsapi.sandbox import _permission_model as model
 from docsapi.sandbox import _render as render
 from docsapi.sandbox._access import caller_id, org_for, team_for, user_for
-from docsapi.sandbox._auth import DEFAULT_SECURITY, security
 from docsapi.sandbox._checks import (
     TEAM_MEMBER_ROLES,
     check_bool,
@@ -18,9 +15,12 @@ from docsapi.sandbox._checks import (
     check_string,
     check_string_list,
 )
-from docsapi.sandbox._errors import bad_request, not_found
-from docsapi.sandbox._roles import MEMBER_ROLES
-from docsapi.sandbox._web import Ctx, Reply, Route, no_content, paginate
+from docsapi.sandbox.core import _events as events
+from docsapi.sandbox.core import _permission_model as model
+from docsapi.sandbox.core._auth import DEFAULT_SECURITY, security
+from docsapi.sandbox.core._errors import bad_request, not_found
+from docsapi.sandbox.core._roles import MEMBER_ROLES
+from docsapi.sandbox.core._web import Ctx, Reply, Route, no_content, paginate
 
 _MEMBERS_READ = security("user", "oauth:organization:members:read")
 _MEMBERS_WRITE = security("user", "oauth:organization:members:write")

@@ -10,16 +10,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from docsapi.sandbox import _permission_model as model
 from docsapi.sandbox import _render_access as render_access
 from docsapi.sandbox._access import collection_for, space_for
-from docsapi.sandbox._auth import security
-from docsapi.sandbox._changes import set_grant
 from docsapi.sandbox._checks import check_role, check_string_list
-from docsapi.sandbox._errors import bad_request, not_found
-from docsapi.sandbox._roles import MEMBER_ROLES
-from docsapi.sandbox._state import Record
-from docsapi.sandbox._web import Ctx, Reply, Route, no_content, paginate
+from docsapi.sandbox.core import _permission_model as model
+from docsapi.sandbox.core._access_changes import set_grant
+from docsapi.sandbox.core._auth import security
+from docsapi.sandbox.core._errors import bad_request, not_found
+from docsapi.sandbox.core._roles import MEMBER_ROLES
+from docsapi.sandbox.core._state import Record
+from docsapi.sandbox.core._web import Ctx, Reply, Route, no_content, paginate
 
 _READ = security("user", "oauth:space:permissions:read")
 _WRITE = security("user", "oauth:space:permissions:write")

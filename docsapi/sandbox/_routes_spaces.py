@@ -6,10 +6,8 @@ import html
 from typing import Any
 from urllib.parse import urlsplit
 
-from docsapi.sandbox import _events as events
 from docsapi.sandbox import _render as render
 from docsapi.sandbox._access import org_for, space_for
-from docsapi.sandbox._auth import security
 from docsapi.sandbox._checks import (
     SPACE_EDIT_MODES,
     TRANSLATION_LANGUAGES,
@@ -20,11 +18,13 @@ from docsapi.sandbox._checks import (
     check_string,
     check_url,
 )
-from docsapi.sandbox._content import Content
-from docsapi.sandbox._content_gen import TEMPLATES, template_content
-from docsapi.sandbox._errors import bad_request, conflict, forbidden, not_found
-from docsapi.sandbox._state import Record
-from docsapi.sandbox._web import Ctx, Reply, Route, no_content, paginate
+from docsapi.sandbox.core import _events as events
+from docsapi.sandbox.core._auth import security
+from docsapi.sandbox.core._content import Content
+from docsapi.sandbox.core._content_gen import TEMPLATES, template_content
+from docsapi.sandbox.core._errors import bad_request, conflict, forbidden, not_found
+from docsapi.sandbox.core._state import Record
+from docsapi.sandbox.core._web import Ctx, Reply, Route, no_content, paginate
 
 _SPACE_FIELDS = ("editMode", "title", "defaultLevel", "language", "mergeRules", "emoji", "icon")
 _EMBED_RICH = {

@@ -10,7 +10,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from docsapi.sandbox._errors import ApiError
+from docsapi.sandbox.core._errors import ApiError
 
 #: Every security scheme of the API.
 SCHEMES = (

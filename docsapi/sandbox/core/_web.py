@@ -14,10 +14,10 @@ from typing import Any
 
 from werkzeug.wrappers import Request
 
-from docsapi.sandbox._auth import Credential
-from docsapi.sandbox._errors import ApiError, bad_request
-from docsapi.sandbox._jsonbody import BodyError, parse_json_body
-from docsapi.sandbox._store import Store
+from docsapi.sandbox.core._auth import Credential
+from docsapi.sandbox.core._errors import ApiError, bad_request
+from docsapi.sandbox.core._jsonbody import BodyError, parse_json_body
+from docsapi.sandbox.core._store import Store
 
 #: Items per page when a List request does not say.
 DEFAULT_LIMIT = 100
@@ -64,7 +64,7 @@ class Ctx:
         ------
         ApiError
             400 when the body is missing or is not valid JSON (see
-            :func:`~docsapi.sandbox._jsonbody.parse_json_body`).
+            :func:`~docsapi.sandbox.core._jsonbody.parse_json_body`).
         """
         if self._parsed is None:
             try:

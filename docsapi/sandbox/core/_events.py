@@ -10,9 +10,9 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from docsapi.sandbox._auth import Credential
-from docsapi.sandbox._state import Record
-from docsapi.sandbox._store import Store
+from docsapi.sandbox.core._auth import Credential
+from docsapi.sandbox.core._state import Record
+from docsapi.sandbox.core._store import Store
 
 #: Actor of changes made through the sandbox's own controls (demos and tests).
 SANDBOX_ACTOR = {"type": "system", "id": "sandbox", "label": "Sandbox controls"}

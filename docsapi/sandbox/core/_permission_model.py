@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Literal
 
-from docsapi.sandbox._grants import GrantTable
-from docsapi.sandbox._roles import rank, strongest
-from docsapi.sandbox._state import Record, State
+from docsapi.sandbox.core._grants import GrantTable
+from docsapi.sandbox.core._roles import rank, strongest
+from docsapi.sandbox.core._state import Record, State
 
 Kind = Literal["space", "collection"]
 #: What a default level resolves to when every level up to the top is ``inherit``.

@@ -28,12 +28,12 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from docsapi._patterns import search_pattern
-from docsapi.sandbox._errors import bad_request
+from docsapi.sandbox.core._errors import bad_request
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
-    from docsapi.sandbox._web import Ctx
+    from docsapi.sandbox.core._web import Ctx
 
 #: Every refusal by the description's rules starts with this.
 SCHEMA_ERROR_PREFIX = "The request does not match the API description"

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-from docsapi.sandbox import _events as events
-from docsapi.sandbox._auth import Credential
-from docsapi.sandbox._grants import GrantTable
-from docsapi.sandbox._ids import new_hex
-from docsapi.sandbox._state import Record, State
-from docsapi.sandbox._store import Store
+from docsapi.sandbox.core import _events as events
+from docsapi.sandbox.core._auth import Credential
+from docsapi.sandbox.core._grants import GrantTable
+from docsapi.sandbox.core._ids import new_hex
+from docsapi.sandbox.core._state import Record, State
+from docsapi.sandbox.core._store import Store
 
 TargetKind = Literal["space", "collection", "site"]
 PrincipalKind = Literal["user", "team"]

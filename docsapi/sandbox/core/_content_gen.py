@@ -9,8 +9,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from docsapi.sandbox._content import Content, File, Page, ReusableContent, slugify
-from docsapi.sandbox._ids import new_hex, new_id
+from docsapi.sandbox.core._content import Content, File, Page, ReusableContent, slugify
+from docsapi.sandbox.core._ids import new_hex, new_id
 
 _GROUPS = {
     "Getting started": ["Quickstart", "Installation", "Authentication", "Core concepts"],

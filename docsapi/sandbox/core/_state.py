@@ -1,6 +1,6 @@
 """The sandbox's data: plain dicts keyed by id, copied wholesale to reset.
 
-Page content is not in here: it lives in immutable :class:`~docsapi.sandbox._content.Content`
+Page content is not in here: it lives in immutable :class:`~docsapi.sandbox.core._content.Content`
 values (generated on demand), and ``content`` only holds those that a request replaced.
 """
 
@@ -11,7 +11,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from docsapi.sandbox._grants import GrantTable
+from docsapi.sandbox.core._grants import GrantTable
 
 Record = dict[str, Any]
 

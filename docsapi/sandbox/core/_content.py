@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from docsapi.sandbox._document import plain_text, sections
+from docsapi.sandbox.core._document import plain_text, sections
 
 _WORD = re.compile(r"[a-z0-9]+")
 

@@ -11,11 +11,11 @@ import random
 import threading
 from datetime import timedelta
 
-from docsapi.sandbox._clock import Clock, iso
-from docsapi.sandbox._content import Content
-from docsapi.sandbox._content_gen import generate_content
-from docsapi.sandbox._ids import new_id
-from docsapi.sandbox._state import Record, State
+from docsapi.sandbox.core._clock import Clock, iso
+from docsapi.sandbox.core._content import Content
+from docsapi.sandbox.core._content_gen import generate_content
+from docsapi.sandbox.core._ids import new_id
+from docsapi.sandbox.core._state import Record, State
 
 #: How long a deleted space stays restorable.
 TRASH_RETENTION = timedelta(days=7)
