@@ -22,7 +22,7 @@ from access_reading import (
 from contract import ApiSession
 
 from docsapi.sandbox import Sandbox
-from docsapi.sandbox._demo import DemoSize, build_demo
+from docsapi.sandbox.demo._builder import DemoSize, build_demo
 
 PAIR_RULES = (
     "guest_write",

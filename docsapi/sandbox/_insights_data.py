@@ -21,10 +21,10 @@ from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
-from docsapi.sandbox._demo_plan import EPOCH
 from docsapi.sandbox._render_access import site_url
 from docsapi.sandbox.core._state import Record
 from docsapi.sandbox.core._store import Store
+from docsapi.sandbox.demo._plan import EPOCH
 
 #: Days of seeded history before ``EPOCH``.
 HISTORY_DAYS = 90

@@ -11,13 +11,19 @@ from typing import Any
 from docsapi.sandbox import _routes_git
 from docsapi.sandbox._app import DocsApp, RequestLog
 from docsapi.sandbox._control import Controls
-from docsapi.sandbox._demo import DEFAULT_SPACES, DEFAULT_TEAMS, DEFAULT_USERS, DemoSize, build_demo
 from docsapi.sandbox._sandbox_changes import ChangeControls
 from docsapi.sandbox.core._auth import TokenRegistry
 from docsapi.sandbox.core._clock import Clock
 from docsapi.sandbox.core._faults import MAX_LATENCY, MAX_STALL, Fault, Faults, check_seconds
 from docsapi.sandbox.core._server import ServerThread
 from docsapi.sandbox.core._store import Store
+from docsapi.sandbox.demo._builder import (
+    DEFAULT_SPACES,
+    DEFAULT_TEAMS,
+    DEFAULT_USERS,
+    DemoSize,
+    build_demo,
+)
 
 #: How far ahead of real time the sandbox clock may be moved, in days.
 MAX_CLOCK_OFFSET_DAYS = 36500

@@ -3,7 +3,7 @@
 The organization exercises every path of the access model (``docs/access-model.md``) and
 holds one deliberate instance of each problem a permission audit looks for, at places
 recorded in the returned facts, and no other instance (see :func:`build_demo`). Grants and
-sites are laid out by :mod:`._demo_grants` and :mod:`._demo_sites`.
+sites are laid out by :mod:`._grants` and :mod:`._sites`.
 
 Timestamps that an audit compares with today (when members were last seen, when share links
 were made) are drawn back from ``now``; every other timestamp is drawn before :data:`EPOCH`,
@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from docsapi.sandbox import _demo_grants, _demo_sites
-from docsapi.sandbox import _names as names
-from docsapi.sandbox._demo_plan import EPOCH, PLACES, moment
 from docsapi.sandbox.core._clock import iso
 from docsapi.sandbox.core._ids import new_id
 from docsapi.sandbox.core._state import State
+from docsapi.sandbox.demo import _grants, _sites
+from docsapi.sandbox.demo import _names as names
+from docsapi.sandbox.demo._plan import EPOCH, PLACES, moment
 
 DEFAULT_SPACES, DEFAULT_USERS, DEFAULT_TEAMS = 30, 60, 8
 MIN_SPACES, MIN_USERS, MIN_TEAMS = 30, 40, 6
@@ -95,7 +95,7 @@ class Builder:
     Attributes hold the cast: who plays which part, which collection and space is which.
     """
 
-    # set by the steps of _demo_grants and _demo_sites
+    # set by the steps of _grants and _sites
     collection_user: dict[str, str]
     collection_team: dict[str, str]
     deliberate_spaces: dict[str, Any]
@@ -449,10 +449,10 @@ def build_demo(
     builder.teams()
     builder.collections()
     builder.spaces()
-    _demo_grants.collection_grants(builder)
-    _demo_grants.space_grants(builder)
-    _demo_sites.sites(builder)
-    _demo_sites.invites(builder)
-    _demo_sites.history(builder)
-    _demo_grants.facts(builder)
+    _grants.collection_grants(builder)
+    _grants.space_grants(builder)
+    _sites.sites(builder)
+    _sites.invites(builder)
+    _sites.history(builder)
+    _grants.facts(builder)
     return builder.state, builder.facts

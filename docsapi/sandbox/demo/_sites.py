@@ -14,8 +14,11 @@ import uuid
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from docsapi.sandbox import _names as names
-from docsapi.sandbox._demo_plan import (
+from docsapi.sandbox.core._clock import iso
+from docsapi.sandbox.core._ids import new_hex, new_id
+from docsapi.sandbox.core._permission_model import resolve_default
+from docsapi.sandbox.demo import _names as names
+from docsapi.sandbox.demo._plan import (
     S_API,
     S_ENGINEERING,
     S_EXPOSED,
@@ -26,12 +29,9 @@ from docsapi.sandbox._demo_plan import (
     S_RUNBOOKS,
     moment,
 )
-from docsapi.sandbox.core._clock import iso
-from docsapi.sandbox.core._ids import new_hex, new_id
-from docsapi.sandbox.core._permission_model import resolve_default
 
 if TYPE_CHECKING:
-    from docsapi.sandbox._demo import Builder
+    from docsapi.sandbox.demo._builder import Builder
 
 #: Position of the private space published only on the unpublished site.
 _UNPUBLISHED_SPACE = 7

@@ -1,7 +1,7 @@
 """The demo's fixed plan: its reference instant, and where the spaces with a part stand.
 
 Positions in the demo's space list: 0 to 7 and the last one hold the permission cases (see
-``_demo_grants``); the others below are published, exposed or reached through the fixed
+``_grants``); the others below are published, exposed or reached through the fixed
 collection tree.
 """
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from docsapi.sandbox._demo_plan import (
+from docsapi.sandbox.core import _permission_model as model
+from docsapi.sandbox.core._roles import rank
+from docsapi.sandbox.demo._plan import (
     S_API,
     S_API_READ,
     S_DISABLED,
@@ -19,11 +21,9 @@ from docsapi.sandbox._demo_plan import (
     S_PRODUCT,
     S_UNLISTED,
 )
-from docsapi.sandbox.core import _permission_model as model
-from docsapi.sandbox.core._roles import rank
 
 if TYPE_CHECKING:
-    from docsapi.sandbox._demo import Builder
+    from docsapi.sandbox.demo._builder import Builder
 
 _DIRECT_ROLES = ["read"] * 30 + ["comment"] * 20 + ["edit"] * 30 + ["review"] * 10 + ["create"] * 10
 _GRANTABLE = ("read", "comment", "edit", "review", "create")
