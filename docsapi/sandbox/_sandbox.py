@@ -17,13 +17,8 @@ from docsapi.sandbox.core._clock import Clock
 from docsapi.sandbox.core._faults import MAX_LATENCY, MAX_STALL, Fault, Faults, check_seconds
 from docsapi.sandbox.core._server import ServerThread
 from docsapi.sandbox.core._store import Store
-from docsapi.sandbox.demo._builder import (
-    DEFAULT_SPACES,
-    DEFAULT_TEAMS,
-    DEFAULT_USERS,
-    DemoSize,
-    build_demo,
-)
+from docsapi.sandbox.demo._build import build_demo
+from docsapi.sandbox.demo._size import DEFAULT_SPACES, DEFAULT_TEAMS, DEFAULT_USERS, DemoSize
 
 #: How far ahead of real time the sandbox clock may be moved, in days.
 MAX_CLOCK_OFFSET_DAYS = 36500

@@ -77,7 +77,7 @@ def paths(state: State, user_id: str, kind: Kind, target_id: str) -> list[tuple[
 
     Examples
     --------
-    >>> from docsapi.sandbox.demo._builder import build_demo
+    >>> from docsapi.sandbox.demo._build import build_demo
     >>> state, facts = build_demo(0)
     >>> space, user = facts["guest_write"][0]
     >>> paths(state, user, "space", space)

@@ -1,92 +1,23 @@
-"""The seeded demo organization: people, teams, collections, spaces, sites and their access.
+"""The demo's builder: the cast, then the organization, its people, teams, collections and spaces.
 
-The organization exercises every path of the access model (``docs/access-model.md``) and
-holds one deliberate instance of each problem a permission audit looks for, at places
-recorded in the returned facts, and no other instance (see :func:`build_demo`). Grants and
-sites are laid out by :mod:`._grants` and :mod:`._sites`.
-
-Timestamps that an audit compares with today (when members were last seen, when share links
-were made) are drawn back from ``now``; every other timestamp is drawn before :data:`EPOCH`,
-so names, ids and findings never depend on the day the demo is built.
+Each step draws from one seeded Random; :mod:`._grants` and :mod:`._sites` add the access on
+top, and :func:`~docsapi.sandbox.demo._build.build_demo` runs them all in order.
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from docsapi.sandbox.core._clock import iso
 from docsapi.sandbox.core._ids import new_id
 from docsapi.sandbox.core._state import State
-from docsapi.sandbox.demo import _grants, _sites
 from docsapi.sandbox.demo import _names as names
 from docsapi.sandbox.demo._plan import EPOCH, PLACES, moment
+from docsapi.sandbox.demo._size import DemoSize
 
-DEFAULT_SPACES, DEFAULT_USERS, DEFAULT_TEAMS = 30, 60, 8
-MIN_SPACES, MIN_USERS, MIN_TEAMS = 30, 40, 6
-#: Share of spaces whose own default level is ``inherit`` at the demo size, and when big.
-DEMO_INHERIT_SHARE, BIG_INHERIT_SHARE = 0.5, 0.02
 _ORG_ROLES = ["edit"] * 35 + ["comment"] * 15 + ["review"] * 10 + ["read"] * 30 + ["create"] * 10
-
-
-@dataclass(frozen=True)
-class DemoSize:
-    """How big a demo organization to build.
-
-    Parameters
-    ----------
-    spaces, users, teams
-        Counts (at least 30 spaces, 40 users, 6 teams).
-    grants_per_space
-        Direct user grants per space (default: 2 to 6, drawn per space).
-    inherit_share
-        Share of the spaces (other than those with a fixed part) whose own default level is
-        ``inherit``; the others get ``null`` (private: only explicit grants reach them), or
-        ``read`` for a fifth of them at the demo size. Default 0.5 at the demo size and 0.02
-        for big organizations, whose further collections are mostly private too, so that
-        access there is dominated by the explicit grants of each space.
-    """
-
-    spaces: int = DEFAULT_SPACES
-    users: int = DEFAULT_USERS
-    teams: int = DEFAULT_TEAMS
-    grants_per_space: int | None = None
-    inherit_share: float | None = None
-
-    def check(self) -> None:
-        """Raise ValueError when the organization would be too small to hold every case."""
-        for label, value, minimum in (
-            ("spaces", self.spaces, MIN_SPACES),
-            ("users", self.users, MIN_USERS),
-            ("teams", self.teams, MIN_TEAMS),
-        ):
-            if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
-                raise ValueError(f"{label} must be an integer of at least {minimum}, got {value!r}")
-        if self.grants_per_space is not None and (
-            not isinstance(self.grants_per_space, int) or self.grants_per_space < 0
-        ):
-            raise ValueError(
-                f"grants_per_space must be a non-negative integer, got {self.grants_per_space!r}"
-            )
-        share = self.inherit_share
-        if share is not None and (
-            isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share <= 1
-        ):
-            raise ValueError(f"inherit_share must be a number from 0 to 1, got {share!r}")
-
-    @property
-    def big(self) -> bool:
-        """True for organizations far above the demo size (content is then kept small)."""
-        return self.spaces > 100 or self.users > 500
-
-    @property
-    def share_inheriting(self) -> float:
-        """The share of free spaces whose default level is ``inherit``."""
-        if self.inherit_share is not None:
-            return float(self.inherit_share)
-        return BIG_INHERIT_SHARE if self.big else DEMO_INHERIT_SHARE
 
 
 class Builder:
@@ -407,52 +338,3 @@ class Builder:
                 }
             )
         self.state.change_requests[space_id] = records
-
-
-def build_demo(
-    seed: int = 0, size: DemoSize | None = None, now: datetime | None = None
-) -> tuple[State, dict[str, Any]]:
-    """Build the demo organization for ``seed``.
-
-    Parameters
-    ----------
-    seed
-        Same seed, same ids, names and numbers.
-    size
-        Counts of spaces, users, teams and direct grants per space (default: the demo size).
-    now
-        The instant "last seen" and share-link ages count back from (default: the current
-        time, rounded down to the day).
-
-    Returns
-    -------
-    (State, dict)
-        The data, and facts about it for tests and demos (listed in
-        ``docs/sandbox-demo.md``): ids of the people, teams, collections, spaces, sites,
-        share links and invite links that play a part, ``path_examples``, and one list per
-        audit rule with exactly the places the rule must report.
-
-    Examples
-    --------
-    >>> state, facts = build_demo(0)
-    >>> len(state.spaces), facts["no_admin"] == build_demo(0)[1]["no_admin"]
-    (30, True)
-    """
-    size = size or DemoSize()
-    size.check()
-    if now is None:
-        now = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-    builder = Builder(seed, size, now)
-    builder.organization()
-    builder.users()
-    builder.roles()
-    builder.teams()
-    builder.collections()
-    builder.spaces()
-    _grants.collection_grants(builder)
-    _grants.space_grants(builder)
-    _sites.sites(builder)
-    _sites.invites(builder)
-    _sites.history(builder)
-    _grants.facts(builder)
-    return builder.state, builder.facts
