@@ -60,7 +60,7 @@ class State:
         Organization id -> audit events, oldest first.
     insights
         Site id -> visitor events (site insights), oldest first; filled on a site's first
-        insights request (see ``_insights_data``).
+        insights request (see ``routes._insights_data``).
     change_requests
         Space id -> list of change request records.
     git

@@ -6,9 +6,6 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import unquote
 
-from docsapi.sandbox import _render as render
-from docsapi.sandbox._access import space_for
-from docsapi.sandbox._checks import check_string
 from docsapi.sandbox.core import _events as events
 from docsapi.sandbox.core._auth import security
 from docsapi.sandbox.core._content import Page
@@ -21,6 +18,9 @@ from docsapi.sandbox.core._content_gen import (
 from docsapi.sandbox.core._document import to_json_document
 from docsapi.sandbox.core._errors import bad_request, not_found
 from docsapi.sandbox.core._web import Ctx, Reply, Route, paginate
+from docsapi.sandbox.routes import _render as render
+from docsapi.sandbox.routes._access import space_for
+from docsapi.sandbox.routes._checks import check_string
 
 _READ = security("user", "oauth:space:read")
 

@@ -6,12 +6,12 @@ import base64
 import json
 from typing import Any
 
-from docsapi.sandbox import _render as render
-from docsapi.sandbox._access import caller_id, user_for
-from docsapi.sandbox._checks import check_string, check_url
 from docsapi.sandbox.core._auth import DEFAULT_SECURITY, security
 from docsapi.sandbox.core._errors import bad_request, forbidden
 from docsapi.sandbox.core._web import Ctx, Reply, Route, paginate
+from docsapi.sandbox.routes import _render as render
+from docsapi.sandbox.routes._access import caller_id, user_for
+from docsapi.sandbox.routes._checks import check_string, check_url
 
 #: What GET / reports.
 API_VERSION = "0.0.1-beta"

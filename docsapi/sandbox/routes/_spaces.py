@@ -6,9 +6,16 @@ import html
 from typing import Any
 from urllib.parse import urlsplit
 
-from docsapi.sandbox import _render as render
-from docsapi.sandbox._access import org_for, space_for
-from docsapi.sandbox._checks import (
+from docsapi.sandbox.core import _events as events
+from docsapi.sandbox.core._auth import security
+from docsapi.sandbox.core._content import Content
+from docsapi.sandbox.core._content_gen import TEMPLATES, template_content
+from docsapi.sandbox.core._errors import bad_request, conflict, forbidden, not_found
+from docsapi.sandbox.core._state import Record
+from docsapi.sandbox.core._web import Ctx, Reply, Route, no_content, paginate
+from docsapi.sandbox.routes import _render as render
+from docsapi.sandbox.routes._access import org_for, space_for
+from docsapi.sandbox.routes._checks import (
     SPACE_EDIT_MODES,
     TRANSLATION_LANGUAGES,
     check_default_level,
@@ -18,13 +25,6 @@ from docsapi.sandbox._checks import (
     check_string,
     check_url,
 )
-from docsapi.sandbox.core import _events as events
-from docsapi.sandbox.core._auth import security
-from docsapi.sandbox.core._content import Content
-from docsapi.sandbox.core._content_gen import TEMPLATES, template_content
-from docsapi.sandbox.core._errors import bad_request, conflict, forbidden, not_found
-from docsapi.sandbox.core._state import Record
-from docsapi.sandbox.core._web import Ctx, Reply, Route, no_content, paginate
 
 _SPACE_FIELDS = ("editMode", "title", "defaultLevel", "language", "mergeRules", "emoji", "icon")
 _EMBED_RICH = {

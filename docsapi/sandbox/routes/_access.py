@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from docsapi.sandbox._render import viewer_role
 from docsapi.sandbox.core._errors import ApiError, forbidden, not_found
 from docsapi.sandbox.core._permission_model import site_role
 from docsapi.sandbox.core._roles import at_least
 from docsapi.sandbox.core._state import Record
 from docsapi.sandbox.core._web import Ctx
+from docsapi.sandbox.routes._render import viewer_role
 
 
 def space_for(ctx: Ctx, space_id: str, need: str = "read") -> Record:

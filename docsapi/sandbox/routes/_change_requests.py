@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from docsapi.sandbox import _render as render
-from docsapi.sandbox._access import caller_id, space_for
-from docsapi.sandbox._checks import check_string
 from docsapi.sandbox.core import _events as events
 from docsapi.sandbox.core._auth import security
 from docsapi.sandbox.core._web import Ctx, Reply, Route, paginate
+from docsapi.sandbox.routes import _render as render
+from docsapi.sandbox.routes._access import caller_id, space_for
+from docsapi.sandbox.routes._checks import check_string
 
 _STATUSES = ("draft", "open", "archived", "merged")
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from docsapi.sandbox import _render as render
 from docsapi.sandbox.core._auth import Credential
 from docsapi.sandbox.core._permission_model import site_role
 from docsapi.sandbox.core._roles import at_least
 from docsapi.sandbox.core._state import Record
 from docsapi.sandbox.core._store import Store
+from docsapi.sandbox.routes import _render as render
 
 if TYPE_CHECKING:
     from docsapi.sandbox.core._web import Ctx

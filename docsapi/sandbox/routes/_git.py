@@ -13,9 +13,6 @@ from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
-from docsapi.sandbox import _render as render
-from docsapi.sandbox._access import space_for
-from docsapi.sandbox._checks import check_bool, check_string
 from docsapi.sandbox.core import _events as events
 from docsapi.sandbox.core._auth import security
 from docsapi.sandbox.core._clock import iso
@@ -23,6 +20,9 @@ from docsapi.sandbox.core._content_gen import imported_content
 from docsapi.sandbox.core._errors import bad_request, not_found
 from docsapi.sandbox.core._store import Store
 from docsapi.sandbox.core._web import Ctx, Reply, Route, no_content
+from docsapi.sandbox.routes import _render as render
+from docsapi.sandbox.routes._access import space_for
+from docsapi.sandbox.routes._checks import check_bool, check_string
 
 #: Sandbox time after which a queued Git operation has finished.
 GIT_DELAY = timedelta(seconds=5)

@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from docsapi.sandbox._insights_data import iso_ms
 from docsapi.sandbox.core._errors import bad_request
+from docsapi.sandbox.routes._insights_data import iso_ms
 
 Record = dict[str, Any]
 

@@ -1,23 +1,23 @@
 """Collections: list, create, read, update (title, default level), delete, their spaces, move.
 
-Their permissions are served by :mod:`._routes_permissions`.
+Their permissions are served by :mod:`._permissions`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from docsapi.sandbox import _render as render
-from docsapi.sandbox import _render_access as render_access
-from docsapi.sandbox._access import collection_for, org_for
-from docsapi.sandbox._checks import check_default_level, check_string
-from docsapi.sandbox._routes_spaces import parse_position
 from docsapi.sandbox.core import _events as events
 from docsapi.sandbox.core._auth import security
 from docsapi.sandbox.core._errors import bad_request, conflict
 from docsapi.sandbox.core._permission_model import ancestors
 from docsapi.sandbox.core._state import Record
 from docsapi.sandbox.core._web import Ctx, Reply, Route, no_content, paginate
+from docsapi.sandbox.routes import _render as render
+from docsapi.sandbox.routes import _render_access as render_access
+from docsapi.sandbox.routes._access import collection_for, org_for
+from docsapi.sandbox.routes._checks import check_default_level, check_string
+from docsapi.sandbox.routes._spaces import parse_position
 
 _READ = security("user", "oauth:space:read")
 _WRITE = security("user", "oauth:space:write")

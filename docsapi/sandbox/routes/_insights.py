@@ -3,7 +3,7 @@
 ``POST .../insights/events`` records events (each within 5 minutes of now, as the API asks);
 ``POST .../insights/events/aggregate`` answers an aggregation query over the site's events;
 ``GET .../insights/visitor-segments`` lists the visitors grouped by their claims. A published
-site comes with a seeded history (see :mod:`docsapi.sandbox._insights_data`); reading needs
+site comes with a seeded history (see :mod:`docsapi.sandbox.routes._insights_data`); reading needs
 membership of the organization, tracking a published site.
 """
 
@@ -13,12 +13,12 @@ from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
-from docsapi.sandbox._access import site_for
-from docsapi.sandbox._insights_data import site_events
-from docsapi.sandbox._insights_query import aggregate, parse_time, segments
 from docsapi.sandbox.core._auth import DEFAULT_SECURITY, security
 from docsapi.sandbox.core._errors import bad_request
 from docsapi.sandbox.core._web import Ctx, Reply, Route, no_content, paginate
+from docsapi.sandbox.routes._access import site_for
+from docsapi.sandbox.routes._insights_data import site_events
+from docsapi.sandbox.routes._insights_query import aggregate, parse_time, segments
 
 #: How far a tracked event's timestamp may be from now.
 TRACK_WINDOW = timedelta(minutes=5)

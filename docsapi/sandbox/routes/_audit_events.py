@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from docsapi.sandbox._access import org_for
 from docsapi.sandbox.core import _events as events
 from docsapi.sandbox.core._auth import security
 from docsapi.sandbox.core._errors import bad_request
 from docsapi.sandbox.core._web import Ctx, Reply, Route, paginate
+from docsapi.sandbox.routes._access import org_for
 
 #: Default and largest page size of this list (smaller than other lists').
 EVENT_LIMITS = (20, 100)

@@ -9,14 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from docsapi.sandbox import _render_access as render_access
-from docsapi.sandbox._access import org_for, site_for
-from docsapi.sandbox._checks import (
-    check_bool,
-    check_default_level,
-    check_enum,
-    check_string,
-)
 from docsapi.sandbox.core import _access_changes as changes
 from docsapi.sandbox.core._auth import DEFAULT_SECURITY, security
 from docsapi.sandbox.core._errors import bad_request, not_found
@@ -25,6 +17,14 @@ from docsapi.sandbox.core._permission_model import site_role
 from docsapi.sandbox.core._roles import MEMBER_ROLES
 from docsapi.sandbox.core._state import Record
 from docsapi.sandbox.core._web import Ctx, Reply, Route, no_content, paginate
+from docsapi.sandbox.routes import _render_access as render_access
+from docsapi.sandbox.routes._access import org_for, site_for
+from docsapi.sandbox.routes._checks import (
+    check_bool,
+    check_default_level,
+    check_enum,
+    check_string,
+)
 
 SITE_VISIBILITIES = ("public", "unlisted", "share-link", "visitor-auth")
 SITE_TYPES = ("basic", "premium", "ultimate", "sponsored", "legacy-basic", "legacy-premium")

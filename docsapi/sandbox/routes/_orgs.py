@@ -4,9 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from docsapi.sandbox import _render as render
-from docsapi.sandbox._access import caller_id, org_for, team_for, user_for
-from docsapi.sandbox._checks import (
+from docsapi.sandbox.core import _events as events
+from docsapi.sandbox.core import _permission_model as model
+from docsapi.sandbox.core._auth import DEFAULT_SECURITY, security
+from docsapi.sandbox.core._errors import bad_request, not_found
+from docsapi.sandbox.core._roles import MEMBER_ROLES
+from docsapi.sandbox.core._web import Ctx, Reply, Route, no_content, paginate
+from docsapi.sandbox.routes import _render as render
+from docsapi.sandbox.routes._access import caller_id, org_for, team_for, user_for
+from docsapi.sandbox.routes._checks import (
     TEAM_MEMBER_ROLES,
     check_bool,
     check_enum,
@@ -15,12 +21,6 @@ from docsapi.sandbox._checks import (
     check_string,
     check_string_list,
 )
-from docsapi.sandbox.core import _events as events
-from docsapi.sandbox.core import _permission_model as model
-from docsapi.sandbox.core._auth import DEFAULT_SECURITY, security
-from docsapi.sandbox.core._errors import bad_request, not_found
-from docsapi.sandbox.core._roles import MEMBER_ROLES
-from docsapi.sandbox.core._web import Ctx, Reply, Route, no_content, paginate
 
 _MEMBERS_READ = security("user", "oauth:organization:members:read")
 _MEMBERS_WRITE = security("user", "oauth:organization:members:write")

@@ -1,7 +1,7 @@
 """Site insights data: each published site's visitor events, seeded, and events tracked later.
 
 An event is a flat record of the values the aggregation columns read (see
-:mod:`docsapi.sandbox._insights_query`): ``at`` (datetime), ``eventType``, ``url``, ``urlPath``,
+:mod:`._insights_query`): ``at`` (datetime), ``eventType``, ``url``, ``urlPath``,
 ``page`` (``{"page", "space"}`` or None for a 404), ``siteSpace``, ``siteSection``,
 ``siteShareKey``, ``displayContext``, the visitor's ``visitorGeoCountry``, ``visitorDevice``,
 ``visitorBrowser``, ``visitorOS``, ``visitorBot``, ``visitorLanguage``, ``referrer``,
@@ -21,10 +21,10 @@ from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
-from docsapi.sandbox._render_access import site_url
 from docsapi.sandbox.core._state import Record
 from docsapi.sandbox.core._store import Store
 from docsapi.sandbox.demo._plan import EPOCH
+from docsapi.sandbox.routes._render_access import site_url
 
 #: Days of seeded history before ``EPOCH``.
 HISTORY_DAYS = 90

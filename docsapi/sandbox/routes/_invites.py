@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from docsapi.sandbox import _render_access as render_access
-from docsapi.sandbox._access import org_for
-from docsapi.sandbox._checks import check_role, check_string
 from docsapi.sandbox.core import _events as events
 from docsapi.sandbox.core._auth import security
 from docsapi.sandbox.core._errors import bad_request, not_found
 from docsapi.sandbox.core._state import Record
 from docsapi.sandbox.core._web import Ctx, Reply, Route, no_content, paginate
+from docsapi.sandbox.routes import _render_access as render_access
+from docsapi.sandbox.routes._access import org_for
+from docsapi.sandbox.routes._checks import check_role, check_string
 
 _READ = security("user", "oauth:organization:members:read")
 _WRITE = security("user", "oauth:organization:members:write")

@@ -10,9 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from docsapi.sandbox import _render_access as render_access
-from docsapi.sandbox._access import collection_for, space_for
-from docsapi.sandbox._checks import check_role, check_string_list
 from docsapi.sandbox.core import _permission_model as model
 from docsapi.sandbox.core._access_changes import set_grant
 from docsapi.sandbox.core._auth import security
@@ -20,6 +17,9 @@ from docsapi.sandbox.core._errors import bad_request, not_found
 from docsapi.sandbox.core._roles import MEMBER_ROLES
 from docsapi.sandbox.core._state import Record
 from docsapi.sandbox.core._web import Ctx, Reply, Route, no_content, paginate
+from docsapi.sandbox.routes import _render_access as render_access
+from docsapi.sandbox.routes._access import collection_for, space_for
+from docsapi.sandbox.routes._checks import check_role, check_string_list
 
 _READ = security("user", "oauth:space:permissions:read")
 _WRITE = security("user", "oauth:space:permissions:write")
