@@ -13,7 +13,7 @@ import pytest
 import docsapi
 from docsapi.api import StreamingNotSupportedError, catalog
 from docsapi.api._validate_args import schema_validator
-from docsapi.sandbox._validation import _Schema
+from docsapi.sandbox.core._validation import _Schema
 
 HOSTILE_SEGMENTS = [
     ".",

@@ -13,8 +13,8 @@ import pytest
 
 from docsapi.cli import main
 from docsapi.notebook_check import ALLOW_MARKER, Finding, check_notebooks, scan_notebook
-from docsapi.sandbox._auth import TokenRegistry
 from docsapi.sandbox.adnetwork._data import make_keys
+from docsapi.sandbox.core._auth import TokenRegistry
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = REPO_ROOT / "notebooks"

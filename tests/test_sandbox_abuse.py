@@ -17,7 +17,7 @@ import requests
 from contract import spec
 
 from docsapi.sandbox import Sandbox
-from docsapi.sandbox._server import MAX_BODY_BYTES, MAX_HEAD_BYTES, MAX_TARGET_LENGTH
+from docsapi.sandbox.core._server import MAX_BODY_BYTES, MAX_HEAD_BYTES, MAX_TARGET_LENGTH
 
 TIMEOUT = 15.0
 

@@ -35,7 +35,7 @@ from hypothesis_jsonschema import from_schema
 from jsonschema import Draft202012Validator, validators
 
 from docsapi.core.patterns import search_pattern
-from docsapi.sandbox._validation import SCHEMA_ERROR_PREFIX
+from docsapi.sandbox.core._validation import SCHEMA_ERROR_PREFIX
 
 EXAMPLES = 6
 #: Below this many levels of a body, only required properties are drawn (drawing stays fast).

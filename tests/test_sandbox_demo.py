@@ -22,7 +22,8 @@ from access_reading import (
 from contract import ApiSession
 
 from docsapi.sandbox import Sandbox
-from docsapi.sandbox._demo import DemoSize, build_demo
+from docsapi.sandbox.demo._build import build_demo
+from docsapi.sandbox.demo._size import DemoSize
 
 PAIR_RULES = (
     "guest_write",

@@ -10,7 +10,7 @@ import pytest
 import requests
 from contract import SPEC_PATH, ApiSession
 
-from docsapi.sandbox._validation import SCHEMA_ERROR_PREFIX
+from docsapi.sandbox.core._validation import SCHEMA_ERROR_PREFIX
 
 
 @pytest.fixture
@@ -351,7 +351,7 @@ def test_the_description_rules_come_before_the_seed_rules(sandbox, api):
 
 def test_every_operation_of_the_description_is_served_and_checked():
     from docsapi.sandbox._app import ROUTES
-    from docsapi.sandbox._validation import RequestRules
+    from docsapi.sandbox.core._validation import RequestRules
 
     rules = RequestRules()
     routes = {(route.method, route.rule) for route in ROUTES}
@@ -367,7 +367,7 @@ def test_every_operation_of_the_description_is_served_and_checked():
 
 
 def test_the_packaged_description_is_the_vendored_one():
-    from docsapi.sandbox._validation import description
+    from docsapi.sandbox.core._validation import description
 
     vendored = json.loads(SPEC_PATH.read_text())
     assert description() == vendored

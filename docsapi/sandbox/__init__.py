@@ -4,6 +4,12 @@
 seeded demo organization; :func:`serve` runs it in the foreground; ``AdNetworkSandbox`` does
 the same for the ad-network API. :class:`Fault` names the failures a sandbox can inject.
 
+The package, bottom to top (imports point down; ``lint-imports`` checks it): ``core`` (data,
+access model, HTTP plumbing), ``demo`` (the seeded organization), ``routes`` (the API's
+handlers), then ``_app`` (the WSGI app), ``_control`` (the ``/_sandbox/`` controls) and
+``_sandbox_changes``, ``_sandbox`` (the :class:`Sandbox`) and ``_serve``. ``adnetwork`` uses
+the core only.
+
 Examples
 --------
 >>> from docsapi.sandbox import Sandbox
@@ -16,10 +22,10 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from docsapi.sandbox._faults import Fault
 from docsapi.sandbox._sandbox import Sandbox
 from docsapi.sandbox._serve import serve
-from docsapi.sandbox._server import ServerThread
+from docsapi.sandbox.core._faults import Fault
+from docsapi.sandbox.core._server import ServerThread
 
 if TYPE_CHECKING:
     from docsapi.sandbox.adnetwork import AdNetworkSandbox

@@ -15,43 +15,43 @@ from werkzeug.exceptions import MethodNotAllowed, NotFound
 from werkzeug.routing import Map, Rule
 from werkzeug.wrappers import Request, Response
 
-from docsapi.sandbox import (
-    _routes_audit_events,
-    _routes_changes,
-    _routes_collections,
-    _routes_content,
-    _routes_git,
-    _routes_insights,
-    _routes_invites,
-    _routes_orgs,
-    _routes_permissions,
-    _routes_sites,
-    _routes_spaces,
-    _routes_users,
+from docsapi.sandbox.core._auth import TokenRegistry, allowed, describe
+from docsapi.sandbox.core._errors import ApiError
+from docsapi.sandbox.core._faults import Fault, Faults, Planned
+from docsapi.sandbox.core._server import CONNECTION_KEY
+from docsapi.sandbox.core._store import Store
+from docsapi.sandbox.core._validation import RequestRules
+from docsapi.sandbox.core._web import Ctx, Reply, Route
+from docsapi.sandbox.routes import (
+    _audit_events,
+    _change_requests,
+    _collections,
+    _content,
+    _git,
+    _insights,
+    _invites,
+    _orgs,
+    _permissions,
+    _sites,
+    _spaces,
+    _users,
 )
-from docsapi.sandbox._auth import TokenRegistry, allowed, describe
-from docsapi.sandbox._errors import ApiError
-from docsapi.sandbox._faults import Fault, Faults, Planned
-from docsapi.sandbox._server import CONNECTION_KEY
-from docsapi.sandbox._store import Store
-from docsapi.sandbox._validation import RequestRules
-from docsapi.sandbox._web import Ctx, Reply, Route
 
 logger = logging.getLogger("docsapi.sandbox")
 PREFIX = "/v1"
 ROUTES: list[Route] = [
-    *_routes_users.ROUTES,
-    *_routes_spaces.ROUTES,
-    *_routes_permissions.ROUTES,
-    *_routes_content.ROUTES,
-    *_routes_git.ROUTES,
-    *_routes_changes.ROUTES,
-    *_routes_orgs.ROUTES,
-    *_routes_collections.ROUTES,
-    *_routes_sites.ROUTES,
-    *_routes_invites.ROUTES,
-    *_routes_audit_events.ROUTES,
-    *_routes_insights.ROUTES,
+    *_users.ROUTES,
+    *_spaces.ROUTES,
+    *_permissions.ROUTES,
+    *_content.ROUTES,
+    *_git.ROUTES,
+    *_change_requests.ROUTES,
+    *_orgs.ROUTES,
+    *_collections.ROUTES,
+    *_sites.ROUTES,
+    *_invites.ROUTES,
+    *_audit_events.ROUTES,
+    *_insights.ROUTES,
 ]
 _HTML_PAGE = (
     b"<!DOCTYPE html><html><head><title>Sign in</title></head><body><h1>Sign in to continue</h1>"

@@ -22,15 +22,61 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
+from typing import Any, Protocol
 
 from werkzeug.wrappers import Request, Response
 
-from docsapi.sandbox._clock import iso
-from docsapi.sandbox._jsonbody import parse_json_body
+from docsapi.sandbox.core._clock import Clock, iso
+from docsapi.sandbox.core._faults import Fault
+from docsapi.sandbox.core._jsonbody import parse_json_body
 
-if TYPE_CHECKING:
-    from docsapi.sandbox._sandbox import Sandbox
+
+class ControlledSandbox(Protocol):
+    """What the controls drive: the methods of :class:`~docsapi.sandbox.Sandbox` they mirror."""
+
+    clock: Clock
+
+    def reset(self) -> None: ...
+
+    def advance_clock(self, days: float = 0, hours: float = 0, seconds: float = 0) -> None: ...
+
+    def inject(
+        self,
+        fault: Fault | str,
+        count: int = 1,
+        *,
+        methods: Iterable[str] | None = None,
+        path: str | None = None,
+    ) -> None: ...
+
+    def set_latency(self, seconds: float) -> None: ...
+
+    def set_rate_limit(self, n: int | None, per_seconds: float = 60.0) -> None: ...
+
+    @property
+    def request_log(self) -> list[tuple[str, str, int | None]]: ...
+
+    @property
+    def faults_pending(self) -> int: ...
+
+    def file_bytes(self, space_id: str, file_id: str) -> tuple[str, bytes] | None: ...
+
+    def grant(self, target_id: str, principal_id: str, role: str | None) -> str | None: ...
+
+    def set_default_level(self, target_id: str, level: str | None) -> None: ...
+
+    def set_member(
+        self, user_id: str, *, role: Any = ..., disabled: bool | None = None
+    ) -> dict[str, Any]: ...
+
+    def publish(self, site_id: str) -> None: ...
+
+    def unpublish(self, site_id: str) -> None: ...
+
+    def create_share_link(self, site_id: str, name: str = "Shared by the sandbox") -> str: ...
+
+    def set_share_link_active(self, site_id: str, link_id: str, active: bool) -> None: ...
 
 
 def _json(body: Any, status: int = 200) -> Response:
@@ -77,7 +123,7 @@ def _body(request: Request, control: str) -> dict[str, Any]:
 class Controls:
     """Answers ``/_sandbox/...`` requests for one sandbox."""
 
-    def __init__(self, sandbox: Sandbox) -> None:
+    def __init__(self, sandbox: ControlledSandbox) -> None:
         self.sandbox = sandbox
 
     def __call__(self, request: Request) -> Response:

@@ -8,16 +8,17 @@ from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any
 
-from docsapi.sandbox import _routes_git
 from docsapi.sandbox._app import DocsApp, RequestLog
-from docsapi.sandbox._auth import TokenRegistry
-from docsapi.sandbox._clock import Clock
 from docsapi.sandbox._control import Controls
-from docsapi.sandbox._demo import DEFAULT_SPACES, DEFAULT_TEAMS, DEFAULT_USERS, DemoSize, build_demo
-from docsapi.sandbox._faults import MAX_LATENCY, MAX_STALL, Fault, Faults, check_seconds
 from docsapi.sandbox._sandbox_changes import ChangeControls
-from docsapi.sandbox._server import ServerThread
-from docsapi.sandbox._store import Store
+from docsapi.sandbox.core._auth import TokenRegistry
+from docsapi.sandbox.core._clock import Clock
+from docsapi.sandbox.core._faults import MAX_LATENCY, MAX_STALL, Fault, Faults, check_seconds
+from docsapi.sandbox.core._server import ServerThread
+from docsapi.sandbox.core._store import Store
+from docsapi.sandbox.demo._build import build_demo
+from docsapi.sandbox.demo._size import DEFAULT_SPACES, DEFAULT_TEAMS, DEFAULT_USERS, DemoSize
+from docsapi.sandbox.routes._git import finish_due_operations
 
 #: How far ahead of real time the sandbox clock may be moved, in days.
 MAX_CLOCK_OFFSET_DAYS = 36500
@@ -233,7 +234,7 @@ class Sandbox(ChangeControls):
         self.clock.advance(timedelta(seconds=total))
         with self._store.lock:
             self._store.purge_trash()
-            _routes_git.finish_due_operations(self._store)
+            finish_due_operations(self._store)
 
     def set_latency(self, seconds: float) -> None:
         """Add ``seconds`` (0 to 60) of delay to every API request."""

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from docsapi.sandbox import _changes as changes
-from docsapi.sandbox import _events as events
-from docsapi.sandbox._roles import MEMBER_ROLES
-from docsapi.sandbox._state import Record
-from docsapi.sandbox._store import Store
+from docsapi.sandbox.core import _access_changes as changes
+from docsapi.sandbox.core import _events as events
+from docsapi.sandbox.core._roles import MEMBER_ROLES
+from docsapi.sandbox.core._state import Record
+from docsapi.sandbox.core._store import Store
 
 #: A share link's name: ``ShareLinkName`` (at most 50 characters).
 _MAX_SHARE_LINK_NAME = 50

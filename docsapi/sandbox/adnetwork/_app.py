@@ -20,9 +20,9 @@ from typing import Any
 
 from werkzeug.wrappers import Request, Response
 
-from docsapi.sandbox._jsonbody import BodyError, parse_json_body
 from docsapi.sandbox.adnetwork._store import FILTER_FIELDS, MAX_LIMIT, AffiliateStore
 from docsapi.sandbox.adnetwork.codes import CODES, AppError
+from docsapi.sandbox.core._jsonbody import BodyError, parse_json_body
 
 __all__ = ["DEFAULT_LIMIT", "AdNetworkApp", "error_body", "parse_fault"]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from docsapi.sandbox._server import ServerThread
 from docsapi.sandbox.adnetwork._app import AdNetworkApp, error_body
 from docsapi.sandbox.adnetwork._data import make_keys
 from docsapi.sandbox.adnetwork._store import AffiliateStore
+from docsapi.sandbox.core._server import ServerThread
 
 if TYPE_CHECKING:
     from docsapi.adnetwork import AdNetworkClient

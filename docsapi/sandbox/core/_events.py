@@ -1,0 +1,100 @@
+"""The organization's audit log: one event per change the sandbox makes.
+
+Actions are ``<resource>.<verb>`` names (``space.permission.update``, ``site.publish``,
+``member.role.update`` ...); the target is the resource changed, and for a permission the
+label also names the user or team and the role (``Payments API: Ada Lovelace -> edit``).
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from docsapi.sandbox.core._auth import Credential
+from docsapi.sandbox.core._state import Record
+from docsapi.sandbox.core._store import Store
+
+#: Actor of changes made through the sandbox's own controls (demos and tests).
+SANDBOX_ACTOR = {"type": "system", "id": "sandbox", "label": "Sandbox controls"}
+
+
+def actor_of(store: Store, credential: Credential | None) -> dict[str, str]:
+    """The AuditEventActor behind a credential (None: the sandbox's own controls)."""
+    if credential is None:
+        return dict(SANDBOX_ACTOR)
+    if credential.user_id is None:
+        kind = "installation" if credential.scheme == "integration-installation" else "integration"
+        return {"type": kind, "id": f"sandbox-{kind}"}
+    user = store.state.users.get(credential.user_id)
+    label = user["displayName"] if user else credential.user_id
+    return {"type": "user", "id": credential.user_id, "label": label}
+
+
+def record(
+    store: Store,
+    org_id: str,
+    credential: Credential | None,
+    action: str,
+    target: tuple[str, str, str],
+) -> Record:
+    """Append an event to ``org_id``'s audit log.
+
+    Parameters
+    ----------
+    store
+        The sandbox store (its clock dates the event, its seeded random names it).
+    org_id
+        The organization whose log receives it.
+    credential
+        Who made the change (None for the sandbox's controls).
+    action
+        The action name, such as ``space.permission.update``.
+    target
+        (type, id, label) of what changed.
+
+    Returns
+    -------
+    dict
+        The stored event.
+    """
+    kind, target_id, label = target
+    event = {
+        "id": str(uuid.UUID(int=store.state.rng.getrandbits(128), version=4)),
+        "occurredAt": store.now_iso(),
+        "action": action,
+        "actor": actor_of(store, credential),
+        "source": "api" if credential is not None else "script",
+        "target": {"type": kind, "id": target_id, "label": label},
+    }
+    store.state.events.setdefault(org_id, []).append(event)
+    return event
+
+
+def space_event(
+    store: Store,
+    credential: Credential | None,
+    space: Record,
+    action: str,
+    label: str | None = None,
+) -> Record:
+    """Append an event about a space to its organization's log."""
+    target = ("space", space["id"], label or space["title"])
+    return record(store, space["organization"], credential, action, target)
+
+
+def principal_label(store: Store, principal_type: str, principal_id: str) -> str:
+    """A user's display name or a team's title (the id when it is unknown)."""
+    if principal_type == "team":
+        team = store.state.teams.get(principal_id)
+        return f"team {team['title']}" if team else f"team {principal_id}"
+    found = store.state.users.get(principal_id)
+    return found["displayName"] if found else principal_id
+
+
+def render(event: Record, org_id: str, api_base: str) -> dict[str, Any]:
+    """An AuditEvent."""
+    return {
+        "object": "audit-event",
+        **event,
+        "urls": {"location": f"{api_base}/orgs/{org_id}/audit-events/{event['id']}"},
+    }

@@ -1,0 +1,10 @@
+"""The seeded demo organization the sandbox serves (``docs/sandbox-demo.md``), built on the core.
+
+The modules, one job each: ``_build`` (``build_demo``: runs every step in order),
+``_size`` (how big an organization to build), ``_plan`` (the reference instant and where the
+spaces with a part stand), ``_names`` (the word lists names are drawn from), ``_builder``
+(the cast, the organization, its people, teams, collections and spaces), ``_grants``
+(explicit permissions and the facts about them), ``_sites`` (sites, share links, invite
+links, the audit log's history). ``_grants`` and ``_sites`` take the builder; only
+``_build`` calls them.
+"""

@@ -1,0 +1,203 @@
+"""The demo's sites (what they publish, to whom, their share links), invite links and the
+audit log's history.
+
+Only the deliberate cases expose content that is private inside the organization, leave an
+old share link active or offer admin access through an invite link: every other public or
+unlisted site publishes spaces that members can read anyway, and every other active share
+link is recent.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+from docsapi.sandbox.core._clock import iso
+from docsapi.sandbox.core._ids import new_hex, new_id
+from docsapi.sandbox.core._permission_model import resolve_default
+from docsapi.sandbox.demo import _names as names
+from docsapi.sandbox.demo._plan import (
+    S_API,
+    S_ENGINEERING,
+    S_EXPOSED,
+    S_INTERNAL,
+    S_PARTNERS,
+    S_PRODUCT,
+    S_PUBLIC,
+    S_RUNBOOKS,
+    moment,
+)
+
+if TYPE_CHECKING:
+    from docsapi.sandbox.demo._builder import Builder
+
+#: Position of the private space published only on the unpublished site.
+_UNPUBLISHED_SPACE = 7
+
+
+def slug(title: str) -> str:
+    """A URL path segment for a title (``"Payments API"`` -> ``"payments-api"``)."""
+    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-") or "site"
+
+
+def sites(b: Builder) -> None:
+    """The fixed sites (one per visibility, and an unpublished one), then more at scale."""
+    rng, ids = b.rng, b.space_ids
+    published = {
+        "public": [ids[S_PRODUCT], ids[S_API], ids[S_EXPOSED]],
+        "unlisted": [ids[S_ENGINEERING], ids[S_RUNBOOKS]],
+        "share-link": [ids[S_PARTNERS[0]], ids[S_PARTNERS[1]]],
+        "visitor-auth": [ids[S_INTERNAL]],
+        "unpublished": [ids[_UNPUBLISHED_SPACE]],
+    }
+    b.site = {}
+    for key, title, visibility, is_published in names.SITES:
+        b.site[key] = _site(b, title, visibility, is_published, published[key])
+    links = [
+        ("Acme review", True, 200),
+        ("Auditors 2024", True, 130),
+        ("Beta customers", True, 12),
+        ("Agency draft", False, 300),
+    ]
+    link_ids = [_share_link(b, b.site["share-link"], *link) for link in links]
+    b.stale_links = link_ids[:2]
+    _visitor_auth(b, b.site["visitor-auth"])
+    pick = [u for u in b.regular if u not in b.admins]
+    teams = b.regular_teams[3:] or b.regular_teams
+    org, state = b.org_id, b.state
+    state.site_users.set(org, b.site["public"], rng.choice(pick), "admin")
+    state.site_users.set(org, b.site["visitor-auth"], rng.choice(pick), "create")
+    state.site_teams.set(org, b.site["public"], teams[0], "edit")
+    state.site_teams.set(org, b.site["unlisted"], teams[-1], "read")
+    readable = [
+        s for s in ids[S_PUBLIC + 1 :] if resolve_default(state, state.spaces[s]) is not None
+    ]
+    private = [s for s in ids[S_PUBLIC + 1 :] if s not in set(readable)]
+    extra_sites = max(0, b.size.spaces // 40 - len(names.SITES))
+    for number in range(extra_sites):
+        visibility = rng.choice(["public", "unlisted", "share-link", "visitor-auth"])
+        base = names.MORE_SITE_TITLES[number % len(names.MORE_SITE_TITLES)]
+        candidates = readable if visibility in ("public", "unlisted") or not private else private
+        chosen = rng.sample(candidates, min(len(candidates), rng.randint(2, 4)))
+        site_id = _site(b, f"{base} {number + 1}", visibility, True, chosen)
+        if visibility == "share-link":
+            for _ in range(rng.randint(1, 2)):
+                _share_link(
+                    b, site_id, rng.choice(names.SHARE_LINK_NAMES), True, rng.randint(1, 60)
+                )
+        elif visibility == "visitor-auth":
+            _visitor_auth(b, site_id)
+        if rng.random() < 0.5:
+            state.site_teams.set(org, site_id, rng.choice(teams), rng.choice(["read", "edit"]))
+    b.facts.update(
+        site_ids=list(state.sites),
+        sites=dict(b.site),
+        share_link_ids=dict(zip(("stale", "stale-2", "recent", "inactive"), link_ids, strict=True)),
+    )
+
+
+def _site(b: Builder, title: str, visibility: str, published: bool, spaces: list[str]) -> str:
+    site_id = "site_" + new_id(b.rng, 16)
+    b.state.sites[site_id] = {
+        "id": site_id,
+        "title": title,
+        "organization": b.org_id,
+        "visibility": visibility,
+        "published": published,
+        "defaultLevel": "inherit" if published else None,
+        "type": "premium" if visibility in ("share-link", "visitor-auth") else "basic",
+        "basename": slug(title),
+        "createdAt": iso(moment(b.rng, 700)),
+    }
+    b.state.site_spaces[site_id] = [
+        {
+            "id": "sitesp_" + new_id(b.rng, 16),
+            "space": space_id,
+            "path": slug(b.state.spaces[space_id]["title"]),
+            "title": b.state.spaces[space_id]["title"],
+            "draft": False,
+            "default": position == 0,
+        }
+        for position, space_id in enumerate(spaces)
+    ]
+    b.state.share_links[site_id] = {}
+    return site_id
+
+
+def _share_link(b: Builder, site_id: str, name: str, active: bool, age_days: int) -> str:
+    link_id = "sl_" + new_id(b.rng, 16)
+    created = b.now - timedelta(days=age_days, seconds=b.rng.randint(0, 3600))
+    b.state.share_links[site_id][link_id] = {
+        "id": link_id,
+        "name": name,
+        "key": new_hex(b.rng, 32),
+        "active": active,
+        "createdAt": iso(created),
+    }
+    return link_id
+
+
+def _visitor_auth(b: Builder, site_id: str) -> None:
+    b.state.site_auth[site_id] = {
+        "backend": "custom",
+        "privateKey": new_hex(b.rng, 64),
+        "fallbackURL": f"https://login.{b.domain}/docs",
+    }
+
+
+def invites(b: Builder) -> None:
+    """Invite links: to the organization (one granting admin), to a space, to a collection."""
+    ids = b.space_ids
+    offers = {
+        "admin": {"role": "admin"},
+        "read": {"role": "read"},
+        "space": {"level": "comment", "space": ids[S_ENGINEERING]},
+        "collection": {"level": "read", "collection": b.collection["engineering"]},
+    }
+    b.invite = {}
+    records = b.state.invites.setdefault(b.org_id, {})
+    for key, offer in offers.items():
+        invite_id = new_id(b.rng)
+        records[invite_id] = {"id": invite_id, **offer}
+        b.invite[key] = invite_id
+    b.facts["invite_ids"] = dict(b.invite)
+
+
+def history(b: Builder) -> None:
+    """Past audit events: the sites' publication, share links, a few access changes."""
+    owner = b.state.users[b.owner]
+    actor = {"type": "user", "id": b.owner, "label": owner["displayName"]}
+    past = []
+    for site_id, site in b.state.sites.items():
+        if site["published"]:
+            past.append((site["createdAt"], "site.publish", ("site", site_id, site["title"])))
+        for link in b.state.share_links[site_id].values():
+            label = f"{site['title']}: {link['name']}"
+            past.append((link["createdAt"], "site.share-link.create", ("site", site_id, label)))
+    partners = b.state.collections[b.collection["partners"]]
+    guest = b.state.users[b.partner_guest]["displayName"]
+    past.append(
+        (
+            iso(b.now - timedelta(days=40)),
+            "collection.permission.grant",
+            ("collection", partners["id"], f"{partners['title']}: {guest} -> edit"),
+        )
+    )
+    for admin in b.admins[1:]:
+        name = b.state.users[admin]["displayName"]
+        when = iso(b.now - timedelta(days=b.rng.randint(100, 300)))
+        past.append((when, "member.role.update", ("user", admin, f"{name} -> admin")))
+    events = b.state.events.setdefault(b.org_id, [])
+    for when, action, (kind, target_id, label) in sorted(past):
+        events.append(
+            {
+                "id": str(uuid.UUID(int=b.rng.getrandbits(128), version=4)),
+                "occurredAt": when,
+                "action": action,
+                "actor": dict(actor),
+                "source": "ui",
+                "target": {"type": kind, "id": target_id, "label": label},
+            }
+        )
