@@ -488,7 +488,7 @@ def _run_history(args: argparse.Namespace) -> int:
 
 
 def _load(path: str) -> PermissionAudit:
-    from docsapi.audit.snapshot.store import load_audit
+    from docsapi.audit import load_audit
 
     try:
         return load_audit(path)

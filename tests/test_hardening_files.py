@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from docsapi import audit_permissions
+from docsapi import audit_permissions, load_audit
 from docsapi.audit.snapshot.files import MANIFEST, MAX_MANIFEST_BYTES
-from docsapi.audit.snapshot.store import history, load_audit
+from docsapi.audit.snapshot.store import history
 from docsapi.cli import main
 from docsapi.errors import SnapshotError, ValidationError
 

@@ -21,6 +21,7 @@ categorical :data:`ROLE_DTYPE` (guest < read < comment < edit < review < create 
 
 from __future__ import annotations
 
+import os
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -45,8 +46,9 @@ from docsapi.errors import ValidationError
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from docsapi.audit.diff.changes import AccessDiff
-    from docsapi.audit.snapshot.store import SnapshotInfo
+    from docsapi.audit.diff.access_diff import AccessDiff
+    from docsapi.audit.snapshot.files import SnapshotInfo
+    from docsapi.audit.snapshot.store import StoredAudit
     from docsapi.client import DocsClient
 
 __all__ = [
@@ -56,6 +58,7 @@ __all__ = [
     "PermissionAudit",
     "analyze",
     "audit_permissions",
+    "load_audit",
 ]
 
 
@@ -116,9 +119,9 @@ class PermissionAudit:
         data: AuditData,
         *,
         thresholds: AuditThresholds,
-        resolution: Resolution,
-        full: Effective,
-        shown: Effective,
+        resolution: Resolution | None,
+        full: Effective | None,
+        shown: Effective | None,
         grants: pd.DataFrame,
         effective: pd.DataFrame,
         exposure: pd.DataFrame,
@@ -145,14 +148,40 @@ class PermissionAudit:
         self._full = full
         self._shown = shown
 
+    @classmethod
+    def _from_stored(cls, stored: StoredAudit) -> PermissionAudit:
+        """The audit a snapshot holds, its stored tables as they are (none recomputed)."""
+        tables = stored.tables
+        audit = cls(
+            stored.data,
+            thresholds=stored.thresholds,
+            resolution=None,  # the stored tables need no resolution
+            full=None,
+            shown=None,
+            grants=tables["grants"],
+            effective=tables["effective"],
+            exposure=tables["exposure"],
+            findings=tables["findings"],
+            coverage=tables["coverage"],
+            aggregate_mismatches=tables["aggregate_mismatches"],
+            summary=tables["summary"],
+        )
+        audit.errors = tables["errors"]
+        audit.__dict__["paths"] = tables["paths"]  # the values of the cached properties
+        audit.__dict__["matrix"] = tables["matrix"]
+        audit.snapshot = stored.info
+        return audit
+
     @cached_property
     def paths(self) -> pd.DataFrame:
         """Every way a user reaches a space (computed on first access)."""
+        assert self._resolution is not None and self._full is not None  # set unless stored
         return tables_.paths_table(self._resolution, self._full)
 
     @cached_property
     def matrix(self) -> pd.DataFrame:
         """Users x spaces of effective roles (computed on first access)."""
+        assert self._resolution is not None and self._shown is not None  # set unless stored
         return tables_.matrix_table(self._resolution, self._shown)
 
     @property
@@ -214,9 +243,9 @@ class PermissionAudit:
     def diff(self, previous: PermissionAudit) -> AccessDiff:
         """What changed since ``previous``, an earlier audit of the same organization.
 
-        See :func:`docsapi.audit.diff.changes.diff_audits`.
+        See :func:`docsapi.audit.diff.access_diff.diff_audits`.
         """
-        from docsapi.audit.diff.changes import diff_audits
+        from docsapi.audit.diff.access_diff import diff_audits
 
         return diff_audits(previous, self)
 
@@ -406,6 +435,42 @@ def audit_permissions(
     limits = AuditThresholds.from_kwargs(**thresholds)
     data = crawl_organization(client, org_id, max_workers=max_workers, progress=bool(progress))
     return analyze(data, expand_teams=expand_teams, thresholds=limits)
+
+
+def load_audit(path: str | os.PathLike[str]) -> PermissionAudit:
+    """Load a snapshot written by ``audit.save(path)`` back into a :class:`PermissionAudit`.
+
+    Everything is checked before the audit is built (the format version, each file's
+    SHA-256, each table's columns; see :func:`~docsapi.audit.snapshot.store.read_snapshot`),
+    so a damaged snapshot is refused whole, never half loaded. The audit returned equals the
+    one saved: every table with its dtypes, the organization, time, thresholds, completeness
+    and the raw tables (``.data``), from which it can be analysed, compared or planned again
+    without a request. Its ``.snapshot`` says where it came from.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The snapshot's folder.
+
+    Returns
+    -------
+    PermissionAudit
+
+    Raises
+    ------
+    SnapshotError
+        For a folder that is not a snapshot, a snapshot written in a format this docsapi
+        does not read (the message names both versions), a missing, changed or truncated
+        file, or a table without its columns.
+
+    Examples
+    --------
+    >>> audit = docsapi.load_audit("snapshots/W4Acq9/20261123T083729Z")  # doctest: +SKIP
+    >>> audit.findings.head()                                # doctest: +SKIP
+    """
+    from docsapi.audit.snapshot.store import read_snapshot
+
+    return PermissionAudit._from_stored(read_snapshot(path))
 
 
 def analyze(

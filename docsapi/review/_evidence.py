@@ -13,24 +13,22 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
-from docsapi.audit.report.html import (
-    _CSS,
-    _excel_target,
-    _fit_columns,
-    _plain,
-    _table,
-    _text,
-    _write_page,
+from docsapi.audit.report.page import (
+    CSS,
+    excel_target,
+    fit_columns,
+    html_table,
+    plain,
+    text,
+    write_page,
 )
 from docsapi.audit.snapshot.files import scrub_texts
 from docsapi.review._apply import done_calls
-
-if TYPE_CHECKING:
-    from docsapi.review.access_review import AccessReview
+from docsapi.review._view import ReviewRecord
 
 __all__ = ["SHEETS", "evidence_tables", "render_html", "summary_table", "write_excel", "write_html"]
 
@@ -49,7 +47,7 @@ def _time(value: Any) -> str:
     return pd.Timestamp(value).tz_convert("UTC").strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def summary_table(review: AccessReview) -> pd.DataFrame:
+def summary_table(review: ReviewRecord) -> pd.DataFrame:
     """The review in numbers and facts: one row per item, columns ``item`` and ``value``."""
     audit = review.audit
     decisions = review.decisions
@@ -85,7 +83,7 @@ def summary_table(review: AccessReview) -> pd.DataFrame:
     ).astype("string")
 
 
-def evidence_tables(review: AccessReview) -> dict[str, pd.DataFrame]:
+def evidence_tables(review: ReviewRecord) -> dict[str, pd.DataFrame]:
     """The evidence's tables by sheet name, secrets masked."""
     decided = review.decisions[review.decisions["decision"].notna()]
     columns = [
@@ -121,7 +119,7 @@ def evidence_tables(review: AccessReview) -> dict[str, pd.DataFrame]:
     return {name: scrub_texts(frame) for name, frame in tables.items()}
 
 
-def write_excel(review: AccessReview, path: str | os.PathLike[str]) -> Path:
+def write_excel(review: ReviewRecord, path: str | os.PathLike[str]) -> Path:
     """Write the evidence workbook: sheets summary, decisions, plan, results, sign-off.
 
     Times are UTC (Excel stores no time zone).
@@ -147,12 +145,12 @@ def write_excel(review: AccessReview, path: str | os.PathLike[str]) -> Path:
     --------
     >>> review.to_excel("review-2026-Q4.xlsx")               # doctest: +SKIP
     """
-    target = _excel_target(path)
+    target = excel_target(path)
     tables = evidence_tables(review)
     with pd.ExcelWriter(target, engine="openpyxl") as writer:
         for name in SHEETS:
-            _plain(tables[name], naive_times=True).to_excel(writer, sheet_name=name, index=False)
-            _fit_columns(writer.sheets[name])
+            plain(tables[name], naive_times=True).to_excel(writer, sheet_name=name, index=False)
+            fit_columns(writer.sheets[name])
         sheet = writer.sheets["sign-off"]
         start = len(tables["sign-off"]) + 3
         sheet.cell(row=start, column=1, value=_STATEMENT)
@@ -185,11 +183,11 @@ max-width: 30rem; color: #666; }
 
 
 def _frame_section(title: str, frame: pd.DataFrame, empty: str) -> str:
-    body = _table(frame) if len(frame) else f"<p>{_text(empty)}</p>"
-    return f"<h2>{_text(title)} ({len(frame)})</h2>{body}"
+    body = html_table(frame) if len(frame) else f"<p>{text(empty)}</p>"
+    return f"<h2>{text(title)} ({len(frame)})</h2>{body}"
 
 
-def render_html(review: AccessReview) -> str:
+def render_html(review: ReviewRecord) -> str:
     """The evidence as one self-contained HTML document."""
     tables = evidence_tables(review)
     audit = review.audit
@@ -202,23 +200,23 @@ def render_html(review: AccessReview) -> str:
 <meta http-equiv="Content-Security-Policy"
       content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{_text(title)}</title><style>{_CSS}{_REVIEW_CSS}</style></head>
+<title>{text(title)}</title><style>{CSS}{_REVIEW_CSS}</style></head>
 <body>
-<h1>{_text(title)}</h1>
-<p class="meta">Evidence written {_text(_time(pd.Timestamp.now(tz="UTC")))}. Times are UTC.</p>
+<h1>{text(title)}</h1>
+<p class="meta">Evidence written {text(_time(pd.Timestamp.now(tz="UTC")))}. Times are UTC.</p>
 <h2>Summary</h2>
-{_table(tables["summary"])}
+{html_table(tables["summary"])}
 {_frame_section("Decisions", tables["decisions"], "No decision recorded yet.")}
 {_frame_section("Plan: the API calls that carry out the decisions", plan, "Nothing to change.")}
 {_frame_section("Calls applied and their results", tables["results"], "No call sent yet.")}
 <h2>Sign-off</h2>
-{_table(tables["sign-off"]) if len(tables["sign-off"]) else "<p>Not signed off yet.</p>"}
-<blockquote>{_text(_STATEMENT)}</blockquote><div class="sign">{sign_lines}</div>
+{html_table(tables["sign-off"]) if len(tables["sign-off"]) else "<p>Not signed off yet.</p>"}
+<blockquote>{text(_STATEMENT)}</blockquote><div class="sign">{sign_lines}</div>
 </body></html>
 """
 
 
-def write_html(review: AccessReview, path: str | os.PathLike[str]) -> Path:
+def write_html(review: ReviewRecord, path: str | os.PathLike[str]) -> Path:
     """Write the evidence as one self-contained HTML file (no network needed to open it).
 
     Parameters
@@ -237,4 +235,4 @@ def write_html(review: AccessReview, path: str | os.PathLike[str]) -> Path:
     --------
     >>> review.to_html("review-2026-Q4.html")                # doctest: +SKIP
     """
-    return _write_page(path, render_html(review))
+    return write_page(path, render_html(review))

@@ -361,7 +361,8 @@ class AccessReview:
         SnapshotError
             When the folder is not a snapshot this docsapi reads.
         """
-        from docsapi.audit.snapshot.store import list_tables, load_audit, load_table
+        from docsapi.audit import load_audit
+        from docsapi.audit.snapshot.store import list_tables, load_table
 
         audit = load_audit(path)
         review = cls(audit, reviewer=reviewer, client=client, team_change=team_change)

@@ -10,7 +10,7 @@ Nothing is sent when the panel is built or displayed: only Apply sends requests.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import ipywidgets as widgets
 import pandas as pd
@@ -18,10 +18,8 @@ import pandas as pd
 from docsapi.audit.data import ROLES
 from docsapi.errors import ValidationError
 from docsapi.review._decisions import FILTERS, LOWER_TO
+from docsapi.review._view import ReviewActions
 from docsapi.widgets._base import LABEL_STYLE, FormBase
-
-if TYPE_CHECKING:
-    from docsapi.review.access_review import AccessReview
 
 __all__ = ["ANY", "MAX_ROWS", "ReviewPanel"]
 
@@ -88,7 +86,7 @@ class ReviewPanel(FormBase):
 
     heading = "Access review"
 
-    def __init__(self, review: AccessReview, **kwargs: Any) -> None:
+    def __init__(self, review: ReviewActions, **kwargs: Any) -> None:
         self.review = review
         super().__init__(review.client, **kwargs)
         self._report(self._show_loaded(None))

@@ -1,8 +1,8 @@
 """What changed between two audits of one organization: access, findings and exposure.
 
-``current.diff(previous)`` (:func:`diff_audits`) compares the public tables of two
-:class:`~docsapi.audit.PermissionAudit` objects (fresh, or loaded from snapshots) and
-returns an :class:`AccessDiff`:
+``current.diff(previous)`` (:func:`~docsapi.audit.diff.access_diff.diff_audits`) compares the
+public tables of two :class:`~docsapi.audit.PermissionAudit` objects (fresh, or loaded from
+snapshots) and returns an AccessDiff:
 
 - access per (space, user), from ``effective`` and ``paths``: ``granted`` (reaches the space
   now, did not before), ``revoked``, ``raised`` and ``lowered`` (a higher or lower role
@@ -14,7 +14,7 @@ returns an :class:`AccessDiff`:
 - ``exposure_added`` and ``exposure_removed``: ways to read a space without an account.
 
 Every table has a ``complete`` column, False where a space could not be read in full on
-either side: such a change may be an artefact of missing data. :attr:`AccessDiff.notes`
+either side: such a change may be an artefact of missing data. ``notes``
 states at the top what makes the comparison less than exact (a partial audit, changed
 thresholds, audits in reverse order).
 
@@ -26,28 +26,26 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
 
 from docsapi.audit.data import BOOLEAN, ROLE_DTYPE, STRING
 from docsapi.audit.tables import PATH_COLUMNS
+from docsapi.audit.view import AuditView, check_audit
 from docsapi.errors import ValidationError
-
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-
-    from docsapi.audit import PermissionAudit
 
 __all__ = [
     "ACCESS_CHANGE_COLUMNS",
     "CHANGE_KINDS",
     "PATH_CHANGE_COLUMNS",
-    "AccessDiff",
-    "diff_audits",
+    "Changes",
+    "compare",
 ]
+
+#: A subclass of :class:`Changes`.
+C = TypeVar("C", bound="Changes")
 
 #: Columns of ``granted``, ``revoked``, ``raised``, ``lowered`` and ``rerouted``.
 ACCESS_CHANGE_COLUMNS = [
@@ -135,7 +133,7 @@ def _positions(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
 
 
 # -- completeness --------------------------------------------------------------------------------
-def _space_completeness(audit: PermissionAudit, space_ids: pd.Series) -> np.ndarray:
+def _space_completeness(audit: AuditView, space_ids: pd.Series) -> np.ndarray:
     """For each space: whether the audit read it in full (a space it does not list counts
     as complete only in a complete audit)."""
     effective = audit.effective
@@ -153,7 +151,7 @@ def _space_completeness(audit: PermissionAudit, space_ids: pd.Series) -> np.ndar
 
 
 def _both_complete(
-    previous: PermissionAudit, current: PermissionAudit, space_ids: pd.Series
+    previous: AuditView, current: AuditView, space_ids: pd.Series
 ) -> pd.arrays.BooleanArray:
     flags = _space_completeness(previous, space_ids) & _space_completeness(current, space_ids)
     return pd.array(flags, dtype=BOOLEAN)
@@ -247,7 +245,7 @@ class _Access:
     changed_paths: pd.DataFrame
 
 
-def _access_changes(previous: PermissionAudit, current: PermissionAudit) -> _Access:
+def _access_changes(previous: AuditView, current: AuditView) -> _Access:
     old, new = previous.effective, current.effective
     old_paths, new_paths = previous.paths, current.paths
     old_key, new_key = _keys([old_paths, new_paths], _PATH_KEY)
@@ -325,7 +323,7 @@ def _complete_pairs(
 
 
 def _one_side(
-    previous: PermissionAudit, current: PermissionAudit, rows: pd.DataFrame, *, new_side: bool
+    previous: AuditView, current: AuditView, rows: pd.DataFrame, *, new_side: bool
 ) -> pd.arrays.BooleanArray:
     """A row present on one side: its own flag there, the space's completeness on the other."""
     own = rows["complete"].to_numpy(dtype=bool)
@@ -340,7 +338,7 @@ def _names(table: pd.DataFrame, ids: str, names: str) -> dict[object, object]:
 
 
 def _path_changes(
-    previous: PermissionAudit, current: PermissionAudit, gone: pd.DataFrame, came: pd.DataFrame
+    previous: AuditView, current: AuditView, gone: pd.DataFrame, came: pd.DataFrame
 ) -> pd.DataFrame:
     parts = []
     for change, rows, audit in (("removed", gone, previous), ("added", came, current)):
@@ -379,7 +377,7 @@ def _path_changes(
 
 # -- findings and exposure ------------------------------------------------------------------------
 def _unmatched(
-    previous: PermissionAudit, current: PermissionAudit, table: str, key: list[str]
+    previous: AuditView, current: AuditView, table: str, key: list[str]
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Rows of ``table`` only in the previous audit, and only in the current one."""
     old, new = getattr(previous, table), getattr(current, table)
@@ -394,12 +392,12 @@ def _unmatched(
 
 # -- the result -----------------------------------------------------------------------------------
 @dataclass(eq=False)
-class AccessDiff:
-    """What changed between two audits of one organization (see :func:`diff_audits`).
+class Changes:
+    """What changed between two audits of one organization, as tables (see :func:`compare`).
 
     Attributes
     ----------
-    previous, current : PermissionAudit
+    previous, current : AuditView
         The two audits compared.
     granted, revoked, raised, lowered, rerouted : DataFrame
         Access per (space, user), columns :data:`ACCESS_CHANGE_COLUMNS`: ``role_before``
@@ -419,8 +417,8 @@ class AccessDiff:
         audits in reverse order); empty when nothing does.
     """
 
-    previous: PermissionAudit = field(repr=False)
-    current: PermissionAudit = field(repr=False)
+    previous: AuditView = field(repr=False)
+    current: AuditView = field(repr=False)
     granted: pd.DataFrame = field(repr=False)
     revoked: pd.DataFrame = field(repr=False)
     raised: pd.DataFrame = field(repr=False)
@@ -498,57 +496,20 @@ class AccessDiff:
         """True when nothing changed."""
         return not any(self.count(kind) for kind in CHANGE_KINDS)
 
-    def top_changes(self, limit: int = 10) -> pd.DataFrame:
-        """The changes to look at first: new findings (most severe first), then access
-        granted or raised (highest role first), exposure added, then the rest.
-
-        Returns
-        -------
-        DataFrame
-            ``change``, ``space``, ``who``, ``what`` (one sentence), at most ``limit`` rows.
-        """
-        from docsapi.audit.diff.report import top_changes
-
-        return top_changes(self, limit)
-
-    def plot(self) -> dict[str, Figure]:
-        """Draw the diff's charts; see :func:`docsapi.audit.diff.report.plot_diff`.
-
-        Returns
-        -------
-        dict of str to Figure
-            ``"access_by_role"`` (effective access per role, before and after) and
-            ``"changes"`` (the number of changes of each kind).
-        """
-        from docsapi.audit.diff.report import plot_diff
-
-        return plot_diff(self)
-
-    def to_html(self, path: str | Path) -> Path:
-        """Write a self-contained HTML page of the changes (no network: inline CSS, charts
-        as PNG data); see :func:`docsapi.audit.diff.report.write_html`."""
-        from docsapi.audit.diff.report import write_html
-
-        return write_html(self, path)
-
-    def _repr_html_(self) -> str:
-        from docsapi.audit.diff.report import notebook_html
-
-        return notebook_html(self)
-
     def __repr__(self) -> str:
         counts = ", ".join(f"{kind}={self.count(kind)}" for kind in CHANGE_KINDS[:5])
         findings = f"findings +{self.count('new findings')}/-{self.count('resolved findings')}"
         exposure = f"exposure +{self.count('exposure added')}/-{self.count('exposure removed')}"
         state = "" if self.complete else ", PARTIAL"
-        return f"AccessDiff(org_id={self.org_id!r}, {counts}, {findings}, {exposure}{state})"
+        name = type(self).__name__
+        return f"{name}(org_id={self.org_id!r}, {counts}, {findings}, {exposure}{state})"
 
 
-def _side(audit: PermissionAudit) -> str:
+def _side(audit: AuditView) -> str:
     return f"{pd.Timestamp(audit.generated_at):%Y-%m-%d %H:%M} UTC"
 
 
-def _notes(previous: PermissionAudit, current: PermissionAudit) -> list[str]:
+def _notes(previous: AuditView, current: AuditView) -> list[str]:
     notes = []
     for label, audit in (("previous", previous), ("current", current)):
         if not audit.complete:
@@ -578,20 +539,22 @@ def _notes(previous: PermissionAudit, current: PermissionAudit) -> list[str]:
     return notes
 
 
-def diff_audits(previous: PermissionAudit, current: PermissionAudit) -> AccessDiff:
-    """Compare two audits of one organization (``current.diff(previous)``).
+def compare(previous: AuditView, current: AuditView, kind: type[C]) -> C:
+    """Compare two audits of one organization into a ``kind`` (:class:`Changes` or a subclass).
 
     Parameters
     ----------
-    previous : PermissionAudit
+    previous : AuditView
         The earlier audit (for instance ``docsapi.load_audit(last_quarter)``).
-    current : PermissionAudit
+    current : AuditView
         The later audit.
+    kind : type
+        :class:`Changes` or a subclass of it (:class:`~docsapi.audit.diff.access_diff.AccessDiff`).
 
     Returns
     -------
-    AccessDiff
-        The changes; its ``notes`` say when either audit is partial.
+    Changes
+        The changes, of type ``kind``; its ``notes`` say when either audit is partial.
 
     Raises
     ------
@@ -600,15 +563,10 @@ def diff_audits(previous: PermissionAudit, current: PermissionAudit) -> AccessDi
 
     Examples
     --------
-    >>> changes = audit.diff(docsapi.load_audit("snapshots/org/20260801T000000Z"))  # doctest: +SKIP
-    >>> changes.summary                                      # doctest: +SKIP
-    >>> changes.granted[changes.granted.role_after >= "edit"]  # doctest: +SKIP
+    >>> changes = compare(previous_audit, audit, Changes)    # doctest: +SKIP
+    >>> changes.count("granted")                             # doctest: +SKIP
     """
-    from docsapi.audit import PermissionAudit
-
-    for name, value in (("previous", previous), ("current", current)):
-        if not isinstance(value, PermissionAudit):
-            raise ValidationError(name, f"must be a PermissionAudit, got {type(value).__name__}")
+    previous, current = check_audit(previous, "previous"), check_audit(current, "current")
     if previous.org_id != current.org_id:
         raise ValidationError(
             "previous",
@@ -618,7 +576,7 @@ def diff_audits(previous: PermissionAudit, current: PermissionAudit) -> AccessDi
     access = _access_changes(previous, current)
     resolved, new = _unmatched(previous, current, "findings", _FINDING_KEY)
     removed, added = _unmatched(previous, current, "exposure", _EXPOSURE_KEY)
-    return AccessDiff(
+    return kind(
         previous=previous,
         current=current,
         granted=access.granted,

@@ -9,23 +9,30 @@ of text is HTML-escaped.
 
 from __future__ import annotations
 
-import base64
-import io
 import os
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from docsapi.audit.report.page import (
+    CSS,
+    excel_target,
+    figure_png,
+    fit_columns,
+    html_table,
+    output_path,
+    plain,
+    write_page,
+)
+from docsapi.audit.report.plots import plot_audit
 from docsapi.audit.report.tables import interactive_table, script_element, source_labels
 from docsapi.audit.report.tables import text as _text
-from docsapi.errors import ValidationError
+from docsapi.audit.view import AuditView
 
 if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-
-    from docsapi.audit import PermissionAudit
+    pass
 
 __all__ = [
     "effective_view",
@@ -47,61 +54,8 @@ _CHART_TITLES = {
 #: Charts drawn in their own sections rather than under "Charts".
 _SECTION_CHARTS = ("access_paths", "exposure")
 
-_CSS = """
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto;
-       max-width: 1200px; padding: 0 1rem; color: #222; }
-h1 { font-size: 1.6rem; margin-bottom: .2rem; } h2 { margin-top: 2rem; font-size: 1.25rem; }
-.meta { color: #666; font-size: .9rem; }
-.cards { display: flex; flex-wrap: wrap; gap: .75rem; margin: 1rem 0; }
-.card { border: 1px solid #ddd; border-radius: 8px; padding: .6rem 1rem; min-width: 7rem; }
-.card b { display: block; font-size: 1.5rem; }
-table { border-collapse: collapse; font-size: .85rem; margin: .5rem 0; }
-th, td { border: 1px solid #ddd; padding: .25rem .5rem; text-align: left; vertical-align: top; }
-th { background: #f4f4f4; position: sticky; top: 0; }
-tr.sev-high td:first-child { background: #fbd5d5; font-weight: bold; }
-tr.sev-medium td:first-child { background: #fde5c8; }
-tr.sev-low td:first-child { background: #fcf3c4; }
-img.chart { max-width: 100%; height: auto; display: block; margin: .5rem 0 1.5rem; }
-details summary { cursor: pointer; font-weight: bold; margin: 1rem 0 .3rem; }
-.none { color: #2a7a2a; }
-.partial { border: 2px solid #d62728; background: #fbd5d5; padding: .6rem 1rem;
-           border-radius: 8px; font-weight: bold; }
-.filters { display: flex; flex-wrap: wrap; gap: .4rem .9rem; align-items: center;
-           font-size: .85rem; margin: .4rem 0; }
-.filters input { min-width: 14rem; } .shown { color: #666; }
-th button.sort { all: unset; cursor: pointer; font-weight: bold; }
-th button.sort:focus-visible { outline: 2px solid #1f5fbf; }
-th[aria-sort=ascending] button.sort::after { content: " \\25B2"; }
-th[aria-sort=descending] button.sort::after { content: " \\25BC"; }
-.table-scroll { overflow: auto; max-height: 85vh; margin: .5rem 0; }
-.table-scroll table { margin: 0; } .table-scroll th { z-index: 1; }
-.table-scroll th, .table-scroll td { padding: .25rem .4rem; }
-td.nw { white-space: nowrap; } td.prose { min-width: 28em; }
-td.long { min-width: 12em; overflow-wrap: anywhere; }
-td .id { color: #666; font-family: ui-monospace, monospace; font-size: .85em; }
-"""
 
-
-def _table(frame: pd.DataFrame, *, row_class: str | None = None) -> str:
-    """An HTML table of ``frame``; ``row_class`` names a column whose value styles the row."""
-    head = "".join(f"<th>{_text(column)}</th>" for column in frame.columns)
-    rows = []
-    for record in frame.itertuples(index=False):
-        values = dict(zip(frame.columns, record, strict=True))
-        css = f' class="sev-{_text(values[row_class])}"' if row_class else ""
-        cells = "".join(f"<td>{_text(value)}</td>" for value in record)
-        rows.append(f"<tr{css}>{cells}</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-
-
-def _figure_png(figure: Figure) -> str:
-    """A figure as base64-encoded PNG."""
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=100)
-    return base64.b64encode(buffer.getvalue()).decode("ascii")
-
-
-def _cards(audit: PermissionAudit) -> str:
+def _cards(audit: AuditView) -> str:
     items = [
         ("spaces", "spaces"),
         ("users with access", "users"),
@@ -121,7 +75,7 @@ def _cards(audit: PermissionAudit) -> str:
     return f'<div class="cards">{"".join(cards)}</div>'
 
 
-def _summary_tables(audit: PermissionAudit) -> str:
+def _summary_tables(audit: AuditView) -> str:
     parts = []
     for category, heading in (
         ("role", "Effective access by role"),
@@ -134,7 +88,7 @@ def _summary_tables(audit: PermissionAudit) -> str:
     return f'<div class="cards">{"".join(parts)}</div>'
 
 
-def _partial_banner(audit: PermissionAudit) -> str:
+def _partial_banner(audit: AuditView) -> str:
     """A warning naming what the audit could not see; empty for a complete audit."""
     if audit.complete:
         return ""
@@ -150,7 +104,7 @@ def _findings_section(findings: pd.DataFrame, *, interactive: bool = False) -> s
         return '<p class="none">No findings: every rule passed.</p>'
     if interactive:
         return interactive_table(findings, label="findings", row_class="severity")
-    return _table(findings, row_class="severity")
+    return html_table(findings, row_class="severity")
 
 
 def _section(title: str, frame: pd.DataFrame, *, open_: bool = False) -> str:
@@ -159,7 +113,7 @@ def _section(title: str, frame: pd.DataFrame, *, open_: bool = False) -> str:
     return f"<details{flag}><summary>{_text(title)} ({len(frame)} rows)</summary>{body}</details>"
 
 
-def _exposure_section(audit: PermissionAudit, chart: str) -> str:
+def _exposure_section(audit: AuditView, chart: str) -> str:
     if audit.exposure.empty:
         return '<p class="none">No content is readable without an account.</p>'
     return (
@@ -170,7 +124,7 @@ def _exposure_section(audit: PermissionAudit, chart: str) -> str:
     )
 
 
-def _names(audit: PermissionAudit) -> tuple[dict[str, str], dict[str, str]]:
+def _names(audit: AuditView) -> tuple[dict[str, str], dict[str, str]]:
     """Space titles and user names by id, from every table of the crawl that has them."""
     data = audit.data
     spaces = data.spaces.dropna(subset=["id", "title"])
@@ -187,12 +141,12 @@ def _names(audit: PermissionAudit) -> tuple[dict[str, str], dict[str, str]]:
     )
 
 
-def effective_view(audit: PermissionAudit) -> pd.DataFrame:
+def effective_view(audit: AuditView) -> pd.DataFrame:
     """``audit.effective`` as the report shows it, with names beside the ids of its sources.
 
     Parameters
     ----------
-    audit : PermissionAudit
+    audit : AuditView
         The audit shown.
 
     Returns
@@ -206,12 +160,12 @@ def effective_view(audit: PermissionAudit) -> pd.DataFrame:
     return audit.effective.drop(columns=["source_names"]).assign(sources=labels)
 
 
-def paths_view(audit: PermissionAudit) -> pd.DataFrame:
+def paths_view(audit: AuditView) -> pd.DataFrame:
     """``audit.paths`` as the report shows it: spaces, users and sources named beside ids.
 
     Parameters
     ----------
-    audit : PermissionAudit
+    audit : AuditView
         The audit shown.
 
     Returns
@@ -237,12 +191,12 @@ def paths_view(audit: PermissionAudit) -> pd.DataFrame:
     )
 
 
-def render_html(audit: PermissionAudit) -> str:
+def render_html(audit: AuditView) -> str:
     """Render the full report as one HTML document.
 
     Parameters
     ----------
-    audit : PermissionAudit
+    audit : AuditView
         The audit to report.
 
     Returns
@@ -250,10 +204,10 @@ def render_html(audit: PermissionAudit) -> str:
     str
         A self-contained HTML document.
     """
-    figures = audit.plot()
+    figures = plot_audit(audit)
     images = {
         name: f'<img class="chart" alt="{_text(_CHART_TITLES[name])}" '
-        f'src="data:image/png;base64,{_figure_png(figure)}">'
+        f'src="data:image/png;base64,{figure_png(figure)}">'
         for name, figure in figures.items()
     }
     charts = "".join(
@@ -273,7 +227,7 @@ def render_html(audit: PermissionAudit) -> str:
 <meta http-equiv="Content-Security-Policy"
       content="{policy}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{_text(title)}</title><style>{_CSS}</style></head>
+<title>{_text(title)}</title><style>{CSS}</style></head>
 <body>
 <h1>{_text(title)}</h1>
 {_partial_banner(audit)}
@@ -304,7 +258,7 @@ highest role over their paths.</p>
 """
 
 
-def _organization(audit: PermissionAudit) -> str:
+def _organization(audit: AuditView) -> str:
     """The organization's name with its id, or its id alone."""
     return f"{audit.org_name} ({audit.org_id})" if audit.org_name else audit.org_id
 
@@ -315,7 +269,7 @@ def _thresholds(limits: object) -> str:
     return ", ".join(f"{name}={value:g}" for name, value in asdict(limits).items())  # type: ignore[call-overload]
 
 
-def notebook_html(audit: PermissionAudit, *, findings: int = 10) -> str:
+def notebook_html(audit: AuditView, *, findings: int = 10) -> str:
     """A compact HTML view for Jupyter: the summary and the first findings."""
     more = len(audit.findings) - findings
     tail = f"<p>… and {more} more findings in <code>.findings</code>.</p>" if more > 0 else ""
@@ -326,49 +280,12 @@ def notebook_html(audit: PermissionAudit, *, findings: int = 10) -> str:
     )
 
 
-def _output_path(path: str | os.PathLike[str], argument: str) -> Path:
-    if not isinstance(path, str | os.PathLike) or not str(path).strip():
-        raise ValidationError(argument, f"pass a file or folder path, got {path!r}")
-    if "\x00" in str(path):
-        raise ValidationError(argument, "a path cannot hold a NUL character")
-    return Path(path)
-
-
-def _write_page(path: str | os.PathLike[str], page: str) -> Path:
-    """Write the HTML ``page`` to ``path`` (parent folders created); the file written."""
-    target = _output_path(path, "path")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(page, encoding="utf-8")
-    return target
-
-
-def _excel_target(path: str | os.PathLike[str]) -> Path:
-    """Where a workbook goes (parent folders created), once openpyxl is known to be there."""
-    target = _output_path(path, "path")
-    try:
-        import openpyxl  # noqa: F401
-    except ImportError:
-        raise ImportError(
-            "Writing Excel files needs openpyxl: pip install docsapi[excel]"
-        ) from None
-    target.parent.mkdir(parents=True, exist_ok=True)
-    return target
-
-
-def _fit_columns(sheet: Any) -> None:
-    """Freeze an openpyxl sheet's header row and size its columns to their text."""
-    sheet.freeze_panes = "A2"  # the header row stays in view
-    for column in sheet.columns:
-        longest = max((len(str(cell.value or "")) for cell in column), default=8)
-        sheet.column_dimensions[column[0].column_letter].width = min(60, longest + 2)
-
-
-def write_html(audit: PermissionAudit, path: str | os.PathLike[str]) -> Path:
+def write_html(audit: AuditView, path: str | os.PathLike[str]) -> Path:
     """Write the audit as one self-contained HTML file.
 
     Parameters
     ----------
-    audit : PermissionAudit
+    audit : AuditView
         The audit to report.
     path : str or path-like
         Where to write; missing parent folders are created.
@@ -383,27 +300,17 @@ def write_html(audit: PermissionAudit, path: str | os.PathLike[str]) -> Path:
     >>> audit.to_html("audit-report.html")                      # doctest: +SKIP
     PosixPath('audit-report.html')
     """
-    return _write_page(path, render_html(audit))
+    return write_page(path, render_html(audit))
 
 
-def _plain(frame: pd.DataFrame, *, naive_times: bool = False) -> pd.DataFrame:
-    """Categoricals as plain text, so spreadsheets and CSV readers see ordinary values;
-    with ``naive_times``, UTC timestamps without their zone (Excel cannot store one)."""
-    frame = frame.astype({c: object for c in frame.columns if frame[c].dtype == "category"})
-    if naive_times:
-        zoned = [c for c in frame.columns if isinstance(frame[c].dtype, pd.DatetimeTZDtype)]
-        frame = frame.assign(**{c: frame[c].dt.tz_localize(None) for c in zoned})
-    return frame
-
-
-def _export_tables(audit: PermissionAudit, *, excel: bool = False) -> dict[str, pd.DataFrame]:
-    tables = {name: _plain(t, naive_times=excel) for name, t in audit.tables().items()}
+def _export_tables(audit: AuditView, *, excel: bool = False) -> dict[str, pd.DataFrame]:
+    tables = {name: plain(t, naive_times=excel) for name, t in audit.tables().items()}
     tables["summary"] = tables["summary"].reset_index()
     tables["matrix"] = tables["matrix"].reset_index()
     return tables
 
 
-def write_excel(audit: PermissionAudit, path: str | os.PathLike[str]) -> Path:
+def write_excel(audit: AuditView, path: str | os.PathLike[str]) -> Path:
     """Write one worksheet per table of :meth:`~docsapi.audit.PermissionAudit.tables`.
 
     Each sheet keeps its header row in view (frozen panes) and has an autofilter over its
@@ -411,7 +318,7 @@ def write_excel(audit: PermissionAudit, path: str | os.PathLike[str]) -> Path:
 
     Parameters
     ----------
-    audit : PermissionAudit
+    audit : AuditView
         The audit to export.
     path : str or path-like
         The ``.xlsx`` file to write.
@@ -426,22 +333,22 @@ def write_excel(audit: PermissionAudit, path: str | os.PathLike[str]) -> Path:
     ImportError
         When openpyxl is not installed (``pip install docsapi[excel]``).
     """
-    target = _excel_target(path)
+    target = excel_target(path)
     with pd.ExcelWriter(target, engine="openpyxl") as writer:
         for name, table in _export_tables(audit, excel=True).items():
             table.to_excel(writer, sheet_name=name, index=False)
             sheet = writer.sheets[name]
             sheet.auto_filter.ref = sheet.dimensions  # a filter menu on every column
-            _fit_columns(sheet)
+            fit_columns(sheet)
     return target
 
 
-def write_csv(audit: PermissionAudit, folder: str | os.PathLike[str]) -> list[Path]:
+def write_csv(audit: AuditView, folder: str | os.PathLike[str]) -> list[Path]:
     """Write one CSV file per table into ``folder`` (created if missing).
 
     Parameters
     ----------
-    audit : PermissionAudit
+    audit : AuditView
         The audit to export.
     folder : str or path-like
         The folder to write one ``<table>.csv`` per table of
@@ -452,7 +359,7 @@ def write_csv(audit: PermissionAudit, folder: str | os.PathLike[str]) -> list[Pa
     list of Path
         The files written.
     """
-    target = _output_path(folder, "folder")
+    target = output_path(folder, "folder")
     target.mkdir(parents=True, exist_ok=True)
     written = []
     for name, table in _export_tables(audit).items():

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
-    from docsapi.audit import PermissionAudit
+    from docsapi.audit.view import AuditView
 
 __all__ = [
     "CATEGORY_COLORS",
@@ -379,12 +379,12 @@ def exposure_figure(exposure: pd.DataFrame) -> Figure:
     )
 
 
-def plot_audit(audit: PermissionAudit) -> dict[str, Figure]:
+def plot_audit(audit: AuditView) -> dict[str, Figure]:
     """Draw the charts of an audit.
 
     Parameters
     ----------
-    audit : PermissionAudit
+    audit : AuditView
         The audit to draw.
 
     Returns

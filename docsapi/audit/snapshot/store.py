@@ -10,7 +10,7 @@ A snapshot is a folder::
     extra/<name>-<hash>.parquet tables saved with it later (a review's decisions, say)
 
 :func:`save_audit` (``audit.save(path)``) writes it into a hidden folder beside the target
-and renames it into place, so a snapshot is never seen half-written. :func:`load_audit`
+and renames it into place, so a snapshot is never seen half-written. :func:`read_snapshot`
 (``docsapi.load_audit(path)``) checks everything first (the description, the format version,
 each file's checksum and columns) and only then builds the audit: what it returns equals what
 was saved, dtypes included; what it refuses raises :class:`~docsapi.errors.SnapshotError`.
@@ -40,13 +40,13 @@ import shutil
 import tempfile
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 from urllib.parse import quote
 
 import numpy as np
 import pandas as pd
 
-from docsapi.audit.coverage import COVERAGE_COLUMNS
+from docsapi.audit.coverage import COVERAGE_COLUMNS, is_complete
 from docsapi.audit.data import PARTS, RAW_SCHEMAS, AuditData
 from docsapi.audit.rules import FINDING_COLUMNS, AuditThresholds
 from docsapi.audit.snapshot.files import (
@@ -72,11 +72,9 @@ from docsapi.audit.tables import (
     MISMATCH_COLUMNS,
     PATH_COLUMNS,
 )
+from docsapi.audit.view import AuditView, check_audit
 from docsapi.core.version import version
 from docsapi.errors import SnapshotError, ValidationError
-
-if TYPE_CHECKING:
-    from docsapi.audit import PermissionAudit
 
 __all__ = [
     "AUDIT_TABLES",
@@ -84,11 +82,12 @@ __all__ = [
     "MANIFEST",
     "OLDEST_FORMAT_VERSION",
     "SnapshotInfo",
+    "StoredAudit",
     "history",
     "list_tables",
-    "load_audit",
     "load_table",
     "read_info",
+    "read_snapshot",
     "save_audit",
     "save_dated",
     "save_table",
@@ -173,7 +172,7 @@ def read_info(path: str | os.PathLike[str]) -> SnapshotInfo:
 
 
 # -- writing -------------------------------------------------------------------------------------
-def _manifest_for(audit: PermissionAudit, expand_teams: bool) -> dict[str, Any]:
+def _manifest_for(audit: AuditView, expand_teams: bool) -> dict[str, Any]:
     coverage = audit.coverage.astype(object).where(audit.coverage.notna(), None)
     return {
         "format": FORMAT,
@@ -206,7 +205,7 @@ def _plain_value(value: object) -> object:
     return value
 
 
-def _write_snapshot(audit: PermissionAudit, folder: Path, expand_teams: bool) -> None:
+def _write_snapshot(audit: AuditView, folder: Path, expand_teams: bool) -> None:
     manifest = _manifest_for(audit, expand_teams)
     tables = audit.tables()
     for name in AUDIT_TABLES:
@@ -254,7 +253,7 @@ def _install(staging: Path, target: Path) -> None:
 
 
 def save_audit(
-    audit: PermissionAudit,
+    audit: AuditView,
     path: str | os.PathLike[str],
     *,
     overwrite: bool = False,
@@ -290,10 +289,7 @@ def save_audit(
     >>> audit.save("reviews/2026-Q3")                        # doctest: +SKIP
     PosixPath('reviews/2026-Q3')
     """
-    from docsapi.audit import PermissionAudit
-
-    if not isinstance(audit, PermissionAudit):
-        raise ValidationError("audit", f"must be a PermissionAudit, got {type(audit).__name__}")
+    audit = check_audit(audit, "audit")
     target = _snapshot_path(path)
     _check_target(target, overwrite)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -323,7 +319,7 @@ def _dated_folder(root: Path, org_id: str, generated_at: pd.Timestamp) -> Path:
 
 
 def save_dated(
-    audit: PermissionAudit, root: str | os.PathLike[str], *, expand_teams: bool = True
+    audit: AuditView, root: str | os.PathLike[str], *, expand_teams: bool = True
 ) -> Path:
     """Keep a snapshot of ``audit`` at ``root/<org id>/<UTC time of the crawl>/``.
 
@@ -396,15 +392,22 @@ def _crawl_facts(path: Path, manifest: dict[str, Any]) -> dict[str, Any]:
     return facts
 
 
-def load_audit(path: str | os.PathLike[str]) -> PermissionAudit:
-    """Load a snapshot written by ``audit.save(path)`` back into a :class:`PermissionAudit`.
+class StoredAudit(NamedTuple):
+    """What a snapshot holds, checked whole: the raw tables, the audit's tables, its limits."""
 
-    Everything is checked before the audit is built (the format version, each file's
-    SHA-256, each table's columns), so a damaged snapshot is refused whole, never half
-    loaded. The audit returned equals the one saved: every table with its dtypes, the
-    organization, time, thresholds, completeness and the raw tables (``.data``), from which
-    it can be analysed, compared or planned again without a request. Its ``.snapshot`` says
-    where it came from.
+    data: AuditData
+    tables: dict[str, pd.DataFrame]
+    thresholds: AuditThresholds
+    info: SnapshotInfo
+
+
+def read_snapshot(path: str | os.PathLike[str]) -> StoredAudit:
+    """Read and check a snapshot written by ``audit.save(path)``, every file of it.
+
+    Everything is checked before anything is returned (the format version, each file's
+    SHA-256, each table's columns, the completeness the manifest states), so a damaged
+    snapshot is refused whole, never half loaded. :func:`docsapi.load_audit` builds the
+    audit from what this returns.
 
     Parameters
     ----------
@@ -413,7 +416,10 @@ def load_audit(path: str | os.PathLike[str]) -> PermissionAudit:
 
     Returns
     -------
-    PermissionAudit
+    StoredAudit
+        The raw tables (``data``), the audit's tables by name (``tables``, ``paths`` and
+        ``matrix`` included), the rule limits (``thresholds``) and the snapshot's
+        description (``info``).
 
     Raises
     ------
@@ -424,8 +430,8 @@ def load_audit(path: str | os.PathLike[str]) -> PermissionAudit:
 
     Examples
     --------
-    >>> audit = docsapi.load_audit("snapshots/W4Acq9/20261123T083729Z")  # doctest: +SKIP
-    >>> audit.findings.head()                                # doctest: +SKIP
+    >>> stored = read_snapshot("snapshots/W4Acq9/20261123T083729Z")  # doctest: +SKIP
+    >>> stored.info.org_id                                   # doctest: +SKIP
     """
     target = _snapshot_path(path)
     manifest = read_manifest(target)
@@ -450,39 +456,9 @@ def load_audit(path: str | os.PathLike[str]) -> PermissionAudit:
         )
     except ValidationError as exc:
         raise refuse(target, f"its raw tables are not valid: {exc}") from None
-    return _assemble(data, tables, thresholds, info)
-
-
-def _assemble(
-    data: AuditData,
-    tables: dict[str, pd.DataFrame],
-    thresholds: AuditThresholds,
-    info: SnapshotInfo,
-) -> PermissionAudit:
-    """The audit made of stored tables (``paths`` and ``matrix`` included, not recomputed)."""
-    from docsapi.audit import PermissionAudit
-
-    audit = PermissionAudit(
-        data,
-        thresholds=thresholds,
-        resolution=None,  # type: ignore[arg-type]  # the stored tables need no resolution
-        full=None,  # type: ignore[arg-type]
-        shown=None,  # type: ignore[arg-type]
-        grants=tables["grants"],
-        effective=tables["effective"],
-        exposure=tables["exposure"],
-        findings=tables["findings"],
-        coverage=tables["coverage"],
-        aggregate_mismatches=tables["aggregate_mismatches"],
-        summary=tables["summary"],
-    )
-    audit.errors = tables["errors"]
-    audit.__dict__["paths"] = tables["paths"]  # the values of the cached properties
-    audit.__dict__["matrix"] = tables["matrix"]
-    if audit.complete != info.complete:
+    if is_complete(tables["coverage"]) != info.complete:
         raise refuse(info.path, "its coverage table and snapshot.json disagree on completeness")
-    audit.snapshot = info
-    return audit
+    return StoredAudit(data, tables, thresholds, info)
 
 
 # -- tables saved with a snapshot ----------------------------------------------------------------
@@ -648,7 +624,7 @@ def history(root: str | os.PathLike[str], *, org_id: str | None = None) -> pd.Da
         One row per snapshot: ``org_id``, ``org_name``, ``generated_at``, ``complete``,
         ``spaces``, ``users``, ``findings``, ``high``, ``docsapi_version``, ``path``, and
         ``problem`` (why it cannot be read; missing when it can). Only ``snapshot.json`` is
-        read: :func:`load_audit` checks the files.
+        read: :func:`read_snapshot` checks the files.
 
     Raises
     ------
