@@ -24,7 +24,11 @@ line naming what could not be seen. ``docsapi diff`` exits 3 likewise when eithe
 is partial (unless ``--allow-partial``), and 2 when a snapshot cannot be loaded.
 ``docsapi review apply PLAN`` exits 0 when every call of the plan is done (or, with
 ``--dry-run``, was shown), 1 when a call failed (it stops there; the same command again
-resumes), 2 when the plan cannot be read or no token is found. Errors are one line on stderr.
+resumes), 2 when the plan cannot be read or no token is found; 130 after Ctrl-C (``docsapi
+sandbox`` stops with 0: Ctrl-C is how it ends). Errors are one line on stderr (at most 200
+characters) that says what to do. Before its first request, ``docsapi audit`` checks the
+organization id, the base URL, every file and folder it will write, that a token is at hand,
+and then asks the server once (5 s at most) who the token belongs to.
 """
 
 from __future__ import annotations
@@ -35,6 +39,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from docsapi.cli_checks import (
+    check_output_file,
+    check_output_folder,
+    probe_server,
+    require_token,
+)
+from docsapi.cli_parser import CommandParser, one_line
+from docsapi.core.checks import check_base_url, check_entity_id
 from docsapi.core.config import DEFAULT_BASE_URL
 from docsapi.core.version import version
 from docsapi.errors import (
@@ -56,6 +68,8 @@ TOKEN_VARIABLE = "GITBOOK_API_TOKEN"
 DEFAULT_REPORT = "audit-report.html"
 SANDBOX_PORT = 8765
 EXIT_OK, EXIT_API, EXIT_USAGE, EXIT_PARTIAL = 0, 1, 2, 3
+#: The exit status after Ctrl-C (128 + SIGINT), as shells report it.
+EXIT_INTERRUPTED = 130
 
 
 class _Failure(Exception):
@@ -88,7 +102,7 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``docsapi`` command."""
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="docsapi",
         description="Permission audits and an offline sandbox for the documentation-platform API.",
     )
@@ -97,6 +111,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="audit the sandbox's demo organization, offline")
     demo.add_argument("--seed", type=int, default=0, help="sandbox seed (default: 0)")
+    demo.add_argument(
+        "--latency",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="delay the sandbox adds to every request, as a real server's (default: 0)",
+    )
     _add_output_options(demo)
     demo.set_defaults(handler=_run_demo)
 
@@ -233,6 +254,21 @@ def _add_review_parser(commands) -> None:
     apply.set_defaults(handler=_run_review)
 
 
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Check every file and folder the audit will write, before the first request."""
+    if args.workers < 1:
+        raise _Failure("--workers: must be at least 1", EXIT_USAGE)
+    try:
+        check_output_file(args.out, "--out")
+        if args.excel:
+            check_output_file(args.excel, "--excel")
+        for option, folder in (("--csv", args.csv), ("--save", args.save)):
+            if folder:
+                check_output_folder(folder, option)
+    except ValidationError as exc:
+        raise _Failure(str(exc), EXIT_USAGE) from None
+
+
 def _write_outputs(audit: PermissionAudit, args: argparse.Namespace) -> list[Path]:
     written = [audit.to_html(args.out)]
     if args.excel:
@@ -302,9 +338,14 @@ def _audit(client, org_id: str, args: argparse.Namespace) -> PermissionAudit:
 
 
 def _run_demo(args: argparse.Namespace) -> int:
+    _check_outputs(args)
     from docsapi.sandbox import Sandbox
 
-    with Sandbox(seed=args.seed) as sandbox:
+    try:
+        sandbox = Sandbox(seed=args.seed, latency=args.latency)
+    except ValueError as exc:
+        raise _Failure(f"--latency: {exc}", EXIT_USAGE) from None
+    with sandbox:
         audit = _audit(sandbox.client(), sandbox.org_id, args)
     _print_summary(audit, _write_outputs(audit, args))
     _keep_snapshot(audit, args)
@@ -334,18 +375,17 @@ def _explain(exc: DocsAPIError, org_id: str, base_url: str) -> str:
 
 
 def _run_audit(args: argparse.Namespace) -> int:
-    from docsapi.client import DocsClient
-    from docsapi.errors import MissingCredentialError
-
     try:
+        # everything that can be checked here is, before the first request
+        check_entity_id(args.org, "--org")
+        args.base_url = check_base_url(args.base_url, "--base-url")
+        _check_outputs(args)
+        require_token(args.base_url, TOKEN_VARIABLE)
+        from docsapi.client import DocsClient
+
+        probe_server(args.base_url)  # once, with a short timeout: reachable, token accepted
         client = DocsClient(base_url=args.base_url)  # token: GITBOOK_API_TOKEN, then the keyring
         audit = _audit(client, args.org, args)
-    except MissingCredentialError as exc:
-        raise _Failure(
-            f"{exc} Create an API token in your account settings, then run `docsapi login` "
-            f"or export {TOKEN_VARIABLE}=<token>.",
-            EXIT_USAGE,
-        ) from None
     except ValidationError as exc:
         raise _Failure(str(exc), EXIT_USAGE) from None
     except DocsAPIError as exc:
@@ -542,20 +582,15 @@ def _run_diff(args: argparse.Namespace) -> int:
 
 def _run_review(args: argparse.Namespace) -> int:
     from docsapi.client import DocsClient
-    from docsapi.errors import MissingCredentialError
     from docsapi.review._cli import run_apply, show_dry_run
 
     try:
         if args.dry_run:
             return show_dry_run(args.plan, args.results)
+        args.base_url = check_base_url(args.base_url, "--base-url")
+        require_token(args.base_url, TOKEN_VARIABLE)
         client = DocsClient(base_url=args.base_url)  # token: GITBOOK_API_TOKEN, then the keyring
         return run_apply(client, args.plan, args.results, progress=not args.no_progress)
-    except MissingCredentialError as exc:
-        raise _Failure(
-            f"{exc} Run `docsapi login` or export {TOKEN_VARIABLE}=<token> (an organization "
-            "admin's).",
-            EXIT_USAGE,
-        ) from None
     except ValidationError as exc:
         raise _Failure(str(exc), EXIT_USAGE) from None
 
@@ -572,28 +607,30 @@ def main(argv: list[str] | None = None) -> int:
     -------
     int
         The exit status: 0 success, 1 API failure (for ``review apply``: a call failed), 2
-        usage or configuration problem, 3 a partial audit without ``--allow-partial``.
+        usage or configuration problem, 3 a partial audit without ``--allow-partial``, 130
+        interrupted by Ctrl-C.
 
     Examples
     --------
     >>> main(["demo", "--out", "report.html", "--no-progress"])   # doctest: +SKIP
     0
     """
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help(sys.stderr)
-        return EXIT_USAGE
-    if getattr(args, "workers", 1) < 1:
-        parser.error("--workers must be at least 1")
     try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help(sys.stderr)
+            return EXIT_USAGE
         return args.handler(args)
     except _Failure as failure:
-        print(f"docsapi: error: {failure}", file=sys.stderr)
+        print(one_line(f"docsapi: error: {failure}"), file=sys.stderr)
         return failure.status
     except OSError as exc:
-        print(f"docsapi: error: cannot write the report: {exc}", file=sys.stderr)
+        print(one_line(f"docsapi: error: cannot write the report: {exc}"), file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("docsapi: interrupted (Ctrl-C).", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -2,10 +2,29 @@
 
 from __future__ import annotations
 
+import fixed_clock
 import pytest
 
 #: A token that must never be seen in a repr, a log line, an error or a saved file.
 CANARY_TOKEN = "gb_api_CANARY7f3a9c2e5b1d4a8f6e0c"
+
+
+def pytest_configure(config):
+    """With ``DOCSAPI_TEST_NOW`` set, the whole session runs on a clock starting then."""
+    config.docsapi_fixed_clock = fixed_clock.from_environment()
+
+
+def pytest_unconfigure(config):
+    clock = getattr(config, "docsapi_fixed_clock", None)
+    if clock is not None:
+        clock.stop()
+
+
+def pytest_report_header(config):
+    clock = getattr(config, "docsapi_fixed_clock", None)
+    if clock is not None:
+        return f"clock: starts at {clock.instant} ({fixed_clock.VARIABLE}), kernels included"
+    return None
 
 
 @pytest.fixture(autouse=True)

@@ -12,6 +12,7 @@ from email.utils import parsedate_to_datetime
 import pytest
 import requests
 from contract import ApiSession
+from interrupt import interruptible
 
 import docsapi.sandbox
 from docsapi.sandbox import Sandbox, ServerThread
@@ -112,7 +113,7 @@ def test_server_thread_serves_any_wsgi_app():
 
 def test_serve_prints_the_url_org_and_tokens_and_stops_on_ctrl_c():
     code = "from docsapi.sandbox import serve; serve(port=0, seed=0)"
-    process = subprocess.Popen(
+    process = interruptible(
         [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     try:

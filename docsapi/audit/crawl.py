@@ -94,10 +94,22 @@ def _attempt(fetch: Callable[[], Any], target_type: str, target_id: str, stage: 
         return _Failed(target_type, target_id, stage, exc)
 
 
-def _progress_bar(total: int, enabled: bool):
+def _follow(jobs: list[Future], what: str, unit: str, progress: bool) -> None:
+    """Wait for one phase's jobs, raising what could not be recovered from (401, ...).
+
+    With ``progress``, one bar follows the phase: named for what it reads (``what`` with
+    ``{count}`` filled in, e.g. "access of 30 spaces"), its total known from the start,
+    counting ``unit`` (a word). Phases without jobs show no bar.
+    """
     from tqdm.auto import tqdm  # type: ignore[import-untyped]
 
-    return tqdm(total=total, desc="Reading access", unit="target", disable=not enabled)
+    if not jobs:
+        return
+    name = what.format(count=f"{len(jobs)} {unit}{'' if len(jobs) == 1 else 's'}")
+    with tqdm(total=len(jobs), desc=name, unit=f" {unit}", disable=not progress) as bar:
+        for job in as_completed(jobs):
+            job.result()
+            bar.update(1)
 
 
 class _Reader:
@@ -128,17 +140,22 @@ class _Reader:
         except (APIStatusError, ResponseFormatError):
             return None
 
+    def now(self) -> pd.Timestamp:
+        """The client's clock (``DocsClient(clock=...)``) as a UTC timestamp."""
+        return pd.Timestamp(self.client.transport.clock.time(), unit="s", tz="UTC")
+
     def reported_spaces(self) -> tuple[int | None, pd.Timedelta | None]:
         """The number of spaces the API says the organization's list holds (if it says), and
-        how far the server's clock (its ``Date`` header) is from ours: ages (share links,
-        inactivity) are counted to the server's time when the crawl finished."""
+        how far the server's clock (its ``Date`` header) is from the client's: ages (share
+        links, inactivity) are counted to the server's time when the crawl finished, so data
+        the server dates from its own clock (a sandbox's) ages by that clock."""
         try:
             answer = self.client.transport.request(
                 "GET", f"{self.org_path}/spaces", params={"limit": 1}
             )
         except _RECOVERABLE:
             return None, None
-        received = pd.Timestamp.now(tz="UTC")
+        received = self.now()
         count = answer.data.get("count") if isinstance(answer.data, dict) else None
         if not isinstance(count, int | float) or isinstance(count, bool):
             count = None
@@ -284,7 +301,9 @@ def crawl_organization(
     max_workers : int
         Number of concurrent requests.
     progress : bool
-        Show a progress bar over the spaces.
+        Show one progress bar per phase: the access of the spaces, the members of the
+        teams, the access of the collections, the spaces, share links and access of the
+        sites.
 
     Returns
     -------
@@ -319,31 +338,36 @@ def crawl_organization(
             space_jobs: list[Future] = [
                 pool.submit(lambda s: tables.space(*read.space(s)), s) for s in spaces["id"]
             ]
-            with _progress_bar(len(space_jobs), progress) as bar:
-                teams = teams_job.result()
-                other_jobs = [
-                    pool.submit(lambda t: tables.team(read.team_members(t)), t) for t in teams["id"]
+            teams = teams_job.result()
+            team_jobs = [
+                pool.submit(lambda t: tables.team(read.team_members(t)), t) for t in teams["id"]
+            ]
+            collection_records = collections_job.result()
+            collection_jobs = (
+                []
+                if tables.failed(collection_records)
+                else [
+                    pool.submit(lambda c: tables.permissions("collection", *read.collection(c)), c)
+                    for c in (record["id"] for record in collection_records)
                 ]
-                collection_records = collections_job.result()
-                if not tables.failed(collection_records):
-                    other_jobs += [
-                        pool.submit(
-                            lambda c: tables.permissions("collection", *read.collection(c)), c
-                        )
-                        for c in (record["id"] for record in collection_records)
-                    ]
-                site_records = sites_job.result()
-                if not tables.failed(site_records):
-                    other_jobs += [
-                        pool.submit(lambda s: tables.site(*read.site(s)), s)
-                        for s in (record["id"] for record in site_records)
-                    ]
-                members = frames.org_members(org_id, members_job.result())
-                bar.total = len(space_jobs) + len(other_jobs)
-                bar.refresh()
-                for job in as_completed([*space_jobs, *other_jobs]):
-                    job.result()  # raises what could not be recovered from (401, ...)
-                    bar.update(1)
+            )
+            site_records = sites_job.result()
+            site_jobs = (
+                []
+                if tables.failed(site_records)
+                else [
+                    pool.submit(lambda s: tables.site(*read.site(s)), s)
+                    for s in (record["id"] for record in site_records)
+                ]
+            )
+            members = frames.org_members(org_id, members_job.result())
+            for jobs, what, unit in (
+                (space_jobs, "access of {count}", "space"),
+                (team_jobs, "members of {count}", "team"),
+                (collection_jobs, "access of {count}", "collection"),
+                (site_jobs, "spaces, share links and access of {count}", "site"),
+            ):
+                _follow(jobs, what, unit, progress)
             (org_name, invite_links_on), me = organization.result(), me_job.result()
             reported, clock_offset = count_job.result()
             invite_links = _invite_links(frames, org_id, invites_job.result(), tables)
@@ -355,7 +379,7 @@ def crawl_organization(
     return AuditData(
         org_id=org_id,
         org_name=org_name,
-        generated_at=pd.Timestamp.now(tz="UTC") + (clock_offset or pd.Timedelta(0)),
+        generated_at=read.now() + (clock_offset or pd.Timedelta(0)),
         token_role=_token_role(members, me),
         spaces_reported=reported,
         invite_links_enabled=invite_links_on,

@@ -90,8 +90,9 @@ class Sandbox(ChangeControls):
             inherit_share,
         )
         self.clock = Clock()
-        today = self.clock.now().replace(hour=0, minute=0, second=0, microsecond=0)
-        state, self._demo = build_demo(seed, size, now=today)
+        # the demo's ages count back from the sandbox clock's time: the same clock the
+        # answers' Date header (and so an audit's "now") comes from
+        state, self._demo = build_demo(seed, size, now=self.clock.now().replace(microsecond=0))
         self.seed = seed
         self._store = Store(state, seed, self.clock)
         self._tokens = TokenRegistry(seed, self._demo["owner_id"], self._demo["other_user_id"])

@@ -10,7 +10,6 @@ of text is HTML-escaped.
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -216,7 +215,7 @@ def render_html(audit: AuditView) -> str:
         if name not in _SECTION_CHARTS
     )
     limits = audit.thresholds
-    generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    taken = pd.Timestamp(audit.generated_at).tz_convert("UTC").strftime("%Y-%m-%d %H:%M UTC")
     title = f"Permission audit of {_organization(audit)}"
     script, script_hash = script_element()
     policy = (
@@ -231,7 +230,7 @@ def render_html(audit: AuditView) -> str:
 <body>
 <h1>{_text(title)}</h1>
 {_partial_banner(audit)}
-<p class="meta">Generated {generated}. Thresholds: {_text(_thresholds(limits))}.</p>
+<p class="meta">Audit taken {taken}. Thresholds: {_text(_thresholds(limits))}.</p>
 <h2>Summary</h2>
 {_cards(audit)}
 {_summary_tables(audit)}

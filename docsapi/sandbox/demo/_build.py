@@ -6,7 +6,9 @@ recorded in the returned facts, and no other instance (see :func:`build_demo`). 
 sites are laid out by :mod:`._grants` and :mod:`._sites`.
 
 Timestamps that an audit compares with today (when members were last seen, when share links
-were made) are drawn back from ``now``; every other timestamp is drawn before :data:`._plan.EPOCH`,
+were made) are drawn back from ``now`` (the sandbox clock's time when it is built), whole
+days plus less than half a day (an hour for share links), so their ages in days are the same
+at any hour; every other timestamp is drawn before :data:`._plan.EPOCH`,
 so names, ids and findings never depend on the day the demo is built.
 """
 
@@ -34,7 +36,7 @@ def build_demo(
         Counts of spaces, users, teams and direct grants per space (default: the demo size).
     now
         The instant "last seen" and share-link ages count back from (default: the current
-        time, rounded down to the day).
+        time). Ages in whole days counted within 12 hours of it do not depend on the hour.
 
     Returns
     -------
@@ -53,7 +55,7 @@ def build_demo(
     size = size or DemoSize()
     size.check()
     if now is None:
-        now = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+        now = datetime.now(UTC).replace(microsecond=0)
     builder = Builder(seed, size, now)
     builder.organization()
     builder.users()

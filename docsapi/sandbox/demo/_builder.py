@@ -14,7 +14,7 @@ from docsapi.sandbox.core._clock import iso
 from docsapi.sandbox.core._ids import new_id
 from docsapi.sandbox.core._state import State
 from docsapi.sandbox.demo import _names as names
-from docsapi.sandbox.demo._plan import EPOCH, PLACES, moment
+from docsapi.sandbox.demo._plan import EPOCH, PLACES, days_before, moment
 from docsapi.sandbox.demo._size import DemoSize
 
 _ORG_ROLES = ["edit"] * 35 + ["comment"] * 15 + ["review"] * 10 + ["read"] * 30 + ["create"] * 10
@@ -114,11 +114,11 @@ class Builder:
             role = fixed[user_id] if user_id in fixed else rng.choice(_ORG_ROLES)
             joined = moment(rng, 1400)
             if user_id in (self.inactive, *self.dormant):
-                last_seen = moment(rng, 400, self.now - timedelta(days=150))
+                last_seen = days_before(rng, 400, self.now - timedelta(days=150))
             elif user_id == self.disabled:
-                last_seen = moment(rng, 300, self.now - timedelta(days=200))
+                last_seen = days_before(rng, 300, self.now - timedelta(days=200))
             else:
-                last_seen = moment(rng, 30, self.now)
+                last_seen = days_before(rng, 30, self.now)
             members[user_id] = {
                 "role": role,
                 "joinedAt": iso(joined),

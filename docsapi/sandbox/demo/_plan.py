@@ -19,6 +19,27 @@ def moment(rng: random.Random, days_back: float, before: datetime = EPOCH) -> da
     return before - timedelta(days=rng.uniform(1, days_back), seconds=rng.randint(0, 86_399))
 
 
+def days_before(rng: random.Random, days_back: float, before: datetime) -> datetime:
+    """A random instant a whole number of days (one to ``days_back``) and less than half a day
+    before ``before``.
+
+    An age counted in whole days from any time less than half a day after ``before`` is then
+    the drawn number of days, whatever the hour: the demo's "last seen N days ago" does not
+    change while a notebook or a test runs. It draws what :func:`moment` draws, so the rest
+    of the demo stays the same.
+
+    Examples
+    --------
+    >>> now = datetime(2026, 11, 25, 23, 59, 30, tzinfo=UTC)
+    >>> then = days_before(random.Random(1), 30, now)
+    >>> ages = {(now + timedelta(hours=h) - then).days for h in range(12)}
+    >>> len(ages)
+    1
+    """
+    days = int(rng.uniform(1, days_back))
+    return before - timedelta(days=days, seconds=rng.randint(0, 86_399) // 2)
+
+
 #: Positions in the space list of the spaces that play a fixed part (see ``PLACES``).
 S_EXPOSED, S_UNLISTED, S_DISABLED, S_INACTIVE = 9, 10, (11, 12), (13, 14)
 S_PARTNERS = (15, 16, 17, 18, 19)
