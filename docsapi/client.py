@@ -64,10 +64,6 @@ TOKEN_SOURCES: tuple[str, ...] = (
     f"the {TOKEN_ENV_VAR} environment variable",
     "the keyring (stored by `docsapi login` or docsapi.login())",
 )
-#: The API's version, the last segment every base URL ends with.
-API_VERSION_SUFFIX = "/v1"
-
-
 def token_service(base_url: str = DEFAULT_BASE_URL) -> str:
     """The keyring service holding the token for ``base_url``.
 
@@ -176,7 +172,9 @@ class DocsClient(BaseClient):
         any, the first request raises :class:`~docsapi.errors.MissingCredentialError`
         (nothing is sent). The repr says where the token came from, never what it is.
     base_url : str
-        The API's address, ending in ``/v1``.
+        The API's address: any http(s) URL without credentials, query or fragment (the
+        platform's ``https://api.gitbook.com/v1``, a gateway's prefix, or a server
+        whose API sits at the root).
     timeout : float or (float, float) or Timeout
         Seconds to wait for the server (a number is the read timeout).
     max_retries : int
@@ -203,8 +201,8 @@ class DocsClient(BaseClient):
     Raises
     ------
     ValidationError
-        A setting of the wrong type or out of range, a ``base_url`` that does not end in
-        ``/v1``, or a token that cannot be sent (never repeated in the message).
+        A setting of the wrong type or out of range, a ``base_url`` that is not an http(s)
+        address, or a token that cannot be sent (never repeated in the message).
 
     Examples
     --------
@@ -228,7 +226,7 @@ class DocsClient(BaseClient):
         cache: bool | str | os.PathLike[str] | timedelta | float | CacheSettings | None = None,
     ) -> None:
         try:
-            base_url = check_base_url(base_url, suffix=API_VERSION_SUFFIX)
+            base_url = check_base_url(base_url)
             credential = find_token(token, base_url=base_url)
             extra_headers = check_headers(headers, reserved=("Authorization",))
         finally:

@@ -458,8 +458,6 @@ CONSTRUCTOR_BAD = [
     ("base_url", ""),
     ("base_url", "api.gitbook.com/v1"),
     ("base_url", "ftp://api.gitbook.com/v1"),
-    ("base_url", "https://api.gitbook.com"),
-    ("base_url", "https://api.gitbook.com/v2"),
     ("base_url", "https://user:pass@api.gitbook.com/v1"),
     ("base_url", "https://api.gitbook.com/v1?x=1"),
     ("base_url", "https://api.gitbook.com:99999/v1"),
@@ -509,9 +507,13 @@ def test_constructor_problems_are_validation_errors_naming_the_argument(argument
     assert argument in str(info.value) or argument in info.value.argument
 
 
-def test_base_url_without_v1_says_so():
-    with pytest.raises(ValidationError, match=r"must end in /v1.*'https://api\.gitbook\.com/v1'"):
-        DocsClient(token="gb_api_ok", base_url="https://api.gitbook.com")
+@pytest.mark.parametrize(
+    "base_url",
+    ["http://127.0.0.1:4010", "https://gw.example.com/gitbook", "https://api.gitbook.com/v1/"],
+)
+def test_any_http_base_url_is_taken_as_the_api_address(base_url):
+    client = DocsClient(token="gb_api_ok", base_url=base_url)
+    assert client.transport.base_url == base_url.rstrip("/")
 
 
 def test_validation_error_is_also_a_type_error_and_a_value_error():

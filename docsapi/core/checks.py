@@ -391,8 +391,11 @@ def check_api_path(value: Any, argument: str = "path") -> str:
     return value
 
 
-def check_base_url(value: Any, argument: str = "base_url", *, suffix: str = "") -> str:
+def check_base_url(value: Any, argument: str = "base_url") -> str:
     """Check an API's base URL: http(s), a host, no credentials, query or fragment.
+
+    Any path is accepted: the API may sit at the root (a mock server), under ``/v1`` (the
+    platform) or under a gateway's prefix (``https://gw.example.com/gitbook``).
 
     Parameters
     ----------
@@ -400,8 +403,6 @@ def check_base_url(value: Any, argument: str = "base_url", *, suffix: str = "") 
         The URL.
     argument : str
         The argument's name, used in the error message.
-    suffix : str
-        What the path must end with (the API's version, e.g. ``"/v1"``).
 
     Returns
     -------
@@ -415,12 +416,14 @@ def check_base_url(value: Any, argument: str = "base_url", *, suffix: str = "") 
 
     Examples
     --------
-    >>> check_base_url("https://api.gitbook.com/v1/", suffix="/v1")
+    >>> check_base_url("https://api.gitbook.com/v1/")
     'https://api.gitbook.com/v1'
-    >>> check_base_url("https://api.gitbook.com", suffix="/v1")
+    >>> check_base_url("http://127.0.0.1:4010")
+    'http://127.0.0.1:4010'
+    >>> check_base_url("https://token@api.gitbook.com/v1")
     Traceback (most recent call last):
     ...
-    docsapi.errors.ValidationError: base_url: must end in /v1...
+    docsapi.errors.ValidationError: base_url: must not hold a user name or password; ...
     """
     url = check_url(value, argument).rstrip("/")
     parts = urlsplit(url)
@@ -437,12 +440,6 @@ def check_base_url(value: Any, argument: str = "base_url", *, suffix: str = "") 
         )
     if parts.query or parts.fragment or "?" in url or "#" in url:
         raise ValidationError(argument, f"must not hold a query string or fragment: {_show(url)}")
-    if suffix and not parts.path.endswith(suffix):
-        example = f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}{suffix}"
-        raise ValidationError(
-            argument,
-            f"must end in {suffix}, the API's version (e.g. {example!r}); got {_show(value)}",
-        )
     return url
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from docsapi.adnetwork._checks import check_network, check_scheme
 from docsapi.adnetwork.client import API_KEY_ENV, AdNetworkClient, api_key_service
-from docsapi.client import API_VERSION_SUFFIX, TOKEN_ENV_VAR, DocsClient, token_service
+from docsapi.client import TOKEN_ENV_VAR, DocsClient, token_service
 from docsapi.core.checks import check_base_url
 from docsapi.core.config import DEFAULT_BASE_URL
 from docsapi.core.secret import Secret
@@ -146,7 +146,7 @@ def logout(*, base_url: str = DEFAULT_BASE_URL) -> bool:
     >>> logout()  # doctest: +SKIP
     True
     """
-    return forget(token_service(check_base_url(base_url, suffix=API_VERSION_SUFFIX)))
+    return forget(token_service(check_base_url(base_url)))
 
 
 def login_adnetwork(api_key: str, network: str, *, scheme: str = "https") -> LoginResult:

@@ -224,7 +224,7 @@ def object_of(response: Response) -> dict[str, Any]:
         kind = "an empty body" if data is None else f"JSON {type(data).__name__}"
         raise ResponseFormatError(
             f"{response.method} {response.path}: expected a JSON object, got {kind} "
-            f"(status {response.status}). Is base_url the API's address (ending in /v1)?",
+            f"(status {response.status}). Is base_url the API's address (e.g. https://api.gitbook.com/v1)?",
             status=response.status,
         )
     return data

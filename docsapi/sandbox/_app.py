@@ -21,7 +21,7 @@ from docsapi.sandbox.core._faults import Fault, Faults, Planned
 from docsapi.sandbox.core._server import CONNECTION_KEY
 from docsapi.sandbox.core._store import Store
 from docsapi.sandbox.core._validation import RequestRules
-from docsapi.sandbox.core._web import Ctx, Reply, Route
+from docsapi.sandbox.core._web import DEFAULT_PREFIX, Ctx, Reply, Route
 from docsapi.sandbox.routes import (
     _audit_events,
     _change_requests,
@@ -38,7 +38,6 @@ from docsapi.sandbox.routes import (
 )
 
 logger = logging.getLogger("docsapi.sandbox")
-PREFIX = "/v1"
 ROUTES: list[Route] = [
     *_users.ROUTES,
     *_spaces.ROUTES,
@@ -89,13 +88,13 @@ def error_response(status: int, message: str, headers: dict[str, str] | None = N
     return Response(body, status=status, headers=headers or {}, content_type="application/json")
 
 
-def _build_map() -> tuple[Map, dict[str, Route]]:
+def _build_map(prefix: str) -> tuple[Map, dict[str, Route]]:
     endpoints: dict[str, Route] = {}
     rules = []
     for route in ROUTES:
         key = f"{route.method} {route.rule}"
         endpoints[key] = route
-        rules.append(Rule(PREFIX + route.rule, endpoint=key, methods=[route.method]))
+        rules.append(Rule(prefix + route.rule, endpoint=key, methods=[route.method]))
     return Map(rules, strict_slashes=False, merge_slashes=False), endpoints
 
 
@@ -108,6 +107,8 @@ class DocsApp:
         The sandbox's data, accepted tokens, fault plan and request log.
     controls
         WSGI application answering ``/_sandbox/...`` (no authentication, not logged).
+    prefix
+        The path the API is served under: ``/v1`` as the platform, or ``""`` for the root.
     """
 
     def __init__(
@@ -117,13 +118,15 @@ class DocsApp:
         faults: Faults,
         log: RequestLog,
         controls: Callable[[Request], Response],
+        prefix: str = DEFAULT_PREFIX,
     ) -> None:
         self.store = store
         self.tokens = tokens
         self.faults = faults
         self.log = log
         self.controls = controls
-        self.url_map, self.endpoints = _build_map()
+        self.prefix = prefix
+        self.url_map, self.endpoints = _build_map(prefix)
         described = RequestRules()
         self.rules = {
             key: described.for_route(r.method, r.rule) for key, r in self.endpoints.items()
@@ -137,7 +140,9 @@ class DocsApp:
         if request.path == "/_sandbox" or request.path.startswith("/_sandbox/"):
             return self.controls(request)(environ, start_response)
         raw_path = environ.get("REQUEST_URI") or request.full_path.rstrip("?")
-        planned = self.faults.take(request.method, request.path)
+        # faults name the platform's paths (with or without /v1), whatever the prefix
+        platform_path = DEFAULT_PREFIX + request.path.removeprefix(self.prefix)
+        planned = self.faults.take(request.method, platform_path)
         fault = planned.fault if planned else None
         if fault is Fault.RESET_BEFORE_READ:
             self.log.add(request.method, raw_path, None)
@@ -187,7 +192,7 @@ class DocsApp:
 
     def _dispatch(self, request: Request) -> Response:
         adapter = self.url_map.bind_to_environ(request.environ)
-        path = request.path if request.path != PREFIX else PREFIX + "/"
+        path = request.path if request.path != self.prefix else self.prefix + "/"
         try:
             endpoint, args = adapter.match(path, method=request.method)
         except NotFound:
@@ -207,7 +212,7 @@ class DocsApp:
                 f"This token cannot call {route.method} {route.rule}; it needs "
                 f"{describe(route.security)}.",
             )
-        ctx = Ctx(self.store, request, credential)
+        ctx = Ctx(self.store, request, credential, self.prefix)
         rules = self.rules[endpoint]
         if rules is not None:
             rules.check(ctx)  # reads and checks the body before any lock is taken

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any
@@ -16,12 +17,30 @@ from docsapi.sandbox.core._clock import Clock
 from docsapi.sandbox.core._faults import MAX_LATENCY, MAX_STALL, Fault, Faults, check_seconds
 from docsapi.sandbox.core._server import ServerThread
 from docsapi.sandbox.core._store import Store
+from docsapi.sandbox.core._web import DEFAULT_PREFIX
 from docsapi.sandbox.demo._build import build_demo
 from docsapi.sandbox.demo._size import DEFAULT_SPACES, DEFAULT_TEAMS, DEFAULT_USERS, DemoSize
 from docsapi.sandbox.routes._git import finish_due_operations
 
 #: How far ahead of real time the sandbox clock may be moved, in days.
 MAX_CLOCK_OFFSET_DAYS = 36500
+
+_PREFIX = re.compile(r"(/[A-Za-z0-9._~-]+)*")
+
+
+def _check_prefix(prefix: object) -> str:
+    """The API's path prefix without a trailing slash: ``""``, ``"/v1"``, ``"/a/b"``."""
+    cleaned = prefix.rstrip("/") if isinstance(prefix, str) else None
+    if (
+        cleaned is None
+        or not _PREFIX.fullmatch(cleaned)
+        or cleaned.startswith("/_sandbox")
+        or any(part in (".", "..") for part in cleaned.split("/"))
+    ):
+        raise ValueError(
+            f"prefix must be '' or a path such as '/v1' (not under /_sandbox), got {prefix!r}"
+        )
+    return cleaned
 
 
 class Sandbox(ChangeControls):
@@ -49,6 +68,9 @@ class Sandbox(ChangeControls):
         Seconds added to every API request.
     host, port
         Where to listen (127.0.0.1 and a free port by default).
+    prefix
+        The path the API is served under: ``"/v1"`` as the platform (default), ``""`` for a
+        server whose API sits at the root, or a gateway's path such as ``"/gitbook"``.
     stall_seconds
         How long the ``"stall"`` fault holds a request.
     channel_timeout
@@ -77,6 +99,7 @@ class Sandbox(ChangeControls):
         *,
         host: str = "127.0.0.1",
         port: int = 0,
+        prefix: str = DEFAULT_PREFIX,
         stall_seconds: float = 5.0,
         channel_timeout: int = 120,
     ) -> None:
@@ -101,7 +124,10 @@ class Sandbox(ChangeControls):
         self._initial_latency = 0.0
         self.set_latency(latency)
         self._initial_latency = latency
-        self._app = DocsApp(self._store, self._tokens, self._faults, self._log, Controls(self))
+        self.prefix = _check_prefix(prefix)
+        self._app = DocsApp(
+            self._store, self._tokens, self._faults, self._log, Controls(self), self.prefix
+        )
         self._server = ServerThread(self._app, host, port, channel_timeout=channel_timeout)
         self._running = False
 
@@ -139,8 +165,8 @@ class Sandbox(ChangeControls):
 
     @property
     def url(self) -> str:
-        """The API base URL, ``http://127.0.0.1:<port>/v1``."""
-        return self._server.url + "/v1"
+        """The API base URL, ``http://127.0.0.1:<port>/v1`` (``/v1`` being the prefix)."""
+        return self._server.url + self.prefix
 
     @property
     def port(self) -> int:

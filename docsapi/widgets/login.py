@@ -15,7 +15,7 @@ import ipywidgets as widgets
 
 from docsapi.adnetwork._checks import check_network, check_scheme
 from docsapi.adnetwork.client import API_KEY_ENV
-from docsapi.client import API_VERSION_SUFFIX, TOKEN_ENV_VAR
+from docsapi.client import TOKEN_ENV_VAR
 from docsapi.core.checks import check_base_url
 from docsapi.core.config import DEFAULT_BASE_URL
 from docsapi.credentials import logins as credentials
@@ -73,7 +73,7 @@ class LoginForm(widgets.VBox):
         super().__init__(**kwargs)
         self.network = None if network is None else check_network(network)
         self.scheme = check_scheme(scheme)
-        self.base_url = check_base_url(base_url, suffix=API_VERSION_SUFFIX)
+        self.base_url = check_base_url(base_url)
         self.result: credentials.LoginResult | None = None
         self.status = ""
         self._build()

@@ -34,6 +34,10 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
 
 
+#: Where the API is served unless a sandbox is told otherwise (``Sandbox(prefix=...)``).
+DEFAULT_PREFIX = "/v1"
+
+
 @dataclass
 class Ctx:
     """Everything a route handler needs about the current request."""
@@ -41,12 +45,13 @@ class Ctx:
     store: Store
     request: Request
     credential: Credential
+    prefix: str = DEFAULT_PREFIX
     _parsed: tuple[Any, ApiError | None] | None = field(default=None, repr=False)
 
     @property
     def api_base(self) -> str:
-        """``http://host:port/v1`` as the caller reached it."""
-        return self.request.host_url.rstrip("/") + "/v1"
+        """``http://host:port/v1`` (or the sandbox's other prefix) as the caller reached it."""
+        return self.request.host_url.rstrip("/") + self.prefix
 
     @property
     def state(self):

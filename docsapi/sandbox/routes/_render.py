@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from docsapi.sandbox.core import _permission_model as model
 from docsapi.sandbox.core._auth import Credential
@@ -286,7 +287,7 @@ def page(
 
 def file(record: File, space_id: str, api_base: str) -> dict[str, Any]:
     """A RevisionFile; images carry their dimensions."""
-    root = api_base.removesuffix("/v1")
+    root = urlsplit(api_base)._replace(path="").geturl()  # the controls sit at the host's root
     body: dict[str, Any] = {
         "id": record.id,
         "name": record.name,
