@@ -64,6 +64,8 @@ TOKEN_SOURCES: tuple[str, ...] = (
     f"the {TOKEN_ENV_VAR} environment variable",
     "the keyring (stored by `docsapi login` or docsapi.login())",
 )
+
+
 def token_service(base_url: str = DEFAULT_BASE_URL) -> str:
     """The keyring service holding the token for ``base_url``.
 

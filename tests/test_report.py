@@ -104,7 +104,7 @@ def test_roles_sort_by_rank_and_dates_by_time():
         }
     )
     html = interactive_table(frame, label="t")
-    heads = re.findall(r'<th data-type="(\w+)" data-name="(\w+)">', html)
+    heads = re.findall(r'<th data-type="(\w+)" data-name="(\w+)" title=', html)
     assert heads == [
         ("number", "role"),
         ("number", "member_role"),
@@ -118,8 +118,9 @@ def test_roles_sort_by_rank_and_dates_by_time():
     times = [int(row[2]) if row[2] else None for row in keys]
     assert times[2] < times[3] < times[0] and times[1] is None
     # a menu for each repeated categorical column, in rank order for roles
-    assert re.findall(r"<label>(\w+) <select", html) == ["role", "member_role", "kind"]
-    role_menu = re.search(r"<label>role <select.*?</select>", html)[0]
+    menus = re.findall(r'<label>([\w ]+) <select data-column="\d+" data-name="(\w+)"', html)
+    assert menus == [("Role", "role"), ("Member role", "member_role"), ("Kind", "kind")]
+    role_menu = re.search(r"<label>Role <select.*?</select>", html)[0]
     assert re.findall(r'<option value="(\w*)">', role_menu) == ["", "read", "edit", "admin"]
 
 
@@ -148,7 +149,7 @@ def test_menus_only_for_few_repeated_categories():
         }
     )
     html = interactive_table(frame, label="t")
-    assert re.findall(r"<label>(\w+) <select", html) == ["rule"]
+    assert re.findall(r'<select data-column="\d+" data-name="(\w+)"', html) == ["rule"]
 
 
 def test_id_columns_are_shown_in_the_cells_of_their_names():
@@ -163,7 +164,9 @@ def test_id_columns_are_shown_in_the_cells_of_their_names():
         }
     )
     html = interactive_table(frame, label="t")
-    heads = re.findall(r'<th data-type="\w+" data-name="(\w+)"( data-id-column="\w+")?>', html)
+    heads = re.findall(
+        r'<th data-type="\w+" data-name="(\w+)"( data-id-column="\w+")? title=', html
+    )
     assert heads == [
         ("space_title", ' data-id-column="space_id"'),
         ("display_name", ' data-id-column="user_id"'),

@@ -25,7 +25,7 @@ from docsapi.audit.report.page import (
     plain,
     write_page,
 )
-from docsapi.audit.report.plots import plot_audit
+from docsapi.audit.report.plots import matrix_is_indexed, plot_audit
 from docsapi.audit.report.tables import interactive_table, script_element, source_labels
 from docsapi.audit.report.tables import text as _text
 from docsapi.audit.view import AuditView
@@ -52,6 +52,18 @@ _CHART_TITLES = {
 }
 #: Charts drawn in their own sections rather than under "Charts".
 _SECTION_CHARTS = ("access_paths", "exposure")
+
+
+def _matrix_index(matrix: pd.DataFrame) -> str:
+    """The names behind the numbers of a role matrix drawn with numbered axes."""
+    lists = "".join(
+        f"<h4>{what}</h4><ol>{''.join(f'<li>{_text(name)}</li>' for name in names)}</ol>"
+        for what, names in (("Users", matrix.index), ("Spaces", matrix.columns))
+    )
+    return (
+        '<details class="index"><summary>The numbers of the chart: users and spaces</summary>'
+        f"{lists}</details>"
+    )
 
 
 def _cards(audit: AuditView) -> str:
@@ -209,6 +221,8 @@ def render_html(audit: AuditView) -> str:
         f'src="data:image/png;base64,{figure_png(figure)}">'
         for name, figure in figures.items()
     }
+    if matrix_is_indexed(audit.matrix):
+        images["role_matrix"] += _matrix_index(audit.matrix)
     charts = "".join(
         f"<h3>{_CHART_TITLES[name]}</h3>{image}"
         for name, image in images.items()

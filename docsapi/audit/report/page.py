@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from docsapi.audit.report.tables import text
+from docsapi.audit.report.tables import header_cell, text
 from docsapi.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CSS",
+    "REPORT_DPI",
     "excel_target",
     "figure_png",
     "fit_columns",
@@ -32,6 +33,9 @@ __all__ = [
     "text",
     "write_page",
 ]
+
+#: Pixels per inch of the charts in the pages: an 8-inch chart is 800 pixels wide.
+REPORT_DPI = 100
 
 #: The stylesheet of every page (inline: the pages load nothing).
 CSS = """
@@ -71,7 +75,7 @@ td .id { color: #666; font-family: ui-monospace, monospace; font-size: .85em; }
 
 def html_table(frame: pd.DataFrame, *, row_class: str | None = None) -> str:
     """An HTML table of ``frame``; ``row_class`` names a column whose value styles the row."""
-    head = "".join(f"<th>{text(column)}</th>" for column in frame.columns)
+    head = "".join(header_cell(column) for column in frame.columns)
     rows = []
     for record in frame.itertuples(index=False):
         values = dict(zip(frame.columns, record, strict=True))
@@ -84,7 +88,7 @@ def html_table(frame: pd.DataFrame, *, row_class: str | None = None) -> str:
 def figure_png(figure: Figure) -> str:
     """A figure as base64-encoded PNG."""
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=100)
+    figure.savefig(buffer, format="png", dpi=REPORT_DPI)
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CATEGORY_COLORS",
+    "CHART_WIDTH",
     "NO_ACCESS_COLOR",
     "ROLE_COLORS",
     "SEVERITY_COLORS",
@@ -30,6 +31,7 @@ __all__ = [
     "exposure_figure",
     "findings_by_rule_figure",
     "grants_per_space_figure",
+    "matrix_is_indexed",
     "plot_audit",
     "role_matrix_figure",
     "stacked_bars_figure",
@@ -79,7 +81,14 @@ CATEGORY_COLORS: tuple[str, ...] = (
 #: Where every legend goes: outside the axes, to their right, top-aligned.
 _OUTSIDE: dict[str, Any] = {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0), "frameon": False}
 
-#: Beyond this many rows or columns, tick labels would overlap and are left out.
+#: Every chart is at most this many inches wide: 800 pixels at the report's 100 dpi, so it
+#: reads in full at 800 pixels.
+CHART_WIDTH = 8.0
+#: The tallest a role matrix is drawn (inches).
+CHART_MAX_HEIGHT = 8.0
+#: The role matrix names at most this many users and spaces; beyond, it numbers them.
+MAX_NAMED_USERS, MAX_NAMED_SPACES = 60, 45
+#: Beyond this many bars, their labels would overlap and are left out.
 _MAX_LABELS = 80
 
 
@@ -102,8 +111,42 @@ def _role_legend(axes, roles: list[str], **options) -> None:
     axes.legend(handles=handles, title="role", **_OUTSIDE, **options)
 
 
+def matrix_is_indexed(matrix: pd.DataFrame) -> bool:
+    """True when :func:`role_matrix_figure` numbers the users and spaces instead of naming
+    them: more than :data:`MAX_NAMED_USERS` users or :data:`MAX_NAMED_SPACES` spaces, whose
+    names would not be readable in :data:`CHART_WIDTH` inches.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> matrix_is_indexed(pd.DataFrame(index=range(100), columns=range(10)))
+    True
+    """
+    rows, columns = matrix.shape
+    return rows > MAX_NAMED_USERS or columns > MAX_NAMED_SPACES
+
+
+def _ticks(count: int) -> list[int]:
+    """At most 26 numbers from 1 to ``count`` to write on an axis: 1, then every multiple of a
+    round step (1, 2, 5, 10, 20, 50...)."""
+    steps = (step * power for power in (1, 10, 100, 1000) for step in (1, 2, 5))
+    step = next((s for s in steps if count // s <= 25), -(-count // 25))
+    return sorted({1, *range(step, count + 1, step)})
+
+
+def _short(label: object, limit: int = 24) -> str:
+    text = str(label)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def role_matrix_figure(matrix: pd.DataFrame) -> Figure:
     """Heatmap of the audit's users-by-spaces matrix, one colour per role.
+
+    At most :data:`CHART_WIDTH` inches wide and :data:`CHART_MAX_HEIGHT` tall, so it reads
+    at 800 pixels. Up to :data:`MAX_NAMED_USERS` users and :data:`MAX_NAMED_SPACES` spaces
+    are named on the axes; a larger matrix is drawn with numbered axes (1 is the first user
+    or space of ``matrix``, in its order), which the report's index under the chart names
+    (see :func:`matrix_is_indexed`).
 
     Parameters
     ----------
@@ -128,28 +171,28 @@ def role_matrix_figure(matrix: pd.DataFrame) -> Figure:
     cmap = ListedColormap(colors)
     norm = BoundaryNorm([value - 0.5 for value in range(len(colors) + 1)], cmap.N)
     rows, columns = matrix.shape
-    width = min(24.0, max(7.0, 0.28 * columns + 4.0))
-    height = min(24.0, max(4.0, 0.2 * rows + 2.5))
-    figure = Figure(figsize=(width, height), layout="constrained")
+    indexed = matrix_is_indexed(matrix)
+    height = min(CHART_MAX_HEIGHT, max(3.0, 0.105 * min(rows, MAX_NAMED_USERS) + 2.2))
+    figure = Figure(figsize=(CHART_WIDTH, height), layout="constrained")
     axes = figure.add_subplot()
     axes.imshow(codes, cmap=cmap, norm=norm, aspect="auto", interpolation="nearest")
-    if columns <= _MAX_LABELS:
+    if indexed:
+        for set_ticks, count in ((axes.set_xticks, columns), (axes.set_yticks, rows)):
+            numbers = _ticks(count)
+            set_ticks([n - 1 for n in numbers], labels=[str(n) for n in numbers], fontsize=7)
+        axes.set_xlabel("space (number in the index under the chart)")
+        axes.set_ylabel("user (number in the index)")
+    else:
         axes.set_xticks(
-            range(columns), labels=[str(c) for c in matrix.columns], rotation=90, fontsize=7
+            range(columns), labels=[_short(c) for c in matrix.columns], rotation=90, fontsize=7
         )
-    else:
-        axes.set_xticks([])
-    if rows <= _MAX_LABELS:
-        axes.set_yticks(range(rows), labels=[str(r) for r in matrix.index], fontsize=7)
-    else:
-        axes.set_yticks([])
-    if max(rows, columns) <= _MAX_LABELS:
+        axes.set_yticks(range(rows), labels=[_short(r) for r in matrix.index], fontsize=7)
         axes.set_xticks([value - 0.5 for value in range(columns + 1)], minor=True)
         axes.set_yticks([value - 0.5 for value in range(rows + 1)], minor=True)
         axes.grid(which="minor", color="#e0e0e0", linewidth=0.5)
         axes.tick_params(which="minor", length=0)
-    axes.set_xlabel("space")
-    axes.set_ylabel("user")
+        axes.set_xlabel("space")
+        axes.set_ylabel("user")
     axes.set_title("Effective role of each user on each space")
     _role_legend(axes, list(reversed(ROLES)))
     return figure
@@ -202,7 +245,7 @@ def stacked_bars_figure(
     palette = colors or dict(zip(names, _cycle(len(names)), strict=True))
     labels = [str(label) for label in table.index]
     height = min(24.0, max(3.0, 0.25 * len(labels) + 1.5))
-    figure = Figure(figsize=(9, height), layout="constrained")
+    figure = Figure(figsize=(CHART_WIDTH, height), layout="constrained")
     axes = figure.add_subplot()
     left = [0.0] * len(labels)
     for name, column in zip(names, table.columns, strict=True):
@@ -284,7 +327,7 @@ def findings_by_rule_figure(findings: pd.DataFrame) -> Figure:
 
     counts = findings["rule"].value_counts().reindex(list(RULES), fill_value=0)
     names = list(reversed(RULES))
-    figure = Figure(figsize=(9, 3.5), layout="constrained")
+    figure = Figure(figsize=(CHART_WIDTH, 3.5), layout="constrained")
     axes = figure.add_subplot()
     bars = axes.barh(
         names,

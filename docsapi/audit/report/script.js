@@ -76,7 +76,8 @@
       var button = document.createElement("button");
       button.type = "button";
       button.className = "sort";
-      button.title = "Sort by " + th.textContent;
+      // the column in words is shown; its name in the data is said on hover
+      button.title = "Sort by " + th.textContent + " (" + th.title + ")";
       while (th.firstChild) {
         button.appendChild(th.firstChild);
       }

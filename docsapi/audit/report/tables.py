@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
+import re
 from functools import cache
 from importlib.resources import files
 from typing import Any
@@ -24,6 +25,8 @@ import pandas as pd
 from docsapi.audit.data import ROLES, SEVERITY_DTYPE
 
 __all__ = [
+    "header_cell",
+    "header_words",
     "id_labels",
     "interactive_table",
     "script_element",
@@ -48,6 +51,37 @@ _NAMING_ENDS = ("_id", "_title", "_name", "_url", "_email")
 _LABELS = {"user_id": "display_name"}
 
 _SEVERITIES = tuple(SEVERITY_DTYPE.categories)
+#: Words a header writes in capitals.
+_CAPITALS = {"id": "ID", "ids": "IDs", "url": "URL", "urls": "URLs"}
+#: Last words that are units: a header shows them in brackets.
+_UNITS = frozenset({"days", "hours", "minutes", "seconds", "percent"})
+
+
+def header_words(name: str) -> str:
+    """A column's name as a person would say it.
+
+    Examples
+    --------
+    >>> header_words("principal_type")
+    'Principal type'
+    >>> header_words("share_link_age_days")
+    'Share link age (days)'
+    >>> header_words("user_id")
+    'User ID'
+    """
+    words = [word for word in re.split(r"[_\s]+", str(name)) if word]
+    if not words:
+        return str(name)
+    unit = words.pop() if len(words) > 1 and words[-1] in _UNITS else None
+    words = [_CAPITALS.get(word, word) for word in words]
+    words[0] = words[0][:1].upper() + words[0][1:]
+    said = " ".join(words)
+    return f"{said} ({unit})" if unit else said
+
+
+def header_cell(name: str, attributes: str = "") -> str:
+    """``<th>`` with the column in words, and its name in the data on hover (``title``)."""
+    return f'<th{attributes} title="{text(name)}">{text(header_words(name))}</th>'
 
 
 def _present(value: Any) -> bool:
@@ -192,7 +226,8 @@ def _filters(frame: pd.DataFrame, shown: list[str], label: str) -> str:
             continue
         options = "".join(f'<option value="{text(c)}">{text(c)}</option>' for c in choices)
         menus.append(
-            f'<label>{text(name)} <select data-column="{column_number}" data-name="{text(name)}">'
+            f"<label>{text(header_words(name))} "
+            f'<select data-column="{column_number}" data-name="{text(name)}">'
             f'<option value="">all</option>{options}</select></label>'
         )
     return (
@@ -203,10 +238,9 @@ def _filters(frame: pd.DataFrame, shown: list[str], label: str) -> str:
 
 
 def _header(name: str, id_name: str | None, kind: str) -> str:
-    """A header cell; a long name may break after its underscores."""
-    words = "_<wbr>".join(text(part) for part in name.split("_"))
+    """A header cell: the column in words, its name in the data on hover and in ``data-name``."""
     ids = f' data-id-column="{text(id_name)}"' if id_name else ""
-    return f'<th data-type="{kind}" data-name="{text(name)}"{ids}>{words}</th>'
+    return header_cell(name, f' data-type="{kind}" data-name="{text(name)}"{ids}')
 
 
 def _cells(frame: pd.DataFrame, name: str, id_name: str | None) -> tuple[str, list[str]]:
