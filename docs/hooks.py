@@ -102,9 +102,12 @@ def widget_reprs(notebook: Path) -> list[str]:
     ]
 
 
-def repository_links(markdown: str, src_uri: str) -> str:
-    """Links of a page kept outside ``docs/`` that lead into ``docs/``, made relative to the
-    site's pages (``docs/access-model.md`` from the README becomes ``access-model.md``).
+def repository_links(markdown: str, path: str) -> str:
+    """Links written between files of the repository, made relative to the site's pages.
+
+    ``path`` is the page's path in the repository. Pages of ``docs/`` sit at the site's root,
+    every other file under its repository path: ``docs/access-model.md`` from the README
+    becomes ``access-model.md``, ``../notebooks/a.ipynb`` from a guide ``notebooks/a.ipynb``.
 
     Examples
     --------
@@ -112,26 +115,32 @@ def repository_links(markdown: str, src_uri: str) -> str:
     '[m](access-model.md#roles), [nb](notebooks/a.ipynb)'
     >>> repository_links("[tables](../docs/audit-tables.md)", "benchmarks/RESULTS.md")
     '[tables](../audit-tables.md)'
+    >>> repository_links("[nb](../notebooks/a.ipynb), [m](audit.md)", "docs/client.md")
+    '[nb](notebooks/a.ipynb), [m](audit.md)'
     """
-    base = posixpath.dirname(src_uri)
+    base = posixpath.dirname(path)
+    site_base = posixpath.dirname(_site_path(path))
 
     def relink(match: re.Match[str]) -> str:
         opening, target = match.groups()
         if re.match(r"[a-zA-Z][a-zA-Z0-9+.-]*:|/", target):
             return match.group(0)
-        resolved = posixpath.normpath(posixpath.join(base, target))
-        if not resolved.startswith("docs/"):
-            return match.group(0)
-        return opening + posixpath.relpath(resolved.removeprefix("docs/"), base or ".")
+        resolved = _site_path(posixpath.normpath(posixpath.join(base, target)))
+        return opening + posixpath.relpath(resolved, site_base or ".")
 
     return _MARKDOWN_LINK.sub(relink, markdown)
 
 
+def _site_path(path: str) -> str:
+    """Where a file of the repository is in the site: ``docs/`` is the site's root."""
+    return path.removeprefix("docs/")
+
+
 def on_page_markdown(markdown: str, page, config, files) -> str:
-    """Links of the pages kept outside ``docs/`` (see :func:`repository_links`)."""
-    if page.file.src_uri in EXTRA_PAGES:
-        return repository_links(markdown, page.file.src_uri)
-    return markdown
+    """Links between repository files (see :func:`repository_links`)."""
+    source = page.file.src_uri
+    path = source if source in EXTRA_PAGES else f"docs/{source}"
+    return repository_links(markdown, path)
 
 
 def offline_notebook_html(html: str, reprs: list[str]) -> str:

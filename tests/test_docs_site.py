@@ -150,9 +150,49 @@ def test_the_build_hooks_examples_hold():
     assert result.failed == 0
 
 
+#: The guides the README's map leads to, each a page of the site.
+GUIDES = (
+    "client",
+    "whole-api",
+    "caching",
+    "credentials",
+    "sandbox",
+    "sandbox-demo",
+    "audit",
+    "access-reviews",
+    "forms",
+    "adnetwork",
+    "notebooks",
+    "development",
+)
+#: The README is a front page: what docsapi is, the two commands, a first look, a map.
+README_MAX_LINES = 120
+
+
+def test_the_readme_is_a_front_page_with_a_map_of_the_guides():
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    lines = readme.splitlines()
+    assert lines[2:6] == [
+        "```bash",
+        lines[3],
+        lines[4],
+        "```",
+    ] and lines[3].startswith("pip install -e . && docsapi demo")
+    assert lines[4].startswith('pip install -e ".[test]" && pytest')
+    assert len(lines) <= README_MAX_LINES
+    for guide in GUIDES:
+        assert f"(docs/{guide}.md)" in readme, guide
+    image = re.search(r"!\[[^\]]+\]\((docs/images/[\w-]+\.png)\)", readme, re.DOTALL)
+    picture = REPO_ROOT / image.group(1)
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert picture.stat().st_size < 100_000  # small enough for a front page
+
+
 def test_every_area_has_a_page(site):
     for page in (
         "index.html",
+        "images/audit-report.png",
+        *(f"{guide}.html" for guide in GUIDES),
         "access-model.html",
         "audit-tables.html",
         "benchmarks/RESULTS.html",
@@ -201,10 +241,15 @@ def test_home_and_notebooks_in_chromium_stay_on_127_0_0_1(site_url):
         page.goto(site_url, wait_until="networkidle")
         assert "docsapi" in page.title()
         assert page.locator("article a[href='access-model.html']").count() >= 1
+        assert page.locator("article").get_by_text("A first look").count() >= 1
+        picture = page.eval_on_selector("article img", "image => image.naturalWidth")
+        assert picture > 0  # the picture of the report
+        page.screenshot(path=str(ARTIFACTS / "docs-home.png"))
+
+        page.locator("article a[href='notebooks.html']").first.click()  # the guide to them
+        page.wait_for_load_state("networkidle")
         notebook_links = page.locator("article a[href*='notebooks/']")
         assert notebook_links.count() >= len(list(NOTEBOOKS.glob("*.ipynb")))
-        assert page.locator("article").get_by_text("A first look").count() >= 1
-        page.screenshot(path=str(ARTIFACTS / "docs-home.png"))
 
         page.locator(f"article a[href='notebooks/{notebook.stem}.html']").first.click()
         page.wait_for_load_state("networkidle")
