@@ -126,6 +126,12 @@ def test_site_permissions_set_and_remove(sandbox, api):
     users = {i["user"]["id"]: i["permission"] for i in fetch_all(api, f"{path}/users")}
     teams = {i["team"]["id"]: i["permission"] for i in fetch_all(api, f"{path}/teams")}
     assert users[user] == "edit" and teams[team] == "admin"
+    # no role: nothing changes (the description does not require one)
+    assert api.patch(f"{path}/users/{user}", json={}).status_code == 204
+    assert api.patch(f"{path}/teams/{team}", json={}).status_code == 204
+    assert {i["user"]["id"]: i["permission"] for i in fetch_all(api, f"{path}/users")} == users
+    assert {i["team"]["id"]: i["permission"] for i in fetch_all(api, f"{path}/teams")} == teams
+    assert api.patch(f"{path}/users/ghost", json={}).status_code == 404
     member = api.get(f"/orgs/{sandbox.org_id}/members/{user}").json()
     assert member["sites"] == 1
     assert api.delete(f"{path}/users/{user}").status_code == 205

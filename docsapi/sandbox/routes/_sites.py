@@ -14,7 +14,6 @@ from docsapi.sandbox.core._auth import DEFAULT_SECURITY, security
 from docsapi.sandbox.core._errors import bad_request, not_found
 from docsapi.sandbox.core._ids import new_hex
 from docsapi.sandbox.core._permission_model import site_role
-from docsapi.sandbox.core._roles import MEMBER_ROLES
 from docsapi.sandbox.core._state import Record
 from docsapi.sandbox.core._web import Ctx, Reply, Route, no_content, paginate
 from docsapi.sandbox.routes import _render_access as render_access
@@ -24,6 +23,7 @@ from docsapi.sandbox.routes._checks import (
     check_default_level,
     check_enum,
     check_string,
+    role_change,
 )
 
 SITE_VISIBILITIES = ("public", "unlisted", "share-link", "visitor-auth")
@@ -233,11 +233,8 @@ def list_teams(ctx: Ctx, org_id: str, site_id: str) -> Reply:
     return paginate(ctx, grants, lambda g: render_access.team_grant(ctx, g))
 
 
-def _site_role_body(ctx: Ctx) -> str:
-    body = ctx.object_body(allowed=("role",))
-    if "role" not in body:
-        raise bad_request("role is required (one of " + ", ".join(MEMBER_ROLES) + ").")
-    return check_enum(body["role"], "role", MEMBER_ROLES)
+def _site_role_change(ctx: Ctx) -> dict[str, str | None]:
+    return role_change(ctx.object_body(allowed=("role",)), guest=False)
 
 
 def _org_team(ctx: Ctx, org_id: str, team_id: str) -> Record | None:
@@ -246,22 +243,28 @@ def _org_team(ctx: Ctx, org_id: str, team_id: str) -> Record | None:
 
 
 def update_user(ctx: Ctx, org_id: str, site_id: str, user_id: str) -> Reply:
-    """PATCH .../permissions/users/{userId}: set the user's role on the site."""
+    """PATCH .../permissions/users/{userId}: set the user's role on the site (no role:
+    nothing changes)."""
     site_for(ctx, org_id, site_id, "admin")
-    role = _site_role_body(ctx)
+    change = _site_role_change(ctx)
     if user_id not in ctx.state.users:
         raise not_found(f"User {user_id!r} not found.")
-    changes.set_grant(ctx.store, ctx.credential, "site", site_id, "user", user_id, role)
+    if "role" in change:
+        role = change["role"]
+        changes.set_grant(ctx.store, ctx.credential, "site", site_id, "user", user_id, role)
     return no_content()
 
 
 def update_team(ctx: Ctx, org_id: str, site_id: str, team_id: str) -> Reply:
-    """PATCH .../permissions/teams/{teamId}: set the team's role on the site."""
+    """PATCH .../permissions/teams/{teamId}: set the team's role on the site (no role:
+    nothing changes)."""
     site_for(ctx, org_id, site_id, "admin")
-    role = _site_role_body(ctx)
+    change = _site_role_change(ctx)
     if _org_team(ctx, org_id, team_id) is None:
         raise not_found(f"Team {team_id!r} not found in organization {org_id!r}.")
-    changes.set_grant(ctx.store, ctx.credential, "site", site_id, "team", team_id, role)
+    if "role" in change:
+        role = change["role"]
+        changes.set_grant(ctx.store, ctx.credential, "site", site_id, "team", team_id, role)
     return no_content()
 
 
