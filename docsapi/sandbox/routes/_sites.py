@@ -1,5 +1,5 @@
-"""Sites: list, read, update (title, visibility, default level ...), publish and unpublish,
-their site spaces, share links, visitor authentication and permissions.
+"""Sites: list, read, update (see ``_site_settings``), publish and unpublish, their site
+spaces, share links, visitor authentication and permissions.
 
 Reading a site needs membership of its organization; changing it, its share links or its
 permissions and reading its secrets need the ``admin`` role on the site.
@@ -7,12 +7,9 @@ permissions and reading its secrets need the ``admin`` role on the site.
 
 from __future__ import annotations
 
-from typing import Any
-
 from docsapi.sandbox.core import _access_changes as changes
 from docsapi.sandbox.core._auth import DEFAULT_SECURITY, security
 from docsapi.sandbox.core._errors import bad_request, not_found
-from docsapi.sandbox.core._ids import new_hex
 from docsapi.sandbox.core._permission_model import site_role
 from docsapi.sandbox.core._state import Record
 from docsapi.sandbox.core._web import Ctx, Reply, Route, no_content, paginate
@@ -20,13 +17,12 @@ from docsapi.sandbox.routes import _render_access as render_access
 from docsapi.sandbox.routes._access import org_for, site_for
 from docsapi.sandbox.routes._checks import (
     check_bool,
-    check_default_level,
     check_enum,
     check_string,
     role_change,
 )
+from docsapi.sandbox.routes._site_settings import update_site
 
-SITE_VISIBILITIES = ("public", "unlisted", "share-link", "visitor-auth")
 SITE_TYPES = ("basic", "premium", "ultimate", "sponsored", "legacy-basic", "legacy-premium")
 _SITE = "/orgs/<org_id>/sites/<site_id>"
 
@@ -72,46 +68,6 @@ def list_sites(ctx: Ctx, org_id: str) -> Reply:
 def get_site(ctx: Ctx, org_id: str, site_id: str) -> Reply:
     """GET /orgs/{organizationId}/sites/{siteId} -> Site."""
     return _site_reply(ctx, site_for(ctx, org_id, site_id, "read"))
-
-
-def update_site(ctx: Ctx, org_id: str, site_id: str) -> Reply:
-    """PATCH /orgs/{organizationId}/sites/{siteId}: title, visibility, basename, default level,
-    default site space."""
-    record = site_for(ctx, org_id, site_id, "admin")
-    body = ctx.object_body(
-        allowed=("title", "visibility", "basename", "defaultLevel", "defaultSiteSpace")
-    )
-    changes: dict[str, Any] = {}
-    if "title" in body:
-        changes["title"] = check_string(body["title"], "title", min_length=2, max_length=128)
-    if "visibility" in body:
-        changes["visibility"] = check_enum(body["visibility"], "visibility", SITE_VISIBILITIES)
-    if "basename" in body:
-        changes["basename"] = check_string(
-            body["basename"], "basename", min_length=1, max_length=100
-        )
-    if "defaultLevel" in body:
-        changes["defaultLevel"] = check_default_level(body["defaultLevel"])
-    if "defaultSiteSpace" in body:
-        wanted = check_string(body["defaultSiteSpace"], "defaultSiteSpace", min_length=1)
-        spaces = ctx.state.site_spaces[site_id]
-        if wanted not in {s["id"] for s in spaces}:
-            raise bad_request(f"defaultSiteSpace {wanted!r} is not a site space of this site.")
-        for item in spaces:
-            item["default"] = item["id"] == wanted
-    for key, value in changes.items():
-        if record[key] != value:
-            label = f"{record['title']}: {key} -> {value}"
-            record[key] = value
-            action = "site.visibility.update" if key == "visibility" else "site.update"
-            _event(ctx, record, action, label)
-    if record["visibility"] == "visitor-auth" and site_id not in ctx.state.site_auth:
-        # Visitors authenticate from now on: the site gets its signing key, as on the platform.
-        ctx.state.site_auth[site_id] = {
-            "backend": "custom",
-            "privateKey": new_hex(ctx.state.rng, 64),
-        }
-    return _site_reply(ctx, record)
 
 
 def publish(ctx: Ctx, org_id: str, site_id: str) -> Reply:
