@@ -303,10 +303,9 @@ class RequestRules:
         for parameter in [*shared, *operation.get("parameters", [])]:
             parameter = self._resolve(parameter)
             if parameter.get("in") == "path" and parameter.get("name") in argument_of:
-                schema = self._schema(self._resolve(parameter.get("schema", {})))
-                path.append(
-                    _PathParameter(parameter["name"], argument_of[parameter["name"]], schema)
-                )
+                name = parameter["name"]
+                checked = self._schema(self._resolve(parameter.get("schema", {})))
+                path.append(_PathParameter(name, argument_of[name], checked))
             if parameter.get("in") == "query" and "schema" in parameter:
                 schema = self._resolve(parameter["schema"])
                 array = schema.get("type") == "array" and "items" in schema
