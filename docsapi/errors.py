@@ -34,10 +34,10 @@ from docsapi.core.redact import scrub, scrub_data
 
 __all__ = [
     "RETRYABLE_STATUSES",
-    "AdminRoleWarning",
     "APIConnectionError",
     "APIStatusError",
     "APITimeoutError",
+    "AdminRoleWarning",
     "AuthenticationError",
     "BadRequestError",
     "ConflictError",
