@@ -24,11 +24,13 @@ line naming what could not be seen. ``docsapi diff`` exits 3 likewise when eithe
 is partial (unless ``--allow-partial``), and 2 when a snapshot cannot be loaded.
 ``docsapi review apply PLAN`` exits 0 when every call of the plan is done (or, with
 ``--dry-run``, was shown), 1 when a call failed (it stops there; the same command again
-resumes), 2 when the plan cannot be read or no token is found; 130 after Ctrl-C (``docsapi
-sandbox`` stops with 0: Ctrl-C is how it ends). Errors are one line on stderr (at most 200
-characters) that says what to do. Before its first request, ``docsapi audit`` checks the
-organization id, the base URL, every file and folder it will write, that a token is at hand,
-and then asks the server once (5 s at most) who the token belongs to.
+resumes), 2 when the plan cannot be read, no token is found, or the plan would leave the
+organization without an admin or demote the token's own user without
+``--allow-self-demotion`` (nothing is sent); 130 after Ctrl-C (``docsapi sandbox`` stops
+with 0: Ctrl-C is how it ends). Errors are one line on stderr (at most 200 characters) that
+says what to do. Before its first request, ``docsapi audit`` checks the organization id, the
+base URL, every file and folder it will write, that a token is at hand, and then asks the
+server once (5 s at most) who the token belongs to.
 """
 
 from __future__ import annotations
@@ -251,6 +253,12 @@ def _add_review_parser(commands) -> None:
         help=f"API address (default: {DEFAULT_BASE_URL})",
     )
     apply.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    apply.add_argument(
+        "--allow-self-demotion",
+        action="store_true",
+        help="send a call that takes the admin role from the token's own user (sent last); "
+        "without it such a plan is refused",
+    )
     apply.set_defaults(handler=_run_review)
 
 
@@ -590,7 +598,13 @@ def _run_review(args: argparse.Namespace) -> int:
         args.base_url = check_base_url(args.base_url, "--base-url")
         require_token(args.base_url, TOKEN_VARIABLE)
         client = DocsClient(base_url=args.base_url)  # token: GITBOOK_API_TOKEN, then the keyring
-        return run_apply(client, args.plan, args.results, progress=not args.no_progress)
+        return run_apply(
+            client,
+            args.plan,
+            args.results,
+            progress=not args.no_progress,
+            allow_self_demotion=args.allow_self_demotion,
+        )
     except ValidationError as exc:
         raise _Failure(str(exc), EXIT_USAGE) from None
 
