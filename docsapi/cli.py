@@ -27,10 +27,11 @@ is partial (unless ``--allow-partial``), and 2 when a snapshot cannot be loaded.
 resumes), 2 when the plan cannot be read, no token is found, or the plan would leave the
 organization without an admin or demote the token's own user without
 ``--allow-self-demotion`` (nothing is sent); 130 after Ctrl-C (``docsapi sandbox`` stops
-with 0: Ctrl-C is how it ends). Errors are one line on stderr (at most 200 characters) that
-says what to do. Before its first request, ``docsapi audit`` checks the organization id, the
-base URL, every file and folder it will write, that a token is at hand, and then asks the
-server once (5 s at most) who the token belongs to.
+with 0: Ctrl-C is how it ends). Errors are one line on stderr that says what to do (at most
+200 characters for the mistakes found before the first request). Before its first request,
+``docsapi audit`` checks the organization id, the base URL, every file and folder it will
+write, that a token is at hand, and then asks the server once (5 s at most) who the token
+belongs to.
 """
 
 from __future__ import annotations

@@ -20,18 +20,20 @@ __all__ = ["MAX_LINE", "CommandParser", "one_line"]
 MAX_LINE = 200
 
 
-def one_line(text: str, limit: int = MAX_LINE) -> str:
+def one_line(text: str, limit: int | None = None) -> str:
     """``text`` on one line (whitespace runs become one space), cut to ``limit`` characters.
 
     Examples
     --------
     >>> one_line("no token.\\n  Run docsapi login.")
     'no token. Run docsapi login.'
-    >>> len(one_line("x" * 300))
+    >>> len(one_line("x" * 300, limit=200))
     200
     """
     flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 3].rstrip() + "..."
+    if limit is None or len(flat) <= limit:
+        return flat
+    return flat[: limit - 3].rstrip() + "..."
 
 
 def _close_match(word: str, candidates: Iterable[str]) -> str | None:
@@ -117,4 +119,4 @@ class CommandParser(argparse.ArgumentParser):
             if len(line + tail) <= MAX_LINE:
                 line += tail
                 break
-        self.exit(2, one_line(line) + "\n")
+        self.exit(2, one_line(line, MAX_LINE) + "\n")
