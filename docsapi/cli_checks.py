@@ -29,13 +29,19 @@ __all__ = [
 PROBE_TIMEOUT = 5.0
 
 
-def _can_write_in(folder: Path) -> bool:
-    """True when a file can be created in ``folder`` (tried, then removed at once)."""
+def _check_writable_folder(folder: Path, option: str) -> None:
+    """Check that ``folder`` exists and takes a new file (tried, then removed at once)."""
+    if not folder.is_dir():
+        raise ValidationError(
+            option, f"the folder {str(folder)!r} does not exist: create it, or choose another"
+        )
     try:
         with tempfile.TemporaryFile(dir=folder):
-            return True
+            pass
     except OSError:
-        return False
+        raise ValidationError(
+            option, f"cannot create a file in {str(folder)!r}: choose a folder you can write to"
+        ) from None
 
 
 def check_output_file(value: str, option: str) -> Path:
@@ -68,15 +74,7 @@ def check_output_file(value: str, option: str) -> Path:
     path = Path(value).expanduser()
     if path.is_dir():
         raise ValidationError(option, f"{value!r} is a folder: name a file in it")
-    folder = path.parent
-    if not folder.is_dir():
-        raise ValidationError(
-            option, f"the folder {str(folder)!r} does not exist: create it, or choose another"
-        )
-    if not _can_write_in(folder):
-        raise ValidationError(
-            option, f"cannot create a file in {str(folder)!r}: choose a folder you can write to"
-        )
+    _check_writable_folder(path.parent, option)
     return path
 
 
@@ -98,15 +96,7 @@ def check_output_folder(value: str, option: str) -> Path:
     path = Path(value).expanduser()
     if path.exists() and not path.is_dir():
         raise ValidationError(option, f"{value!r} is a file: name a folder")
-    target = path if path.is_dir() else path.parent
-    if not target.is_dir():
-        raise ValidationError(
-            option, f"the folder {str(target)!r} does not exist: create it, or choose another"
-        )
-    if not _can_write_in(target):
-        raise ValidationError(
-            option, f"cannot write in {str(target)!r}: choose a folder you can write to"
-        )
+    _check_writable_folder(path if path.is_dir() else path.parent, option)
     return path
 
 

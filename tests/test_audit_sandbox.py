@@ -219,9 +219,14 @@ def test_bad_arguments_are_refused_before_any_request(sandbox, client, kwargs, a
 def test_progress_bar_counts_every_space_team_collection_and_site_read(sandbox, client, capsys):
     audit = audit_permissions(client, sandbox.org_id, progress=True, max_workers=2)
     data = audit.data
-    targets = len(data.spaces) + len(data.teams) + len(data.collections) + len(data.sites)
     err = capsys.readouterr().err
-    assert "Reading access" in err and f"{targets}/{targets}" in err
+    for what, count in (
+        ("access of {} spaces", len(data.spaces)),
+        ("members of {} teams", len(data.teams)),
+        ("access of {} collections", len(data.collections)),
+        ("spaces, share links and access of {} sites", len(data.sites)),
+    ):
+        assert f"{what.format(count)}: 100%" in err and f"{count}/{count}" in err
 
 
 def test_changing_a_default_level_changes_the_effective_role(sandbox, client):

@@ -225,10 +225,10 @@ def test_sandbox_command_serves_until_interrupted(tmp_path):
         )
         headers = {"Authorization": f"Bearer {token}"}
         request = urllib.request.Request(f"{url}/user", headers=headers)
-        with urllib.request.urlopen(request, timeout=10) as answer:
+        with urllib.request.urlopen(request, timeout=30) as answer:
             assert answer.status == 200 and json.load(answer)["object"] == "user"
         request = urllib.request.Request(f"{url}/orgs/{org}/spaces?limit=100", headers=headers)
-        with urllib.request.urlopen(request, timeout=10) as answer:
+        with urllib.request.urlopen(request, timeout=30) as answer:
             assert len(json.load(answer)["items"]) == 45
     finally:
         process.send_signal(signal.SIGINT)

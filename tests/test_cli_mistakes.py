@@ -40,6 +40,19 @@ def _environment(token: str | None) -> dict[str, str]:
     return env
 
 
+def _run(arguments: list[str], cwd: Path, token: str | None) -> subprocess.CompletedProcess:
+    """``docsapi ARGUMENTS`` run to its end in ``cwd``, with ``token`` as the only token."""
+    return subprocess.run(
+        [*_command(), *arguments],
+        cwd=cwd,
+        env=_environment(token),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
 def _closed_port() -> int:
     """A port on 127.0.0.1 where nothing listens (bound, then released)."""
     with socket.socket() as probe:
@@ -106,15 +119,7 @@ def test_every_mistake_ends_in_one_line_that_says_what_to_do(sandbox, tmp_path):
         sandbox.reset()
         secret = sandbox.token if token == GOOD else token
         started = time.perf_counter()
-        done = subprocess.run(
-            [*_command(), *arguments],
-            cwd=tmp_path,
-            env=_environment(secret),
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
+        done = _run(arguments, tmp_path, secret)
         seconds = time.perf_counter() - started
         lines = done.stderr.splitlines()
         assert done.returncode != 0, name
@@ -129,24 +134,14 @@ def test_every_mistake_ends_in_one_line_that_says_what_to_do(sandbox, tmp_path):
 
 
 def test_a_refused_token_is_found_by_one_request_before_the_crawl(sandbox, tmp_path):
-    done = subprocess.run(
-        [*_command(), "audit", "--org", sandbox.org_id, "--base-url", sandbox.url],
-        cwd=tmp_path,
-        env=_environment(UNKNOWN),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = _run(["audit", "--org", sandbox.org_id, "--base-url", sandbox.url], tmp_path, UNKNOWN)
     assert done.returncode == 1
     assert [(method, path) for method, path, _ in sandbox.request_log] == [("GET", "/v1/user")]
     assert not (tmp_path / "audit-report.html").exists()
 
 
 def test_the_version(tmp_path):
-    done = subprocess.run(
-        [*_command(), "--version"], capture_output=True, text=True, timeout=60, check=False
-    )
+    done = _run(["--version"], tmp_path, None)
     assert done.returncode == 0
     assert done.stdout.strip() == f"docsapi {docsapi.__version__}"
 

@@ -130,11 +130,12 @@ def test_snapshot_helpers_refuse_wrong_arguments_by_name(saved):
         assert caught.value.argument == "org_id"
 
 
-def test_the_cli_says_the_snapshot_could_not_be_kept_when_save_is_a_file(tmp_path, capsys):
+def test_the_cli_refuses_a_save_folder_that_is_a_file_before_the_audit(tmp_path, capsys):
     target = tmp_path / "a-file"
     target.write_text("x", encoding="utf-8")
     out = tmp_path / "report.html"
     assert main(["demo", "--no-progress", "--out", str(out), "--save", str(target)]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
-    assert err.startswith("docsapi: error: cannot keep the snapshot in")
+    assert err.startswith("docsapi: error: --save: ") and "is a file: name a folder" in err
+    assert not out.exists()  # refused before the audit ran

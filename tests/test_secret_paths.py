@@ -292,7 +292,7 @@ def test_a_token_that_cannot_be_sent_is_refused_without_repeating_it(canary_toke
 
 def test_constructor_errors_after_the_token_is_read_hold_no_token(canary_token):
     for kwargs in (
-        {"base_url": "https://api.gitbook.com"},
+        {"base_url": "https://api.gitbook.com/v1?x=1"},
         {"timeout": (0, 0)},
         {"headers": {"X-A": "1\r\n"}},
         {"max_retries": -1},
