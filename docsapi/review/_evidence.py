@@ -20,11 +20,12 @@ import pandas as pd
 from docsapi.audit.report.page import (
     CSS,
     excel_target,
-    fit_columns,
     html_table,
     plain,
     text,
     write_page,
+    write_sheet,
+    write_text_cell,
 )
 from docsapi.audit.snapshot.files import scrub_texts
 from docsapi.review._apply import done_calls
@@ -122,7 +123,8 @@ def evidence_tables(review: ReviewRecord) -> dict[str, pd.DataFrame]:
 def write_excel(review: ReviewRecord, path: str | os.PathLike[str]) -> Path:
     """Write the evidence workbook: sheets summary, decisions, plan, results, sign-off.
 
-    Times are UTC (Excel stores no time zone).
+    Times are UTC (Excel stores no time zone). Every text is stored as text, never as a
+    formula, whatever it starts with.
 
     Parameters
     ----------
@@ -149,13 +151,12 @@ def write_excel(review: ReviewRecord, path: str | os.PathLike[str]) -> Path:
     tables = evidence_tables(review)
     with pd.ExcelWriter(target, engine="openpyxl") as writer:
         for name in SHEETS:
-            plain(tables[name], naive_times=True).to_excel(writer, sheet_name=name, index=False)
-            fit_columns(writer.sheets[name])
+            write_sheet(writer, name, plain(tables[name], naive_times=True))
         sheet = writer.sheets["sign-off"]
         start = len(tables["sign-off"]) + 3
-        sheet.cell(row=start, column=1, value=_STATEMENT)
+        write_text_cell(sheet, start, 1, _STATEMENT)
         for offset, label in enumerate(("Name", "Role", "Signature", "Date"), start=1):
-            sheet.cell(row=start + offset, column=1, value=f"{label}:")
+            write_text_cell(sheet, start + offset, 1, f"{label}:")
     return target
 
 
