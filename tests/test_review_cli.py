@@ -19,11 +19,13 @@ def run(capsys, *args: str) -> tuple[int, str, str]:
 
 @pytest.fixture
 def plan_review(sandbox):
-    """A review of the demo revoking three accesses held only through a direct grant."""
+    """A review of the demo revoking three accesses held only through a direct grant, signed
+    off."""
     audit = docsapi.audit_permissions(sandbox.client(), sandbox.org_id, progress=False)
     review = AccessReview(audit, reviewer="Rita Reviewer")
     only_direct = review.decisions[review.decisions["sources"] == "direct"]
     review.decide(only_direct.drop_duplicates("space_id").head(3), "revoke")
+    review.sign_off("Grace Owner")
     return review
 
 

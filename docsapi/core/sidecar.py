@@ -22,6 +22,7 @@ __all__ = [
     "SUFFIX",
     "covered_file",
     "file_problems",
+    "format_problem",
     "read_sidecar",
     "sidecar_path",
     "write_json",
@@ -125,3 +126,19 @@ def file_problems(path: Path, manifest: dict[str, Any], key: Secret | None) -> l
             f"{path.name} differs from its manifest (SHA-256): it was changed after it was written"
         )
     return problems
+
+
+def format_problem(manifest: dict[str, Any], expected: str, newest: int) -> str | None:
+    """Why a manifest is not one of the ``expected`` format that this docsapi reads (format
+    versions 1 to ``newest``), or None."""
+    if manifest.get("format") != expected:
+        return f"it describes {manifest.get('format')!r}, not {expected!r}"
+    version = manifest.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        return "it states no format version"
+    if version > newest:
+        return (
+            f"it is in format {version} (docsapi {manifest.get('docsapi_version', '?')}); this "
+            f"docsapi reads formats 1 to {newest}: upgrade docsapi to check it"
+        )
+    return None

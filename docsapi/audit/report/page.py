@@ -22,6 +22,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from docsapi.audit.report.tables import text
@@ -192,14 +193,16 @@ def _map_texts(frame: pd.DataFrame, change: Any) -> pd.DataFrame:
         if series.dtype.kind in "biufcmM":
             continue  # numbers and times are never text
         values = series.astype(object).to_numpy()
-        cells = [change(v) for v in values]
+        cells = np.empty(len(values), dtype=object)
+        for row, value in enumerate(values):
+            cells[row] = change(value)
         if any(a is not b for a, b in zip(cells, values, strict=True)):
-            changed[position] = pd.Series(cells, index=frame.index, dtype=object)
+            changed[position] = cells
     if not changed and labels == list(frame.columns):
         return frame
     frame = frame.copy()
-    for position, values in changed.items():
-        frame.isetitem(position, values)
+    for position, column in changed.items():
+        frame.isetitem(position, column)
     frame.columns = pd.Index(labels, name=frame.columns.name, dtype=object)
     return frame
 
