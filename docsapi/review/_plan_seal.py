@@ -29,12 +29,13 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from docsapi.core.integrity import Verdict, digest, seal_fact
+from docsapi.core.integrity import Verdict, canonical_json, digest, seal_fact
 from docsapi.core.sidecar import (
     file_problems,
     format_problem,
@@ -170,30 +171,26 @@ class PlanCheck:
 
 
 def _first_difference(ours: Calls, theirs: Calls, theirs_name: str) -> str | None:
-    """Where two lists of calls first differ, in words, with how many positions differ;
-    None when they are the same."""
-    differing: list[tuple[tuple[Any, str] | None, tuple[Any, str] | None]] = []
-    for position in range(max(len(ours), len(theirs))):
-        mine = ours[position] if position < len(ours) else None
-        other = theirs[position] if position < len(theirs) else None
-        if mine is None or other is None or mine[0] != other[0]:
-            differing.append((mine, other))
-    if not differing:
+    """Where two lists of calls first differ (calls matched in order, so one call added or
+    removed is named as such), in words, with how many calls differ; None when the same."""
+    matcher = SequenceMatcher(a=[key for key, _ in ours], b=[key for key, _ in theirs])
+    changes = [op for op in matcher.get_opcodes() if op[0] != "equal"]
+    if not changes:
         return None
-    mine, other = differing[0]
-    if mine is None:
-        assert other is not None
-        first = f"{other[1]} of {theirs_name} is missing from the plan"
-    elif other is None:
-        first = f"{mine[1]} is not in {theirs_name}"
+    kind, first_ours, _, first_theirs, _ = changes[0]
+    if kind == "insert":
+        first = f"{theirs[first_theirs][1]} of {theirs_name} is missing from the plan"
+    elif kind == "delete":
+        first = f"{ours[first_ours][1]} is not in {theirs_name}"
     else:
-        first = f"{mine[1]} differs from {theirs_name}, which has {other[1]} there"
-    more = len(differing) - 1
-    return first + (f" ({more} more position{'s' if more != 1 else ''} differ)" if more else "")
+        mine, other = ours[first_ours][1], theirs[first_theirs][1]
+        first = f"{mine} differs from {theirs_name}, which has {other} there"
+    more = sum(max(a2 - a1, b2 - b1) for _, a1, a2, b1, b2 in changes) - 1
+    return first + (f" ({more} more call{'s' if more != 1 else ''} differ)" if more else "")
 
 
 def _every_column(plan: pd.DataFrame) -> Calls:
-    rows = json_records(plan[list(PLAN_COLUMNS)])
+    rows = [canonical_json(row) for row in json_records(plan[list(PLAN_COLUMNS)])]
     calls = plan.itertuples(index=False)
     return [(row, describe_call(call)) for row, call in zip(rows, calls, strict=True)]
 
@@ -259,7 +256,9 @@ def _listed_calls(plan: pd.DataFrame, listed: object) -> str | None:
     if not isinstance(listed, list) or not all(isinstance(c, dict) for c in listed):
         return "its manifest lists no calls"
     ours = [(str(call.call_id), describe_call(call)) for call in plan.itertuples(index=False)]
-    theirs = [(c.get("call_id"), f"call {c.get('step')} (id {c.get('call_id')})") for c in listed]
+    theirs = [
+        (str(c.get("call_id")), f"call {c.get('step')} (id {c.get('call_id')})") for c in listed
+    ]
     return _first_difference(ours, theirs, "the saved plan")
 
 
@@ -268,10 +267,9 @@ def _approval(
 ) -> tuple[list[str], str | None, list[str]]:
     """(problems, approval, facts) of a plan and its manifest."""
     key = signing_key()
-    problems = file_problems(target, manifest, key)
+    listed = _listed_calls(plan, manifest.get("calls"))  # first: it names the call
+    problems = ([listed] if listed else []) + file_problems(target, manifest, key)
     facts = [seal_fact(manifest, key)]
-    listed = _listed_calls(plan, manifest.get("calls"))
-    problems += [listed] if listed else []
     try:
         source = manifest["source"]
         decisions = source["decisions"]

@@ -9,8 +9,9 @@ spreadsheet would read as a formula (it starts with ``=``, ``+``, ``-``, ``@``, 
 carriage return, or their fullwidth forms, possibly after spaces) stays text. In a workbook
 every text cell is stored as a string (never a formula, an error code or a number) and such a
 cell is marked quote-prefixed, so editing it keeps it text; in a CSV such a cell gets a
-leading ``'``, as OWASP recommends for CSV injection. Numbers stay numbers. docsapi reads
-its own CSV files back unchanged (:func:`read_csv_texts` drops the ``'`` it added).
+leading ``'``, as OWASP recommends for CSV injection, and a text holding a line break is
+quoted. Numbers stay numbers. docsapi reads its own CSV files back unchanged
+(:func:`read_csv_texts` drops the ``'`` it added).
 """
 
 from __future__ import annotations
@@ -208,8 +209,12 @@ def _map_texts(frame: pd.DataFrame, change: Any) -> pd.DataFrame:
 
 
 def write_table_csv(frame: pd.DataFrame, path: Path) -> Path:
-    """Write ``frame`` (without its index) as an inert CSV file; the path written."""
-    inert_texts(frame).to_csv(path, index=False)
+    """Write ``frame`` (without its index) as an inert CSV file; the path written.
+
+    Lines end in CRLF (RFC 4180), so a text holding a carriage return is quoted: no reader
+    starts a new row inside it (where what follows could be taken for a formula).
+    """
+    inert_texts(frame).to_csv(path, index=False, lineterminator="\r\n")
     return path
 
 
