@@ -22,7 +22,7 @@ __all__ = [
     "SUFFIX",
     "covered_file",
     "file_problems",
-    "format_problem",
+    "manifest_of",
     "read_sidecar",
     "sidecar_path",
     "write_json",
@@ -128,9 +128,7 @@ def file_problems(path: Path, manifest: dict[str, Any], key: Secret | None) -> l
     return problems
 
 
-def format_problem(manifest: dict[str, Any], expected: str, newest: int) -> str | None:
-    """Why a manifest is not one of the ``expected`` format that this docsapi reads (format
-    versions 1 to ``newest``), or None."""
+def _format_problem(manifest: dict[str, Any], expected: str, newest: int) -> str | None:
     if manifest.get("format") != expected:
         return f"it describes {manifest.get('format')!r}, not {expected!r}"
     version = manifest.get("format_version")
@@ -142,3 +140,30 @@ def format_problem(manifest: dict[str, Any], expected: str, newest: int) -> str 
             f"docsapi reads formats 1 to {newest}: upgrade docsapi to check it"
         )
     return None
+
+
+def manifest_of(
+    path: Path, expected: str, newest: int
+) -> tuple[dict[str, Any], None] | tuple[None, str]:
+    """The manifest beside ``path`` if it is one of the ``expected`` format that this
+    docsapi reads (versions 1 to ``newest``); else why not, in one sentence.
+
+    Returns
+    -------
+    tuple
+        ``(manifest, None)``, or ``(None, problem)`` when there is no manifest, it cannot
+        be read, or it is of another format or a newer version. Its seal is not checked
+        yet (:func:`file_problems`).
+    """
+    name = sidecar_path(path).name
+    try:
+        manifest = read_sidecar(path)
+    except FileNotFoundError:
+        return None, (
+            f"it has no manifest ({name}) beside it: docsapi did not write it, or the manifest "
+            "was not copied with it, so nothing shows that it is as it was written"
+        )
+    except (OSError, ValueError) as exc:
+        return None, f"its manifest cannot be read: {exc}"
+    wrong = _format_problem(manifest, expected, newest)
+    return (manifest, None) if wrong is None else (None, f"{name}: {wrong}")

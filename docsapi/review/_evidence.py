@@ -35,13 +35,7 @@ from docsapi.audit.report.page import (
 )
 from docsapi.audit.snapshot.files import scrub_texts
 from docsapi.core.integrity import Verdict, seal_fact
-from docsapi.core.sidecar import (
-    file_problems,
-    format_problem,
-    read_sidecar,
-    sidecar_path,
-    write_sidecar,
-)
+from docsapi.core.sidecar import file_problems, manifest_of, write_sidecar
 from docsapi.core.version import version
 from docsapi.credentials.signing import signing_key
 from docsapi.review._apply import done_calls
@@ -306,16 +300,9 @@ def check_evidence_file(path: str | os.PathLike[str]) -> Verdict:
     True
     """
     target = Path(path)
-    try:
-        manifest = read_sidecar(target)
-    except FileNotFoundError:
-        problem = f"it has no manifest ({sidecar_path(target).name}) beside it"
-        return Verdict("evidence", target, (problem,))
-    except (OSError, ValueError) as exc:
-        return Verdict("evidence", target, (f"its manifest cannot be read: {exc}",))
-    wrong = format_problem(manifest, EVIDENCE_FORMAT, EVIDENCE_FORMAT_VERSION)
-    if wrong:
-        return Verdict("evidence", target, (f"{sidecar_path(target).name}: {wrong}",))
+    manifest, problem = manifest_of(target, EVIDENCE_FORMAT, EVIDENCE_FORMAT_VERSION)
+    if manifest is None:
+        return Verdict("evidence", target, (str(problem),))
     key = signing_key()
     facts = (
         f"review evidence of organization {manifest.get('org_id')}, written at "

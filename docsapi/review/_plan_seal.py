@@ -35,14 +35,9 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from docsapi.audit.report.page import output_path
 from docsapi.core.integrity import Verdict, canonical_json, digest, seal_fact
-from docsapi.core.sidecar import (
-    file_problems,
-    format_problem,
-    read_sidecar,
-    sidecar_path,
-    write_sidecar,
-)
+from docsapi.core.sidecar import file_problems, manifest_of, sidecar_path, write_sidecar
 from docsapi.core.version import version
 from docsapi.credentials.signing import signing_key
 from docsapi.errors import SnapshotError, ValidationError
@@ -338,23 +333,10 @@ def check_plan_file(
     except ValidationError as exc:
         malformed = str(exc).removeprefix("plan: ")
     calls = f"{len(plan)} call{'s' if len(plan) != 1 else ''}"
-    manifest: dict[str, Any] = {}
-    try:
-        manifest = read_sidecar(target)
-    except FileNotFoundError:
-        problem = (
-            f"it has no manifest ({sidecar_path(target).name}) beside it: it was not saved by "
-            "review.save_plan, or the manifest was not copied with it, so nothing shows who "
-            "approved it"
-        )
-    except (OSError, ValueError) as exc:
-        problem = f"its manifest cannot be read: {exc}"
-    else:
-        wrong = format_problem(manifest, PLAN_FORMAT, PLAN_FORMAT_VERSION)
-        problem = f"{sidecar_path(target).name}: {wrong}" if wrong else ""
-    if problem:
-        return PlanCheck(target, plan, malformed, (problem,), None, (f"a plan of {calls}",))
-    folder = None if snapshot is None else Path(snapshot)
+    manifest, problem = manifest_of(target, PLAN_FORMAT, PLAN_FORMAT_VERSION)
+    if manifest is None:
+        return PlanCheck(target, plan, malformed, (str(problem),), None, (f"a plan of {calls}",))
+    folder = None if snapshot is None else output_path(snapshot, "snapshot")
     problems, approval, facts = _approval(target, plan, manifest, folder)
     facts.insert(0, f"a review plan of {calls} for organization {manifest.get('org_id')}")
     return PlanCheck(target, plan, malformed, tuple(problems), approval, tuple(facts))

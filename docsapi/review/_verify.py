@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from docsapi.audit.report.page import output_path
 from docsapi.audit.snapshot.files import MANIFEST
 from docsapi.audit.snapshot.store import verify_snapshot
 from docsapi.core.integrity import Verdict
@@ -45,14 +46,22 @@ def verify(
     Raises
     ------
     ValidationError
-        For a plan file that cannot be read as a plan.
+        For a path that is not one (blank, a NUL), or a plan file that cannot be read as a
+        plan.
 
     Examples
     --------
     >>> verify("reviews/2026-Q3").ok                          # doctest: +SKIP
     True
     """
-    target = Path(path)
+    target = output_path(path, "path")
+    try:
+        return _verify(target, snapshot)
+    except OSError as exc:
+        return Verdict("unknown", target, (f"cannot read {target}: {exc.strerror or exc}",))
+
+
+def _verify(target: Path, snapshot: str | os.PathLike[str] | None) -> Verdict:
     if target.is_dir() or target.name == MANIFEST:
         return verify_snapshot(target if target.is_dir() else target.parent)
     if target.name.endswith(SUFFIX):
