@@ -25,11 +25,13 @@ line naming what could not be seen. ``docsapi diff`` exits 3 likewise when eithe
 is partial (unless ``--allow-partial``), and 2 when a snapshot cannot be loaded.
 ``docsapi review apply PLAN`` exits 0 when every call of the plan is done (or, with
 ``--dry-run``, was shown), 1 when a call failed (it stops there; the same command again
-resumes), 2 when the plan cannot be read or no token is found, 4 when nothing was sent
-because the plan was refused (not signed off, changed since, an edited call) or another
-``apply`` of it is running. ``docsapi verify PATH`` exits 0 when what it checks is as it
-was written (and signed, with a signing key), 1 otherwise, one line per problem. Errors
-are one line on stderr.
+resumes), 2 when the plan cannot be read, no token is found, or the plan would leave the
+organization without an admin or demote the token's own user without
+``--allow-self-demotion`` (nothing is sent), 4 when nothing was sent because the plan was
+refused (not signed off, changed since, an edited call) or another ``apply`` of it is
+running. ``docsapi verify PATH`` exits 0 when what it checks is as it was written (and
+signed, with a signing key), 1 otherwise, one line per problem. Errors are one line on
+stderr.
 """
 
 from __future__ import annotations
@@ -252,6 +254,12 @@ def _add_review_parser(commands) -> None:
         help=f"API address (default: {DEFAULT_BASE_URL})",
     )
     apply.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    apply.add_argument(
+        "--allow-self-demotion",
+        action="store_true",
+        help="send a call that takes the admin role from the token's own user (sent last); "
+        "without it such a plan is refused",
+    )
     apply.add_argument(
         "--allow-unsigned",
         action="store_true",
@@ -580,7 +588,14 @@ def _run_review(args: argparse.Namespace) -> int:
         if args.dry_run:
             return show_dry_run(args.plan, args.results, **options)
         client = DocsClient(base_url=args.base_url)  # token: GITBOOK_API_TOKEN, then the keyring
-        return run_apply(client, args.plan, args.results, progress=not args.no_progress, **options)
+        return run_apply(
+            client,
+            args.plan,
+            args.results,
+            progress=not args.no_progress,
+            allow_self_demotion=args.allow_self_demotion,
+            **options,
+        )
     except (PlanRefusedError, PlanBusyError) as exc:
         raise _Failure(str(exc), EXIT_REFUSED) from None
     except MissingCredentialError as exc:

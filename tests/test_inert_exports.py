@@ -109,11 +109,7 @@ def _check_workbook(path: Path, seen: set[str]) -> int:
                     seen.add(value)
                     if TRIGGER.match(value):
                         assert cell.data_type == "s" and cell.quotePrefix, where
-                if (
-                    cell.row > 1
-                    and value is not None
-                    and NUMERIC.match(str(header[position]))
-                ):
+                if cell.row > 1 and value is not None and NUMERIC.match(str(header[position])):
                     assert isinstance(value, int | float), f"{where} is not a number: {value!r}"
     return checked
 

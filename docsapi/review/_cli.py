@@ -22,12 +22,13 @@ was sent: the plan was refused, or another ``apply`` of it is running.
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from docsapi.errors import DocsAPIError
+from docsapi.errors import AdminRoleWarning, DocsAPIError
 from docsapi.review._apply import apply_plan, done_calls, dry_run_calls, empty_results
 from docsapi.review._files import read_results, results_frame, write_results
 from docsapi.review._journal import Journal, PlanLock, journal_path, read_journal
@@ -119,6 +120,11 @@ def show_dry_run(
     return EXIT_OK
 
 
+def _print_warning(message: Warning | str, *_args: Any, **_kwargs: Any) -> None:
+    """Print a warning as one ``warning:`` line, when it is given (before the calls)."""
+    print(f"warning: {message}")
+
+
 def run_apply(
     client: DocsClient,
     plan_path: str,
@@ -127,9 +133,13 @@ def run_apply(
     progress: bool,
     allow_unsigned: bool = False,
     snapshot: str | None = None,
+    allow_self_demotion: bool = False,
 ) -> int:
     """Check the plan, then send its calls not yet done under its lock, journalled; keep
     the results and print one line per call.
+
+    A warning (the token's own admin role taken away, with ``allow_self_demotion``) is
+    printed as a ``warning:`` line before any call is sent.
 
     Raises
     ------
@@ -149,10 +159,18 @@ def run_apply(
                 f"in doubt {call.method:<6} {call.path}: it was being sent when the last run "
                 "stopped; sending it again (every call of a review plan is idempotent)"
             )
-        with Journal(journal_path(target)) as journal:
+        with Journal(journal_path(target)) as journal, warnings.catch_warnings():
+            warnings.simplefilter("always", AdminRoleWarning)
+            warnings.showwarning = _print_warning
             journal.record("start", pid=os.getpid(), approval=approval)
             ran = apply_plan(
-                client, check.plan, earlier, progress=progress, approval=approval, journal=journal
+                client,
+                check.plan,
+                earlier,
+                progress=progress,
+                allow_self_demotion=allow_self_demotion,
+                approval=approval,
+                journal=journal,
             )
     every = pd.concat([earlier, ran], ignore_index=True) if len(earlier) else ran
     write_results(every, results_file)

@@ -303,7 +303,9 @@ class AccessReview:
         )
         return target
 
-    def apply(self, *, dry_run: bool = False, progress: bool = True) -> pd.DataFrame:
+    def apply(
+        self, *, dry_run: bool = False, progress: bool = True, allow_self_demotion: bool = False
+    ) -> pd.DataFrame:
         """Carry out the plan through :attr:`client`, or show what that would do.
 
         Calls already done (in :attr:`results`, from an earlier sitting too) are skipped,
@@ -318,6 +320,11 @@ class AccessReview:
             ``skip (done)`` and its blast radius.
         progress : bool
             Show a progress bar.
+        allow_self_demotion : bool
+            Send a call that takes the admin role from the client's own user (sent last,
+            with a warning); without it such a plan is refused before anything is sent.
+            A plan that would leave the organization without an enabled admin is always
+            refused.
 
         Returns
         -------
@@ -328,7 +335,8 @@ class AccessReview:
         Raises
         ------
         ValidationError
-            When the review has no client (and ``dry_run`` is false).
+            When the review has no client (and ``dry_run`` is false), or the plan's
+            organization role changes are refused (see ``allow_self_demotion``).
 
         Examples
         --------
@@ -346,7 +354,14 @@ class AccessReview:
         approval = approval_of(sign_offs, self.plan_digest()) or (
             f"not signed off: applied from the review in Python by {self.reviewer}"
         )
-        ran = apply_plan(self.client, plan, self.results, progress=progress, approval=approval)
+        ran = apply_plan(
+            self.client,
+            plan,
+            self.results,
+            progress=progress,
+            allow_self_demotion=allow_self_demotion,
+            approval=approval,
+        )
         earlier = self.results
         self.results = pd.concat([earlier, ran], ignore_index=True) if len(earlier) else ran
         return ran
