@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import openpyxl
+import pandas as pd
 import pytest
 
 import docsapi
@@ -418,3 +419,20 @@ def test_a_snapshot_of_format_1_loads_without_a_key_and_is_refused_with_one(
     monkeypatch.setenv(SIGNING_KEY_VARIABLE, KEY)
     with pytest.raises(docsapi.SnapshotError, match="which has no seal, and a signing key is set"):
         docsapi.load_audit(saved_audit_folder)
+
+
+def test_a_signed_snapshot_is_not_changed_without_the_key(written, tmp_path):
+    """Saving a table into a signed snapshot without the key would drop its signature:
+    refused before anything is written."""
+    from docsapi.audit.snapshot.store import list_tables, save_table
+
+    folder = Path(shutil.copytree(written[True] / "snapshot", tmp_path / "snapshot"))
+    before = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    with pytest.raises(docsapi.SnapshotError, match="it is signed, and no signing key is set"):
+        save_table(folder, "notes", pd.DataFrame({"note": ["x"]}))
+    assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == before
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(SIGNING_KEY_VARIABLE, KEY)
+        save_table(folder, "notes", pd.DataFrame({"note": ["x"]}))
+        assert "notes" in list_tables(folder)
+        assert json.loads((folder / MANIFEST).read_text())["integrity"]["signature"]

@@ -53,6 +53,7 @@ __all__ = [
     "read_manifest",
     "refuse",
     "scrub_texts",
+    "sealing_key",
     "snapshot_info",
     "write_manifest",
     "write_table",
@@ -388,9 +389,8 @@ def clean(name: str, frame: pd.DataFrame) -> pd.DataFrame:
     return scrub_texts(_mask_addresses(name, frame))
 
 
-def write_manifest(folder: Path, manifest: dict[str, Any]) -> None:
-    """Seal ``snapshot.json`` (signed when a signing key is set) and write it atomically (a
-    temporary file renamed over it).
+def sealing_key(folder: Path, manifest: dict[str, Any]) -> Secret | None:
+    """The key to seal ``manifest`` with when it is written again (None: a digest alone).
 
     Raises
     ------
@@ -404,6 +404,12 @@ def write_manifest(folder: Path, manifest: dict[str, Any]) -> None:
             folder,
             f"it is signed, and no signing key is set: set {SIGNING_KEY_VARIABLE} to change it",
         )
+    return key
+
+
+def write_manifest(folder: Path, manifest: dict[str, Any], key: Secret | None) -> None:
+    """Seal ``snapshot.json`` (signed with ``key``, see :func:`sealing_key`) and write it
+    atomically (a temporary file renamed over it)."""
     write_json(folder / MANIFEST, seal(manifest, key))
 
 

@@ -74,6 +74,7 @@ from docsapi.audit.snapshot.files import (
     read_manifest,
     refuse,
     scrub_texts,
+    sealing_key,
     snapshot_info,
     write_manifest,
     write_table,
@@ -230,7 +231,7 @@ def _write_snapshot(audit: AuditView, folder: Path, expand_teams: bool) -> None:
         )
     for name, table in audit.data.tables().items():
         manifest["files"].append(write_table(folder, f"data/{name}.parquet", clean(name, table)))
-    write_manifest(folder, manifest)  # last: a folder without it is no snapshot
+    write_manifest(folder, manifest, signing_key())  # last: a folder without it is no snapshot
 
 
 def _check_target(target: Path, overwrite: bool) -> None:
@@ -580,6 +581,7 @@ def save_table(snapshot: str | os.PathLike[str], name: str, frame: pd.DataFrame)
     if not isinstance(frame, pd.DataFrame):
         raise ValidationError("frame", f"must be a pandas DataFrame, got {type(frame).__name__}")
     manifest = read_manifest(target)
+    key = sealing_key(target, manifest)
     if manifest["format_version"] != FORMAT_VERSION:
         raise refuse(
             target,
@@ -597,7 +599,7 @@ def save_table(snapshot: str | os.PathLike[str], name: str, frame: pd.DataFrame)
     entry["path"] = relative
     previous = entries(manifest, "extra").get(table)
     manifest["files"] = [e for e in manifest["files"] if e is not previous] + [entry]
-    write_manifest(target, manifest)
+    write_manifest(target, manifest, key)
     if previous is not None and previous["path"] != relative:
         (target / previous["path"]).unlink(missing_ok=True)
     return target / relative
