@@ -598,6 +598,8 @@ def _run_review(args: argparse.Namespace) -> int:
         )
     except (PlanRefusedError, PlanBusyError) as exc:
         raise _Failure(str(exc), EXIT_REFUSED) from None
+    except OSError as exc:  # the lock, the journal or the results beside the plan
+        raise _Failure(f"cannot write beside the plan {args.plan}: {exc}", EXIT_USAGE) from None
     except MissingCredentialError as exc:
         raise _Failure(
             f"{exc} Run `docsapi login` or export {TOKEN_VARIABLE}=<token> (an organization "
