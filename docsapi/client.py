@@ -33,6 +33,7 @@ from docsapi.credentials.keyring_store import (
     read_stored,
     service_name,
 )
+from docsapi.errors import ValidationError
 from docsapi.wire.client_base import BaseClient
 from docsapi.wire.transport import Session
 
@@ -364,8 +365,11 @@ class DocsClient(BaseClient):
             The HTTP method, e.g. ``"GET"``.
         path : str
             The path under the base URL, e.g. ``"/orgs/org_1/members/u_1"``; the caller
-            URL-encodes path segments. It must stay under the base URL: full URLs, query
-            strings, and empty, ``.`` or ``..`` segments (also percent-encoded) are refused.
+            URL-encodes path segments, once. It must stay under the base URL: full URLs,
+            query strings and empty segments are refused, and each segment, decoded, must
+            be an id by the rule every method applies (:func:`~docsapi.core.checks.check_id`:
+            no dot segment, also encoded or normalised like ``%2e%2e`` or ``‥``, no encoded
+            ``/``, ``;`` or ``%``), except a page path where the API takes one.
         params : Mapping, optional
             Query parameters (str, numbers, bools or lists of them; None is left out).
         json : Any, optional
@@ -402,7 +406,8 @@ class DocsClient(BaseClient):
         Parameters
         ----------
         path : str
-            A List endpoint under the base URL, e.g. ``"/orgs/org_1/members"``.
+            A List endpoint under the base URL, e.g. ``"/orgs/org_1/members"``, checked
+            as :meth:`request` checks its path.
         params : Mapping, optional
             Query parameters sent with every page.
 
@@ -431,8 +436,19 @@ class DocsClient(BaseClient):
 
     @staticmethod
     def _path(path: Any) -> str:
+        """Check a raw path: each segment one id (:func:`~docsapi.core.checks.check_id`),
+        except where an operation of the description takes a page path."""
         check_text(path, "path", min_length=1)
-        return check_api_path(path if path.startswith("/") else "/" + path)
+        path = path if path.startswith("/") else "/" + path
+        try:
+            return check_api_path(path, page_paths=())
+        except ValidationError:
+            from docsapi.api import page_path_segments  # the description, read only now
+
+            pages = page_path_segments(path)
+            if not pages:
+                raise
+        return check_api_path(path, page_paths=pages)
 
     # -- displays ---------------------------------------------------------------------------
 

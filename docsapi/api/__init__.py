@@ -41,6 +41,7 @@ __all__ = [
     "ApiObject",
     "StreamingNotSupportedError",
     "catalog",
+    "page_path_segments",
 ]
 
 
@@ -56,6 +57,56 @@ def catalog() -> dict[str, tuple[Operation, ...]]:
         for group in _groups_of(operation):
             groups.setdefault(group, []).append(operation)
     return {name: tuple(groups[name]) for name in sorted(groups)}
+
+
+@functools.cache
+def _page_path_templates() -> tuple[tuple[tuple[str, ...], frozenset[int]], ...]:
+    """The path templates taking a page path: their segments, and where the page path is."""
+    templates = {}
+    for operations in catalog().values():
+        for operation in operations:
+            pages = {"{" + p.name + "}" for p in operation.path_parameters if p.page_path}
+            if pages:
+                segments = tuple(operation.path[1:].split("/"))
+                where = frozenset(i for i, part in enumerate(segments) if part in pages)
+                templates[segments] = where
+    return tuple(templates.items())
+
+
+def page_path_segments(path: str) -> frozenset[int]:
+    """Where a path under the base URL holds a page path, by the operations it matches.
+
+    Parameters
+    ----------
+    path : str
+        A path as :meth:`DocsClient.request <docsapi.DocsClient.request>` takes it, its
+        segments percent-encoded.
+
+    Returns
+    -------
+    frozenset of int
+        The 0-based indexes of its segments (after the leading ``/``) where an operation of
+        the description takes a page path (slugs with encoded ``/`` between them); empty
+        when it matches none: each of its segments is then one id.
+
+    Examples
+    --------
+    >>> sorted(page_path_segments("/spaces/sp1/content/path/guides%2Finstall"))
+    [3]
+    >>> page_path_segments("/users/a%2Fb")
+    frozenset()
+    """
+    segments = path[1:].split("/")
+    if segments and segments[-1] == "":
+        segments.pop()  # a trailing slash
+    found: set[int] = set()
+    for template, where in _page_path_templates():
+        if len(template) == len(segments) and all(
+            part.startswith("{") or part == segment
+            for part, segment in zip(template, segments, strict=True)
+        ):
+            found |= where
+    return frozenset(found)
 
 
 def _groups_of(operation: Operation) -> list[str]:

@@ -335,8 +335,9 @@ class Transport:
             The HTTP method.
         path : str
             Relative to the base URL, starting with ``/``; segments already quoted. Dot
-            segments (also percent-encoded) are refused, so a request never leaves the
-            base URL.
+            segments and separators (also percent-encoded or NFKC-normalised: ``%2e%2e``,
+            ``..%2F``, ``..%3B``, ``‥``) are refused, so a request never leaves the base URL
+            (see :func:`~docsapi.core.checks.check_api_path`).
         params : Mapping, optional
             Query parameters; None values are left out.
         json : Any, optional
