@@ -189,7 +189,7 @@ def _segment_problem(text: str) -> str | None:
     read as something else than one segment; None when it cannot.
 
     The segment is NFKC-normalised first, as some servers and proxies do: ``‥`` (U+2025)
-    is ``..``, ``﹒`` (U+FE52) is ``.``, ``／`` (U+FF0F) is ``/``.
+    is ``..``, ``﹒`` (U+FE52) is ``.``, the fullwidth solidus (U+FF0F) is ``/``.
     """
     if _SURROGATE.search(text):
         return "it holds a lone surrogate (not valid Unicode)"
@@ -227,7 +227,7 @@ def check_id(value: Any, argument: str) -> str:
     arguments, each path parameter of ``client.api``, and each segment of a path given to
     :meth:`DocsClient.request <docsapi.DocsClient.request>` or ``paginate`` (read once
     percent-decoded, as the server reads it). The id is read as a server or proxy could
-    read it, NFKC-normalised (``‥`` is ``..``, ``／`` is ``/``), before the dot-segment and
+    read it, NFKC-normalised (``‥`` is ``..``, U+FF0F is ``/``), before the dot-segment and
     separator checks. A ``%`` is refused rather than decoded: an id is never
     percent-encoded by its caller (docsapi encodes it), so a ``%`` can only smuggle an
     encoded ``.``, ``/`` or ``;`` past a server that decodes twice; refusing it gives one
@@ -372,7 +372,7 @@ def check_page_path(value: Any, argument: str = "path") -> str:
     """Check a page path: a relative path of page slugs, without ``.`` or ``..`` segments.
 
     Leading and trailing slashes are dropped. Each slug is read as :func:`check_id` reads
-    an id (NFKC-normalised, so ``‥`` is a dot segment and ``／`` a slash); unlike an id, a
+    an id (NFKC-normalised, so ``‥`` is a dot segment and U+FF0F a slash); unlike an id, a
     slug may hold spaces and non-ASCII letters.
 
     Raises
