@@ -24,7 +24,13 @@ from docsapi.core.config import (
     RetryPolicy,
     Timeout,
 )
-from docsapi.core.reprs import escape, method_listing, methods_html, methods_markdown
+from docsapi.core.reprs import (
+    escape,
+    method_listing,
+    methods_html,
+    methods_markdown,
+    safe_display,
+)
 from docsapi.core.secret import Secret, describe_sources, find_credential
 from docsapi.core.version import version
 from docsapi.credentials.keyring_store import (
@@ -452,6 +458,7 @@ class DocsClient(BaseClient):
 
     # -- displays ---------------------------------------------------------------------------
 
+    @safe_display
     def __repr__(self) -> str:
         token = f"from {self.token_source}" if self.token_source else "missing"
         cache = f", cache={str(self.cache.path)!r}" if self.cache is not None else ""
@@ -465,11 +472,13 @@ class DocsClient(BaseClient):
             lines.append((name, f"{doc.rstrip('.')}: {methods}"))
         return lines
 
+    @safe_display
     def _repr_markdown_(self) -> str:
         groups = "\n".join(f"- `client.{name}`: {doc}" for name, doc in self._group_lines())
         methods = methods_markdown("Methods", self, prefix="client.")
         return f"`{self!r}`\n\nResource groups:\n\n{groups}\n\n{methods}"
 
+    @safe_display
     def _repr_html_(self) -> str:
         rows = "".join(
             f"<tr><td style='text-align:left'><code>client.{name}</code></td>"

@@ -22,7 +22,7 @@ from docsapi.core.config import (
     RetryPolicy,
     Timeout,
 )
-from docsapi.core.reprs import methods_html, methods_markdown
+from docsapi.core.reprs import methods_html, methods_markdown, safe_display
 from docsapi.core.secret import Secret, describe_sources, find_credential
 from docsapi.core.version import version
 from docsapi.credentials.keyring_store import (
@@ -218,13 +218,16 @@ class AdNetworkClient(BaseClient):
         problem = keyring_problem(API_KEY_ENV)
         return f"{message} {problem}" if problem else message
 
+    @safe_display
     def __repr__(self) -> str:
         has = f"from {self.api_key_source}" if self.api_key_source else "missing"
         return f"AdNetworkClient(network={self.network!r}, scheme={self.scheme!r}, api_key={has})"
 
+    @safe_display
     def _repr_markdown_(self) -> str:
         return methods_markdown(f"AdNetworkClient for {self.base_url}", self, prefix=".")
 
+    @safe_display
     def _repr_html_(self) -> str:
         return methods_html(f"AdNetworkClient for {self.base_url}", self, prefix=".")
 

@@ -27,7 +27,7 @@ from docsapi.api._methods import Caller, StreamingNotSupportedError, build_metho
 from docsapi.api._operation import NOT_GIVEN, Operation, operations_of
 from docsapi.api._results import ApiObject, list_shape
 from docsapi.api._spec import load_description, reader, snake_case
-from docsapi.core.reprs import short_signature
+from docsapi.core.reprs import safe_display, short_signature
 from docsapi.errors import ValidationError
 from docsapi.wire.transport import Transport
 
@@ -165,9 +165,11 @@ class ApiGroup:
     def _missing(self, name: str) -> str:
         import difflib
 
-        close = difflib.get_close_matches(name, list(self._operations), n=1)
+        # Read from __dict__: on a half-built group, attribute lookups come back here.
+        operations = self.__dict__.get("_operations", {})
+        close = difflib.get_close_matches(name, list(operations), n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
-        return f"client.api.{self._name} has no operation {name!r}{hint}"
+        return f"client.api.{self.__dict__.get('_name', '?')} has no operation {name!r}{hint}"
 
     def __dir__(self) -> list[str]:
         return sorted(set(self._operations) | set(super().__dir__()))
@@ -193,14 +195,17 @@ class ApiGroup:
             lines.append((name, signature, summary))
         return lines
 
+    @safe_display
     def __repr__(self) -> str:
         return f"<ApiGroup {self._name}: {', '.join(self._operations)}>"
 
+    @safe_display
     def _repr_markdown_(self) -> str:
         head = f"**client.api.{self._name}** — {self.__doc__}"
         rows = [f"- `{name}{sig}`: {summary}" for name, sig, summary in self._lines()]
         return "\n".join([head, "", *rows])
 
+    @safe_display
     def _repr_html_(self) -> str:
         rows = "".join(
             f"<tr><td style='text-align:left'><code>{escape(name + sig)}</code></td>"
@@ -324,6 +329,7 @@ class ApiNamespace:
     def __len__(self) -> int:
         return len({op.operation_id for ops in self._catalog.values() for op in ops})
 
+    @safe_display
     def __repr__(self) -> str:
         return f"<ApiNamespace: {len(self)} operations in {len(self._catalog)} groups>"
 
@@ -333,12 +339,14 @@ class ApiNamespace:
             for name, ops in self._catalog.items()
         ]
 
+    @safe_display
     def _repr_markdown_(self) -> str:
         lines = [f"**client.api** — {len(self)} operations in {len(self._catalog)} groups", ""]
         for name, _title, methods in self._summary_lines():
             lines.append(f"- `client.api.{name}` ({len(methods)}): {', '.join(methods)}")
         return "\n".join(lines)
 
+    @safe_display
     def _repr_html_(self) -> str:
         rows = "".join(
             f"<tr><td style='text-align:left'><code>client.api.{escape(name)}</code></td>"

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any, Final, Literal
 
 from docsapi.core.checks import check_entity_id, require_any
-from docsapi.core.reprs import method_listing, methods_html, methods_markdown
+from docsapi.core.reprs import method_listing, methods_html, methods_markdown, safe_display
 from docsapi.errors import ResponseFormatError, ValidationError
 from docsapi.wire.transport import Response, Transport, quote_segment
 
@@ -200,13 +200,16 @@ class ResourceGroup:
             items.append(item)
         return items
 
+    @safe_display
     def __repr__(self) -> str:
         names = ", ".join(name for name, _, _ in method_listing(self))
         return f"<{type(self).__name__} {self._name}: {names}>"
 
+    @safe_display
     def _repr_markdown_(self) -> str:
         return methods_markdown(f"client.{self._name}", self, prefix=f"client.{self._name}.")
 
+    @safe_display
     def _repr_html_(self) -> str:
         return methods_html(f"client.{self._name}", self, prefix=f"client.{self._name}.")
 

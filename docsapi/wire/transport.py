@@ -41,6 +41,7 @@ from docsapi.core.checks import (
 from docsapi.core.clock import SYSTEM_CLOCK, Clock
 from docsapi.core.config import RetryPolicy, Timeout
 from docsapi.core.redact import excerpt, register_secret, scrub
+from docsapi.core.reprs import safe_display
 from docsapi.core.secret import Secret
 from docsapi.errors import (
     APIConnectionError,
@@ -135,6 +136,7 @@ class Response:
     method: str
     path: str
 
+    @safe_display
     def __repr__(self) -> str:
         return scrub(f"Response({self.status} {self.method} {self.path})")
 
@@ -309,6 +311,7 @@ class Transport:
         #: The most recent attempts (bounded), for teaching and troubleshooting.
         self.history: deque[RequestRecord] = deque(maxlen=5000)
 
+    @safe_display
     def __repr__(self) -> str:
         has = "set" if self._auth is not None else "missing"
         return f"Transport(base_url={self.base_url!r}, credential={has})"
