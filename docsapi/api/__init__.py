@@ -92,13 +92,11 @@ def page_path_segments(path: str) -> frozenset[int]:
     Examples
     --------
     >>> sorted(page_path_segments("/spaces/sp1/content/path/guides%2Finstall"))
-    [3]
+    [4]
     >>> page_path_segments("/users/a%2Fb")
     frozenset()
     """
     segments = path[1:].split("/")
-    if segments and segments[-1] == "":
-        segments.pop()  # a trailing slash
     found: set[int] = set()
     for template, where in _page_path_templates():
         if len(template) == len(segments) and all(

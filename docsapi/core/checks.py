@@ -409,9 +409,11 @@ def check_api_path(
 
     The path must start with ``/`` and stay under the base URL: no full URL, no query
     string or fragment (pass ``params=``), no whitespace or control characters, no empty
-    segment. Segments are the caller's to percent-encode, once: each is read decoded, as
-    the server reads it, and must then be one id by :func:`check_id`'s rule, so
-    ``..%2F..%2Fy``, ``%2e%2e``, ``%252e%252e``, ``..%3B`` and ``‥`` are refused. A segment
+    segment (also not last: ``/members/`` is what ``/members/{id}`` becomes with an empty
+    id, and addresses the whole list). Segments are the caller's to percent-encode, once:
+    each is read decoded, as the server reads it, and must then be one id by
+    :func:`check_id`'s rule, so ``..%2F..%2Fy``, ``%2e%2e``, ``%252e%252e``, ``..%3B`` and
+    ``‥`` are refused. A segment
     named in ``page_paths`` may instead hold a page path (slugs with encoded ``/`` between
     them, see :func:`check_page_path`).
 
@@ -454,9 +456,8 @@ def check_api_path(
             argument, f"must not hold whitespace or '\\' (URL-encode segments); got {_show(value)}"
         )
     segments = value[1:].split("/") if value != "/" else []
-    if segments and segments[-1] == "":
-        segments.pop()  # a trailing slash
-    for index, segment in enumerate(segments):
+    trailing = bool(segments) and segments[-1] == ""
+    for index, segment in enumerate(segments[:-1] if trailing else segments):
         text = unquote(segment)
         if page_paths is None or index in page_paths:
             slugs = text.split("/")
@@ -471,6 +472,11 @@ def check_api_path(
                 f"one id: {problem}; each segment is one id (or, where the API takes one, "
                 "a page path), percent-encoded once",
             )
+    if trailing:
+        raise ValidationError(
+            argument,
+            f"must not end with '/' (an empty last segment: is an id empty?); got {_show(value)}",
+        )
     return value
 
 
