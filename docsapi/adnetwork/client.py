@@ -264,7 +264,8 @@ class AdNetworkClient(BaseClient):
         >>> active = client.affiliates(status="active")        # doctest: +SKIP
         >>> active.groupby("country").size()                   # doctest: +SKIP
         """
-        return frames.affiliates(self.paginate("affiliate", page_size=page_size, **filters))
+        # Read whole first: a read that fails half-way leaves no record in a frame's locals.
+        return frames.affiliates(list(self.paginate("affiliate", page_size=page_size, **filters)))
 
     def paginate(
         self, resource: str, *, page_size: int = MAX_PAGE_SIZE, **filters: Any

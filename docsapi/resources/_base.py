@@ -191,13 +191,14 @@ class ResourceGroup:
         ResponseFormatError
             An answer that is not a list envelope, or an item that is not an object.
         """
-        items = []
-        for item in self._transport.paginate(path, params=params, limit=limit, key=key):
-            if not isinstance(item, dict):
-                raise ResponseFormatError(
-                    f"GET {path}: a list item is {type(item).__name__}, not a JSON object"
-                )
-            items.append(item)
+        # Read whole before looking: a read that fails half-way (the server may have echoed
+        # anything as an id) leaves none of its items in this frame's locals.
+        items = list(self._transport.paginate(path, params=params, limit=limit, key=key))
+        kinds = {type(item).__name__ for item in items if not isinstance(item, dict)}
+        if kinds:
+            raise ResponseFormatError(
+                f"GET {path}: a list item is {', '.join(sorted(kinds))}, not a JSON object"
+            )
         return items
 
     @safe_display
