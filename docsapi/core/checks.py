@@ -413,9 +413,8 @@ def check_api_path(
     id, and addresses the whole list). Segments are the caller's to percent-encode, once:
     each is read decoded, as the server reads it, and must then be one id by
     :func:`check_id`'s rule, so ``..%2F..%2Fy``, ``%2e%2e``, ``%252e%252e``, ``..%3B`` and
-    ``‥`` are refused. A segment
-    named in ``page_paths`` may instead hold a page path (slugs with encoded ``/`` between
-    them, see :func:`check_page_path`).
+    ``‥`` are refused. A segment named in ``page_paths`` may instead hold a page path (slugs
+    with encoded ``/`` between them, see :func:`check_page_path`).
 
     Parameters
     ----------
