@@ -42,6 +42,7 @@ from docsapi.audit.resolve import (
 )
 from docsapi.audit.rules import RULES, AuditThresholds, RuleContext, evaluate_rules
 from docsapi.core.checks import check_entity_id
+from docsapi.core.reprs import safe_display
 from docsapi.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -361,6 +362,7 @@ class PermissionAudit:
         except KeyError:
             return 0
 
+    @safe_display
     def __repr__(self) -> str:
         state = "complete" if self.complete else "PARTIAL"
         return (
@@ -369,6 +371,7 @@ class PermissionAudit:
             f"findings={self.count('findings')}, errors={self.count('errors')})"
         )
 
+    @safe_display
     def _repr_html_(self) -> str:
         from docsapi.audit.report.html import notebook_html
 
