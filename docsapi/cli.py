@@ -411,10 +411,23 @@ def _explain(exc: DocsAPIError, org_id: str, base_url: str) -> str:
     return str(exc)
 
 
+def _check_org(org_id: str) -> None:
+    """Check ``--org`` as the client checks an organization id, and say so in a short line."""
+    try:
+        check_entity_id(org_id, "--org")
+    except ValidationError:
+        shown = org_id if len(org_id) <= 40 else org_id[:37] + "..."
+        raise _Failure(
+            f"--org: {shown!r} is not an organization id: pass the id itself (letters, digits, "
+            "'-' and '_'), as in the organization's address",
+            EXIT_USAGE,
+        ) from None
+
+
 def _run_audit(args: argparse.Namespace) -> int:
     try:
         # everything that can be checked here is, before the first request
-        check_entity_id(args.org, "--org")
+        _check_org(args.org)
         args.base_url = check_base_url(args.base_url, "--base-url")
         _check_outputs(args)
         require_token(args.base_url, TOKEN_VARIABLE)

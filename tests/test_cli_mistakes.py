@@ -73,7 +73,7 @@ def _mistakes(sandbox, tmp_path: Path) -> dict[str, tuple[list[str], str | None,
         "bad org id": (
             ["audit", "--org", "a/b", "--base-url", url],
             GOOD,
-            "is not an id",
+            "is not an organization id: pass the id itself",
         ),
         "bad --out parent": (
             [*audit, "--out", str(tmp_path / "missing" / "report.html")],
