@@ -215,13 +215,23 @@ NAMES: dict[str, Callable[[Module], Any]] = {
 }
 
 
+_WORD = re.compile(r"[A-Za-z_]\w*")
+_F_STRING = re.compile(r"[rRbB]?[fF]")
+
+
 def _names_in(source: str) -> set[str]:
-    """The names a piece of example code uses (words inside strings and comments are not)."""
+    """The names a piece of example code uses (not the words of its strings and comments)."""
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
     except (tokenize.TokenError, SyntaxError):
-        return set(re.findall(r"[A-Za-z_]\w*", source))
-    return {token.string for token in tokens if token.type == tokenize.NAME}
+        return set(_WORD.findall(source))
+    names = set()
+    for token in tokens:
+        if token.type == tokenize.NAME:
+            names.add(token.string)
+        elif token.type == tokenize.STRING and _F_STRING.match(token.string):
+            names.update(_WORD.findall(token.string))  # an f-string is one token before 3.12
+    return names
 
 
 @pytest.fixture(scope="session")
