@@ -12,11 +12,13 @@ Importing this module imports ipywidgets; ``import docsapi`` alone does not.
 Examples
 --------
 >>> from docsapi.widgets import UserProfileForm
->>> form = UserProfileForm(client)  # nothing sent yet  # doctest: +SKIP
->>> display(form)  # shows "Loading…", then the current values  # doctest: +SKIP
->>> form.display_name_text.value = "Ada L."  # doctest: +SKIP
->>> form.save_button.click()  # doctest: +SKIP
->>> form.status  # doctest: +SKIP
+>>> form = UserProfileForm(client)  # nothing sent yet
+>>> form  # a cell's last line shows it: "Loading…", then the current values  # doctest: +SKIP
+>>> form.load().id == admin_id  # what showing it does, from code
+True
+>>> form.display_name_text.value = "Ada L."
+>>> form.save_button.click()
+>>> form.status
 'Saved display_name.'
 """
 
