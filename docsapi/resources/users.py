@@ -120,7 +120,7 @@ class Users(ResourceGroup):
 
         Examples
         --------
-        >>> internal = sandbox.client(token=sandbox.tokens["user-internal"])  # a user-internal token
+        >>> internal = sandbox.client(token=sandbox.tokens["user-internal"])  # its scheme
         >>> internal.users.notifications_token()  # the token is masked in its repr
         APITemporaryToken(token='********')
         >>> jwt = internal.users.notifications_token().token  # the value, to hand on

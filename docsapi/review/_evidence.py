@@ -143,7 +143,8 @@ def write_excel(review: ReviewRecord, path: str | os.PathLike[str]) -> Path:
 
     Examples
     --------
-    >>> review.to_excel("review-2026-Q4.xlsx")               # doctest: +SKIP
+    >>> review.to_excel("review-2026-Q4.xlsx")
+    PosixPath('review-2026-Q4.xlsx')
     """
     target = excel_target(path)
     tables = evidence_tables(review)
@@ -233,6 +234,7 @@ def write_html(review: ReviewRecord, path: str | os.PathLike[str]) -> Path:
 
     Examples
     --------
-    >>> review.to_html("review-2026-Q4.html")                # doctest: +SKIP
+    >>> review.to_html("review-2026-Q4.html")
+    PosixPath('review-2026-Q4.html')
     """
     return write_page(path, render_html(review))

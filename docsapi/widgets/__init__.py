@@ -13,8 +13,7 @@ Examples
 --------
 >>> from docsapi.widgets import UserProfileForm
 >>> form = UserProfileForm(client)  # nothing sent yet
->>> form  # a cell's last line shows it: "Loading…", then the current values  # doctest: +SKIP
->>> form.load().id == admin_id  # what showing it does, from code
+>>> form.load().id == admin_id  # what showing it does ("Loading…", then the values)
 True
 >>> form.display_name_text.value = "Ada L."
 >>> form.save_button.click()
