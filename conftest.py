@@ -31,7 +31,7 @@ name                          what
 ``share_link_id``             its stale share link (old and still active)
 ``invite_id``                 the organization's invite link offering the ``read`` role
 ``audit``                     ``audit_permissions`` of the seeded demo (same ids), made once per
-                              process; do not change it (``audit.save`` is fine)
+                              process; each docstring gets a copy (``audit.save`` marks only it)
 ``previous``                  an earlier audit of the demo: before the guest was given ``edit`` on
                               ``space_id``, so ``audit.diff(previous)`` has a change
 ``review``                    a fresh ``AccessReview(audit, reviewer="Ada Cerf", client=client)``
@@ -39,8 +39,8 @@ name                          what
                               ``AdNetworkClient`` for it
 ============================  ===================================================================
 
-Examples run in a temporary working directory, one per module, so files they write (reports,
-snapshots) land there. An example that changes the demo (delete, move, invite, remove...)
+Each docstring's examples run in a new temporary working directory, so files they write
+(reports, snapshots) land there. An example that changes the demo (delete, move, invite, remove...)
 works on something it created first, or puts back what it changed, so the module's later
 examples still find the demo as described above.
 
@@ -50,12 +50,12 @@ To add a name: an entry of :data:`NAMES` (a value made once goes in a cached pro
 
 from __future__ import annotations
 
+import copy
 import io
 import re
 import tokenize
 from collections.abc import Callable, Iterator
 from functools import cached_property
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -141,11 +141,10 @@ class Session:
 
 
 class Module:
-    """What one module's examples share: a working directory, a client, seeded sandboxes."""
+    """What one module's examples share: a client, and the sandboxes seeded for them."""
 
-    def __init__(self, session: Session, folder: Path) -> None:
+    def __init__(self, session: Session) -> None:
         self.session = session
-        self.folder = folder
 
     @cached_property
     def client(self) -> Any:
@@ -168,7 +167,8 @@ def _first_change_request(session: Session) -> str:
 def _review(module: Module) -> Any:
     from docsapi import AccessReview
 
-    return AccessReview(module.session.audit, reviewer="Ada Cerf", client=module.client)
+    audit = copy.copy(module.session.audit)
+    return AccessReview(audit, reviewer="Ada Cerf", client=module.client)
 
 
 def _sandbox(module: Module) -> Any:
@@ -207,8 +207,8 @@ NAMES: dict[str, Callable[[Module], Any]] = {
     "site_id": lambda m: m.session.demo["sites"]["share-link"],
     "share_link_id": lambda m: m.session.demo["share_link_ids"]["stale"],
     "invite_id": lambda m: m.session.demo["invite_ids"]["read"],
-    "audit": lambda m: m.session.audit,
-    "previous": lambda m: m.session.previous,
+    "audit": lambda m: copy.copy(m.session.audit),  # its own, to save or annotate
+    "previous": lambda m: copy.copy(m.session.previous),
     "review": _review,
     "ad_sandbox": _ad_sandbox,
     "ads": lambda m: m.ads,
@@ -242,18 +242,18 @@ def _doctest_session() -> Iterator[Session]:
 
 
 @pytest.fixture(scope="module")
-def _doctest_module(_doctest_session: Session, tmp_path_factory: pytest.TempPathFactory) -> Module:
-    return Module(_doctest_session, tmp_path_factory.mktemp("doctest"))
+def _doctest_module(_doctest_session: Session) -> Module:
+    return Module(_doctest_session)
 
 
 @pytest.fixture(autouse=True)
 def _doctest_names(request: pytest.FixtureRequest, doctest_namespace: dict[str, Any]) -> None:
-    """Give a docstring's examples the names they use, in their module's working directory."""
+    """Give a docstring's examples the names they use, in a working directory of their own."""
     examples = getattr(getattr(request.node, "dtest", None), "examples", None)
     if examples is None:  # not a doctest
         return
     module: Module = request.getfixturevalue("_doctest_module")
-    request.getfixturevalue("monkeypatch").chdir(module.folder)
+    request.getfixturevalue("monkeypatch").chdir(request.getfixturevalue("tmp_path"))
     used = set().union(*(_names_in(example.source) for example in examples))
     for name, make in NAMES.items():
         doctest_namespace.pop(name, None)
