@@ -40,9 +40,10 @@ name                          what
 ============================  ===================================================================
 
 Each docstring's examples run in a new temporary working directory, so files they write
-(reports, snapshots) land there. An example that changes the demo (delete, move, invite, remove...)
-works on something it created first, or puts back what it changed, so the module's later
-examples still find the demo as described above.
+(reports, snapshots) land there. A module's docstrings run one after the other on one worker
+(``--dist loadfile``), the module's own first, then the others in the order of their names; an
+example that changes the demo (delete, move, invite, remove...) works on something it created
+first, or puts back what it changed, so that every other example finds the demo as described.
 
 To add a name: an entry of :data:`NAMES` (a value made once goes in a cached property of
 :class:`Session`, one per module in :class:`Module`), then a row in the table above.
@@ -51,6 +52,7 @@ To add a name: an entry of :data:`NAMES` (a value made once goes in a cached pro
 from __future__ import annotations
 
 import copy
+import importlib
 import io
 import re
 import tokenize
@@ -117,6 +119,15 @@ class Session:
         return pages[pages["kind"] == "document"].iloc[0]
 
     @cached_property
+    def file_id(self) -> str:
+        return str(self.lookup.content.files(self.space_id)["id"].iloc[0])
+
+    @cached_property
+    def change_request_id(self) -> str:
+        requests = self.lookup.change_requests.list(self.space_id)
+        return str(requests.sort_values("number")["id"].iloc[0])
+
+    @cached_property
     def team_id(self) -> str:
         teams = self.lookup.orgs.teams(self.demo["org_id"])
         return str(teams.loc[teams["title"] == "Design", "id"].item())
@@ -159,11 +170,6 @@ class Module:
         return sandbox.client()
 
 
-def _first_change_request(session: Session) -> str:
-    requests = session.lookup.change_requests.list(session.space_id)
-    return str(requests.sort_values("number")["id"].iloc[0])
-
-
 def _review(module: Module) -> Any:
     from docsapi import AccessReview
 
@@ -182,7 +188,7 @@ def _ad_sandbox(module: Module) -> Any:
 
 
 def _package(name: str) -> Callable[[Module], Any]:
-    return lambda module: __import__(name)
+    return lambda module: importlib.import_module(name)
 
 
 #: Every name of the table above and how to make its value for a module's example.
@@ -197,8 +203,8 @@ NAMES: dict[str, Callable[[Module], Any]] = {
     "git_space_id": lambda m: m.session.demo["git_space_ids"][0],
     "page_id": lambda m: str(m.session.first_page["id"]),
     "page_path": lambda m: str(m.session.first_page["path"]),
-    "file_id": lambda m: str(m.session.lookup.content.files(m.session.space_id)["id"].iloc[0]),
-    "change_request_id": lambda m: _first_change_request(m.session),
+    "file_id": lambda m: m.session.file_id,
+    "change_request_id": lambda m: m.session.change_request_id,
     "user_id": lambda m: m.session.demo["other_user_id"],
     "guest_id": lambda m: m.session.demo["path_examples"]["direct"]["user_id"],
     "admin_id": lambda m: m.session.demo["owner_id"],
