@@ -285,8 +285,8 @@ class PermissionAudit:
 
         Examples
         --------
-        >>> why = audit.explain("Onboarding handbook", guest_id)  # a title or an id; a user
-        >>> why[["kind", "source_name", "role"]]                  # by id, name or email
+        >>> why = audit.explain("Onboarding handbook", guest_id)  # titles, names, ids, emails
+        >>> why[["kind", "source_name", "role"]]
              kind source_name  role
         0  direct      direct  edit
         """
