@@ -298,7 +298,8 @@ def check_evidence_file(path: str | os.PathLike[str]) -> Verdict:
 
     Examples
     --------
-    >>> check_evidence_file("review-2026-Q4.xlsx").ok         # doctest: +SKIP
+    >>> evidence = review.to_excel("review-2026-Q4.xlsx")
+    >>> check_evidence_file(evidence).ok
     True
     """
     target = Path(path)

@@ -305,7 +305,10 @@ class AccessReview:
 
         Examples
         --------
-        >>> review.sign_off("Grace Owner"); review.save_plan("plan.json")  # doctest: +SKIP
+        >>> review.decide({"finding": "former_member"}, "revoke") > 0
+        True
+        >>> review.sign_off("Grace Owner")
+        >>> review.save_plan("plan.json")
         PosixPath('plan.json')
         """
         plan = self.plan()

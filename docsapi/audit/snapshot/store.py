@@ -504,7 +504,8 @@ def verify_snapshot(path: str | os.PathLike[str]) -> Verdict:
 
     Examples
     --------
-    >>> verify_snapshot("reviews/2026-Q3").ok                 # doctest: +SKIP
+    >>> folder = audit.save("reviews/2026-Q3")
+    >>> verify_snapshot(folder).ok
     True
     """
     target = _snapshot_path(path)
