@@ -153,3 +153,14 @@ def test_no_export_holds_a_live_formula(hostile_sandbox, tmp_path, monkeypatch, 
     assert approvals.str.startswith("signed off by @SUM(A1) (-2+3) at ").all()
     effective = pd.read_csv(tmp_path / "audit-csv" / "effective.csv")
     assert effective["space_title"].str.startswith("'").any()
+
+
+def test_control_characters_a_workbook_cannot_hold_are_shown_not_fatal(sandbox, tmp_path):
+    """A title holding U+0001 (which XML forbids) is written as its control picture."""
+    client = sandbox.client()
+    space = sandbox.demo["space_ids"][0]
+    client.request("PATCH", f"/spaces/{space}", json={"title": "Runbooks\x01\x1f"})
+    audit = docsapi.audit_permissions(client, sandbox.org_id, progress=False)
+    workbook = openpyxl.load_workbook(audit.to_excel(tmp_path / "audit.xlsx"))
+    titles = {cell.value for cell in workbook["effective"]["B"]}
+    assert "Runbooks\u2401\u241f" in titles

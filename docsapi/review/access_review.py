@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from docsapi.core.reprs import safe_display
 from docsapi.errors import ValidationError
 from docsapi.review import _decisions, _files
 from docsapi.review._apply import (
@@ -142,6 +143,7 @@ class AccessReview:
         self.results = empty_results()
         self.sign_offs = pd.DataFrame(columns=list(_SIGN_OFF_COLUMNS)).astype(_SIGN_OFF_COLUMNS)
 
+    @safe_display
     def __repr__(self) -> str:
         counts = self.decisions["decision"].value_counts()
         decided = ", ".join(f"{k}={counts.get(k, 0)}" for k in _decisions.DECISIONS)

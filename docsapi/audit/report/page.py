@@ -218,6 +218,17 @@ def write_table_csv(frame: pd.DataFrame, path: Path) -> Path:
     return path
 
 
+#: Characters a workbook cannot hold (XML 1.0 forbids them); shown as their control pictures.
+_UNWRITABLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
+def _writable(value: object) -> object:
+    """A text with each control character a workbook cannot hold shown as its picture (␁)."""
+    if isinstance(value, str) and _UNWRITABLE.search(value):
+        return _UNWRITABLE.sub(lambda match: chr(0x2400 + ord(match.group())), value)
+    return value
+
+
 def _text_cell(cell: Any) -> None:
     """Store an openpyxl cell holding a ``str`` as a string, never as a formula or error."""
     if isinstance(cell.value, str):
@@ -237,7 +248,7 @@ def write_sheet(writer: pd.ExcelWriter, name: str, frame: pd.DataFrame) -> Any:
     openpyxl Worksheet
         The sheet, for more cells (:func:`write_text_cell`) or an autofilter.
     """
-    frame.to_excel(writer, sheet_name=name, index=False)
+    _map_texts(frame, _writable).to_excel(writer, sheet_name=name, index=False)
     sheet = writer.sheets[name]
     for row in sheet.iter_rows():
         for cell in row:
@@ -248,7 +259,7 @@ def write_sheet(writer: pd.ExcelWriter, name: str, frame: pd.DataFrame) -> Any:
 
 def write_text_cell(sheet: Any, row: int, column: int, value: str) -> None:
     """Write ``value`` into one cell of an openpyxl ``sheet``, as a string."""
-    _text_cell(sheet.cell(row=row, column=column, value=value))
+    _text_cell(sheet.cell(row=row, column=column, value=_writable(value)))
 
 
 def plain(frame: pd.DataFrame, *, naive_times: bool = False) -> pd.DataFrame:
