@@ -240,6 +240,20 @@ def _names_in(source: str) -> set[str]:
     return names
 
 
+@pytest.fixture(autouse=True)
+def memory_keyring() -> Iterator[Any]:
+    """An empty in-memory keyring for every test and example: none reads or writes the system's."""
+    import keyring
+
+    from tests.memory_keyring import MemoryKeyring
+
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
 @pytest.fixture(scope="session")
 def _doctest_session() -> Iterator[Session]:
     session = Session()
