@@ -27,19 +27,6 @@ def pytest_report_header(config):
     return None
 
 
-@pytest.fixture(autouse=True)
-def memory_keyring():
-    """An empty in-memory keyring for every test, so no test reads or writes the system's."""
-    import keyring
-    from memory_keyring import MemoryKeyring
-
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
-
-
 @pytest.fixture(scope="session")
 def sandbox_server():
     """A documentation-platform sandbox shared by the whole session (seed 0, demo size)."""

@@ -51,8 +51,9 @@ RICH_DISPLAYS = ("__repr__", "_repr_html_", "_repr_markdown_")
 
 
 def _public_classes() -> dict[str, type]:
-    """The classes the public modules export (enumerations aside), each once: named by the
-    first module exporting it."""
+    """The classes the public modules export (enumerations and warning categories aside: a
+    warning is issued, never built by a caller), each once: named by the first module
+    exporting it."""
     found: dict[str, type] = {}
     for module_name in PUBLIC_MODULES:
         module = importlib.import_module(module_name)
@@ -60,7 +61,7 @@ def _public_classes() -> dict[str, type]:
             value = getattr(module, name)
             if (
                 inspect.isclass(value)
-                and not issubclass(value, enum.Enum)
+                and not issubclass(value, enum.Enum | Warning)
                 and value not in found.values()
             ):
                 found[f"{module_name}.{name}"] = value
