@@ -39,9 +39,13 @@ class FixedClock:
         self.instant = instant
         self.travel = time_machine.travel(instant, tick=True)
         self.folder = tempfile.TemporaryDirectory(prefix="docsapi-test-now-")
-        startup = Path(self.folder.name, "profile_default", "startup")
-        startup.mkdir(parents=True)
-        (startup / "00-docsapi-test-now.py").write_text(_STARTUP, encoding="utf-8")
+        profile = Path(self.folder.name, "profile_default")
+        (profile / "startup").mkdir(parents=True)
+        (profile / "startup" / "00-docsapi-test-now.py").write_text(_STARTUP, encoding="utf-8")
+        # no history database in a folder removed when the session ends
+        (profile / "ipython_kernel_config.py").write_text(
+            "c.HistoryManager.enabled = False\n", encoding="utf-8"
+        )
 
     def start(self) -> None:
         self.travel.start()
