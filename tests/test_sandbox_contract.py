@@ -207,6 +207,12 @@ def _walk_sites(sandbox, api):
     yield api.get(f"{public}/publishing/auth")
     yield api.get(f"{public}/permissions/users")
     yield api.get(f"{public}/permissions/teams")
+    yield api.get(f"{public}/permissions/aggregate")
+    yield api.get(
+        f"{public}/permissions/aggregate",
+        params={"role": "guest", "sort": "name", "order": "asc", "search": "a", "team": team},
+    )
+    yield api.get(f"/orgs/{org}/sites/{sites['unlisted']}/permissions/aggregate")
     yield api.patch(f"{public}/permissions/users/{other}", json={"role": "edit"})
     yield api.patch(f"{public}/permissions/users/nobody", json={"role": "edit"})
     yield api.delete(f"{public}/permissions/users/{other}")

@@ -14,6 +14,7 @@ from docsapi.sandbox._sandbox_changes import ChangeControls
 from docsapi.sandbox.core._auth import TokenRegistry
 from docsapi.sandbox.core._clock import Clock
 from docsapi.sandbox.core._faults import MAX_LATENCY, MAX_STALL, Fault, Faults, check_seconds
+from docsapi.sandbox.core._permission_model import check_rule_set
 from docsapi.sandbox.core._server import ServerThread
 from docsapi.sandbox.core._store import Store
 from docsapi.sandbox.demo._build import build_demo
@@ -40,6 +41,11 @@ class Sandbox(ChangeControls):
         Size of the demo organization (default about 30 spaces, 60 users, 8 teams).
     grants_per_space
         Direct user grants per space (default: 2 to 6, drawn per space).
+    model
+        How the access model combines its levels: ``"precedence"`` (the platform's current
+        documentation: the nearest level that says something about a user decides) or
+        ``"highest"`` (its earlier one: the highest role over every path). See
+        ``docs/access-model.md``.
     inherit_share
         Share of the spaces without a fixed part whose default level is ``inherit`` (the
         others are private, or read-only for members at the demo size); default 0.5 at the
@@ -75,6 +81,7 @@ class Sandbox(ChangeControls):
         latency: float = 0.0,
         inherit_share: float | None = None,
         *,
+        model: str = "precedence",
         host: str = "127.0.0.1",
         port: int = 0,
         stall_seconds: float = 5.0,
@@ -89,9 +96,11 @@ class Sandbox(ChangeControls):
             grants_per_space,
             inherit_share,
         )
+        self.model = check_rule_set(model)
         self.clock = Clock()
         today = self.clock.now().replace(hour=0, minute=0, second=0, microsecond=0)
         state, self._demo = build_demo(seed, size, now=today)
+        state.rule_set = self.model
         self.seed = seed
         self._store = Store(state, seed, self.clock)
         self._tokens = TokenRegistry(seed, self._demo["owner_id"], self._demo["other_user_id"])
@@ -128,7 +137,8 @@ class Sandbox(ChangeControls):
 
     def __repr__(self) -> str:
         where = self.url if self._running else "not running"
-        return f"Sandbox(seed={self.seed}, spaces={len(self._demo['space_ids'])}, url={where!r})"
+        spaces = len(self._demo["space_ids"])
+        return f"Sandbox(seed={self.seed}, spaces={spaces}, model={self.model!r}, url={where!r})"
 
     # -- addresses and tokens ---------------------------------------------------------
     @property
