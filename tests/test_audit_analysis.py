@@ -84,7 +84,10 @@ def test_effective_columns_and_highest_role(audit):
         "alice@example.com",
     )
     assert row(audit, "s2", "carol").role == "admin"
-    assert row(audit, "s1", "owner").sources == "direct; org-admin"  # equal roles: direct first
+    # the organization admin's role decides; under highest every path counts, direct first
+    assert row(audit, "s1", "owner").sources == "org-admin"
+    highest = analyze(make_data(), model="highest")
+    assert row(highest, "s1", "owner").sources == "direct; org-admin"
 
 
 def test_effective_is_sorted_by_space_title_then_name(audit):

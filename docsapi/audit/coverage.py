@@ -252,6 +252,7 @@ def coverage_table(
             "aggregate read", "aggregate", "the platform's access list", spaces["id"], gaps, "space"
         )
     )
+    rows.append(_creators_row(spaces, gaps))
     complete_spaces = int(spaces["complete"].to_numpy(dtype=bool).sum())
     rows.append(
         _row(
@@ -291,6 +292,30 @@ def coverage_table(
     for column in ("item", "detail"):
         table[column] = table[column].astype(STRING)
     return table
+
+
+def _creators_row(spaces: pd.DataFrame, gaps: Gaps) -> dict[str, object]:
+    """Whether the audit log names who created each space or collection whose "No access"
+    default level reaches a space (its creator keeps access)."""
+    needed = spaces[spaces["no_access_owner"].notna().to_numpy(dtype=bool)]
+    owners = needed.drop_duplicates("no_access_owner")
+    unknown = owners.loc[~owners["creator_known"].to_numpy(dtype=bool), "no_access_owner"]
+    seen, total = len(owners) - len(unknown), len(owners)
+    if not gaps.has("creators"):
+        detail = (
+            f"not read: {PARTS['creators']} is unknown, so whoever created the {total} "
+            "spaces or collections set to No access may reach them unseen."
+        )
+    elif len(unknown):
+        named = ", ".join(sorted(unknown.astype(str))[:5]) + (" …" if len(unknown) > 5 else "")
+        detail = (
+            f"the audit log does not say who created {len(unknown)} spaces or collections "
+            f"set to No access ({named}): it may not reach back that far. Their creators "
+            "keep access the audit cannot see."
+        )
+    else:
+        detail = "the creator of every space or collection set to No access is known."
+    return _row("creators", seen, total, not len(unknown) and gaps.has("creators"), detail)
 
 
 def is_complete(coverage: pd.DataFrame) -> bool:

@@ -6,7 +6,9 @@ analysis never talks to the API, so it can be tested offline on hand-made tables
 What is read, for an organization (list endpoints, up to 1,000 items a page):
 
 - the organization (its name, whether invite links are on), its members, teams, spaces
-  (with the count the API gives), collections, sites and invite links;
+  (with the count the API gives), collections, sites (with their default levels) and
+  invite links, and who created each space and collection (the audit log's create events,
+  :mod:`docsapi.audit.creators`);
 - per space: its user and team permissions and the platform's aggregate of who can reach
   it; per team: its members; per collection: its user and team permissions; per site: the
   spaces it publishes, its share links, its user and team permissions.
@@ -29,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from docsapi.audit.creators import read_creators
 from docsapi.audit.data import AuditData, ColumnAccumulator, conform
 from docsapi.data.columns import columns, reader
 from docsapi.data.fields import TeamPermissionFields, UserPermissionFields
@@ -312,6 +315,9 @@ def crawl_organization(
             )
             sites_job = pool.submit(read.listing, "sites", f"{read.org_path}/sites")
             invites_job = pool.submit(read.listing, "invite links", f"{read.org_path}/link-invites")
+            creators_job = pool.submit(
+                _attempt, lambda: read_creators(client, org_id), "organization", org_id, "creators"
+            )
             space_records = read.items(f"{read.org_path}/spaces")
             spaces = frames.spaces(space_records)
             del space_records
@@ -347,6 +353,9 @@ def crawl_organization(
             (org_name, invite_links_on), me = organization.result(), me_job.result()
             reported, clock_offset = count_job.result()
             invite_links = _invite_links(frames, org_id, invites_job.result(), tables)
+            creators = creators_job.result()
+            if tables.failed(creators):
+                creators = conform("creators")
         except BaseException:
             # A fatal error (401, Ctrl-C): do not send the requests still queued.
             pool.shutdown(wait=False, cancel_futures=True)
@@ -383,6 +392,7 @@ def crawl_organization(
         share_links=frames.share_links(*tables.site_records["share_links"]),
         invite_links=invite_links,
         aggregate=tables.aggregate.frame(),
+        creators=creators,
         errors=pd.DataFrame(tables.errors),
     )
 

@@ -104,15 +104,17 @@ RAW_SCHEMAS: dict[str, dict[str, str]] = {
         "role": _CAT,
     },
     # Sites: visibility public, unlisted, share-link or visitor-auth; a site whose published
-    # flag is False exposes nothing (missing counts as published).
+    # flag is False exposes nothing (missing counts as published). default_level as for
+    # spaces: it reaches the spaces the site links that inherit.
     "sites": {
         "id": _STR,
         "title": _STR,
         "visibility": _STR,
         "published": _BOOL,
         "url_published": _STR,
+        "default_level": _STR,
     },
-    # The spaces each site publishes; a draft site space is not live.
+    # The spaces each site links (publishes); a draft site space is not live.
     "site_spaces": {"site_id": _STR, "space_id": _STR, "draft": _BOOL, "url_published": _STR},
     # Share links of sites; a link whose active flag is missing counts as active.
     "share_links": {
@@ -128,6 +130,10 @@ RAW_SCHEMAS: dict[str, dict[str, str]] = {
     "invite_links": {"id": _STR, "target_type": _STR, "target_id": _STR, "role": _STR},
     # The platform's own answer: who can access each space, with their effective role.
     "aggregate": {"space_id": _CAT, "user_id": _CAT, "display_name": _CAT, "role": _CAT},
+    # Who created each space and collection (target_type space or collection), from the
+    # audit log's create events; user_id missing when an integration did. A space or
+    # collection without a row has an unknown creator (the log does not reach back).
+    "creators": {"target_type": _STR, "target_id": _STR, "user_id": _STR, "created_at": _TIME},
     # Reads that failed: target_type organization, space, collection, site or team.
     "errors": {
         "target_type": _STR,
@@ -154,6 +160,7 @@ PARTS: dict[str, str] = {
     "site_permissions": "the user and team permissions of each site",
     "invite_links": "the organization's invite links",
     "aggregate": "the platform's own lists of who can access each space",
+    "creators": "the audit log's record of who created each space and collection",
 }
 
 #: Stage of a read (``errors.stage``) → the part of :data:`PARTS` it belongs to. A failed
@@ -175,6 +182,7 @@ STAGES: dict[str, str] = {
     "site teams": "site_permissions",
     "invite links": "invite_links",
     "aggregate": "aggregate",
+    "creators": "creators",
 }
 
 #: Keys that identify a row; duplicates (e.g. from pages that shifted) are dropped.
@@ -191,6 +199,7 @@ _KEYS: dict[str, list[str]] = {
     "share_links": ["site_id", "id"],
     "invite_links": ["id"],
     "aggregate": ["space_id", "user_id"],
+    "creators": ["target_type", "target_id"],
 }
 
 _ROLE_COLUMNS = {
@@ -201,6 +210,7 @@ _ROLE_COLUMNS = {
     "aggregate": ("role", ROLES[1:]),
     "spaces": ("default_level", (*ROLES[1:], "inherit")),
     "collections": ("default_level", (*ROLES[1:], "inherit")),
+    "sites": ("default_level", (*ROLES[1:], "inherit")),
 }
 
 
@@ -343,7 +353,7 @@ class AuditData:
         The organization's ``inviteLinks`` setting: while it is off no invite link is
         active. None when it could not be told (links then count as active).
     spaces, collections, members, teams, team_members, user_permissions, team_permissions,
-    sites, site_spaces, share_links, invite_links, aggregate, errors : DataFrame
+    sites, site_spaces, share_links, invite_links, aggregate, creators, errors : DataFrame
         The tables of :data:`RAW_SCHEMAS`.
     not_read : frozenset of str
         Parts of :data:`PARTS` the crawl could not read at all.
@@ -367,6 +377,7 @@ class AuditData:
     share_links: pd.DataFrame = field(default_factory=lambda: conform("share_links"))
     invite_links: pd.DataFrame = field(default_factory=lambda: conform("invite_links"))
     aggregate: pd.DataFrame = field(default_factory=lambda: conform("aggregate"))
+    creators: pd.DataFrame = field(default_factory=lambda: conform("creators"))
     errors: pd.DataFrame = field(default_factory=lambda: conform("errors"))
     not_read: frozenset[str] = frozenset()
 

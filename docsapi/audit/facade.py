@@ -6,7 +6,10 @@ turns them into a :class:`PermissionAudit` without any request:
 
 - :mod:`docsapi.audit.resolve` resolves every path of ``docs/access-model.md`` (organization
   admins, default levels up collection chains, direct, team, collection and collection-team
-  permissions) on integer codes, with array operations only;
+  permissions, sites' permissions and default levels, creators of "No access" content) on
+  integer codes, with array operations only, and combines them under a rule set
+  (``precedence``, the default, or ``highest``);
+- :mod:`docsapi.audit.rule_set_check` compares both rule sets with the platform's aggregate;
 - :mod:`docsapi.audit.coverage` judges what the token could not see and marks what depends
   on it;
 - :mod:`docsapi.audit.rules` holds the rules, registered once;
@@ -14,8 +17,9 @@ turns them into a :class:`PermissionAudit` without any request:
 
 The tables and their columns are the contract of ``docs/audit-tables.md``: ``grants``,
 ``paths``, ``effective``, ``exposure``, ``findings``, ``coverage``, ``errors``,
-``aggregate_mismatches``, ``summary`` and ``matrix``. Role columns use the ordered
-categorical :data:`ROLE_DTYPE` (guest < read < comment < edit < review < create < admin):
+``aggregate_mismatches``, ``rule_set_matches``, ``summary`` and ``matrix``. Role columns
+use the ordered categorical :data:`ROLE_DTYPE` (guest < read < comment < edit < review <
+create < admin):
 ``audit.effective[audit.effective.role >= "edit"]`` selects everyone who can write.
 """
 
@@ -33,12 +37,17 @@ from docsapi.audit.crawl import crawl_organization
 from docsapi.audit.data import ROLE_DTYPE, AuditData
 from docsapi.audit.resolve import (
     COLLECTION_TEAM,
+    DEFAULT_RULE_SET,
+    SITE_TEAM,
     TEAM,
     Effective,
     Resolution,
+    check_rule_set,
     effective_access,
+    path_keys,
     resolve,
 )
+from docsapi.audit.rule_set_check import rule_set_matches, verdict
 from docsapi.audit.rules import RULES, AuditThresholds, RuleContext, evaluate_rules
 from docsapi.errors import ValidationError
 
@@ -74,6 +83,10 @@ EXPLAIN_COLUMNS = [
     "collection_title",
     "team_id",
     "team_title",
+    "site_id",
+    "site_title",
+    "level",
+    "status",
 ]
 
 
@@ -84,6 +97,7 @@ class _Names(NamedTuple):
     users: pd.DataFrame  # id, name, email, member_role
     collections: dict[str, str]  # id -> title
     teams: dict[str, str]  # id -> title
+    sites: dict[str, str]  # id -> title
 
 
 class PermissionAudit:
@@ -100,10 +114,12 @@ class PermissionAudit:
     complete : bool
         True only if every read succeeded and the token could see the whole organization;
         ``coverage`` says what is missing otherwise.
+    model : str
+        The rule set the access was combined with: ``precedence`` or ``highest``.
     data : AuditData
         The raw crawled tables the audit was computed from.
     grants, paths, effective, exposure, findings, coverage, errors, aggregate_mismatches,
-    summary, matrix : DataFrame
+    rule_set_matches, summary, matrix : DataFrame
         The audit's tables. ``paths`` and ``matrix`` are computed on first access.
     snapshot : SnapshotInfo or None
         The snapshot the audit was loaded from or last saved to (see :meth:`save`).
@@ -126,6 +142,8 @@ class PermissionAudit:
         coverage: pd.DataFrame,
         aggregate_mismatches: pd.DataFrame,
         summary: pd.DataFrame,
+        model: str = DEFAULT_RULE_SET,
+        rule_set_matches: pd.DataFrame | None = None,
     ) -> None:
         self.data = data
         self.org_id = data.org_id
@@ -140,6 +158,8 @@ class PermissionAudit:
         self.errors = data.errors
         self.aggregate_mismatches = aggregate_mismatches
         self.summary = summary
+        self.model = model
+        self.rule_set_matches = rule_set_matches
         self.complete = is_complete(coverage)
         self._resolution = resolution
         self._full = full
@@ -171,9 +191,16 @@ class PermissionAudit:
             "exposure": self.exposure,
             "grants": self.grants,
             "aggregate_mismatches": self.aggregate_mismatches,
+            "rule_set_matches": self.rule_set_matches,
             "matrix": self.matrix,
             "errors": self.errors,
         }
+
+    @property
+    def verdict(self) -> str:
+        """One sentence: which rule set the platform's own aggregate matches (see
+        :func:`docsapi.audit.rule_set_check.verdict`)."""
+        return verdict(self.rule_set_matches, self.model)
 
     def plot(self) -> dict[str, Figure]:
         """Draw the audit's charts; see :func:`docsapi.audit.report.plots.plot_audit`."""
@@ -224,10 +251,14 @@ class PermissionAudit:
         """Every path by which ``user`` reaches ``space``, with names beside ids.
 
         The answer to "why can this person do that here?": one row per path of ``paths``
-        (organization admin, default level, direct, team, collection, collection-team), the
-        highest role first, each with the role it gives and the grant a change would touch
-        (``collection_id`` / ``team_id`` and their titles). The user's effective role is the
-        highest ``role``; removing access means removing every path that gives it.
+        (organization admin, default level, direct, team, collection, collection-team, site,
+        site-team, site default level, creator), each with the role it gives, its ``level``
+        (space, site, collection, organization), its ``status`` under the audit's rule set
+        (``decides``, ``lower``: another path of the deciding level gives more,
+        ``overridden``: a nearer level decided) and the grant a change would touch
+        (``collection_id`` / ``team_id`` / ``site_id`` and their titles), the paths that
+        decide first. When every path is overridden, a first row names the default level
+        that decided, giving ``guest`` (no access).
 
         Parameters
         ----------
@@ -243,9 +274,10 @@ class PermissionAudit:
         DataFrame
             Columns ``space_id``, ``space_title``, ``user_id``, ``display_name``,
             ``member_role``, ``role``, ``kind``, ``source``, ``source_name``,
-            ``collection_id``, ``collection_title``, ``team_id``, ``team_title``. Empty when
-            the user reaches the space by no path (a disabled member reaches nothing: their
-            grants are in ``grants``).
+            ``collection_id``, ``collection_title``, ``team_id``, ``team_title``,
+            ``site_id``, ``site_title``, ``level``, ``status``. Empty when the user reaches
+            the space by no path (a disabled member reaches nothing: their grants are in
+            ``grants``).
 
         Raises
         ------
@@ -273,14 +305,26 @@ class PermissionAudit:
         def repeated(value: str | None) -> pd.Series:
             return pd.Series(value, index=rows.index, dtype="string")
 
+        if len(rows) and (rows["status"] == "overridden").all():
+            rows = pd.concat([self._no_access_row(space_id, user_id), rows], ignore_index=True)
         frame = rows.assign(
             space_title=repeated(space_title),
             display_name=repeated(display_name),
             member_role=repeated(member_role),
             collection_title=rows["collection_id"].map(names.collections).astype("string"),
             team_title=rows["team_id"].map(names.teams).astype("string"),
+            site_title=rows["site_id"].map(names.sites).astype("string"),
         )
         return frame[EXPLAIN_COLUMNS]
+
+    def _no_access_row(self, space_id: str, user_id: str) -> pd.DataFrame:
+        """The default level that decided for a user none of whose paths counts, as a row of
+        ``paths`` giving ``guest`` (no access)."""
+        resolution = self._resolution if self._resolution is not None else resolve(self.data)
+        decided = tables_.deciding_default(resolution, space_id) or {}
+        row = {column: None for column in self.paths.columns}
+        row.update(decided, space_id=space_id, user_id=user_id, role="guest", status="decides")
+        return pd.DataFrame([row]).astype("string").astype({"role": ROLE_DTYPE})
 
     @cached_property
     def _names(self) -> _Names:
@@ -322,6 +366,7 @@ class PermissionAudit:
                 pd.concat([data.teams["id"], teams["team_id"].astype("string")]),
                 pd.concat([data.teams["title"], teams["title"].astype("string")]),
             ),
+            sites=_titles(data.sites["id"], data.sites["title"]),
         )
 
     def count(self, item: str, category: str = "totals") -> int:
@@ -352,6 +397,7 @@ def audit_permissions(
     expand_teams: bool = True,
     max_workers: int = 8,
     progress: bool = True,
+    model: str = DEFAULT_RULE_SET,
     **thresholds: float,
 ) -> PermissionAudit:
     """Audit who can access every space of an organization, and flag what is wrong.
@@ -371,6 +417,12 @@ def audit_permissions(
         Number of concurrent requests (at least 1).
     progress : bool
         Show a progress bar ("Auditing spaces").
+    model : str
+        How the levels of access combine (``docs/access-model.md``): ``"precedence"`` (the
+        platform's documentation since 2026-05-31: the nearest level with a say decides) or
+        ``"highest"`` (its earlier version: the highest role over every path). Both are
+        compared with the platform's aggregate either way (``.rule_set_matches``,
+        ``.verdict``).
     **thresholds
         Rule limits (see :class:`AuditThresholds`): ``admin_share`` (0.5), ``max_admins``
         (5), ``inactive_days`` (90), ``share_link_max_age_days`` (90),
@@ -404,12 +456,17 @@ def audit_permissions(
             "max_workers", f"must be an integer of at least 1, got {max_workers!r}"
         )
     limits = AuditThresholds.from_kwargs(**thresholds)
+    rule_set = check_rule_set(model)
     data = crawl_organization(client, org_id, max_workers=max_workers, progress=bool(progress))
-    return analyze(data, expand_teams=expand_teams, thresholds=limits)
+    return analyze(data, expand_teams=expand_teams, thresholds=limits, model=rule_set)
 
 
 def analyze(
-    data: AuditData, *, expand_teams: bool = True, thresholds: AuditThresholds | None = None
+    data: AuditData,
+    *,
+    expand_teams: bool = True,
+    thresholds: AuditThresholds | None = None,
+    model: str = DEFAULT_RULE_SET,
 ) -> PermissionAudit:
     """Compute an audit from crawled tables, without any request.
 
@@ -422,6 +479,9 @@ def analyze(
         ``.matrix``. The findings always account for every path.
     thresholds : AuditThresholds, optional
         Rule limits; the defaults when omitted.
+    model : str
+        The rule set: ``"precedence"`` (default) or ``"highest"`` (see
+        :func:`audit_permissions`).
 
     Returns
     -------
@@ -433,21 +493,23 @@ def analyze(
     >>> audit.findings[audit.findings.rule == "no_admin"]       # doctest: +SKIP
     """
     limits = thresholds or AuditThresholds()
+    rule_set = check_rule_set(model)
     gaps = find_gaps(data)
     resolution = resolve(data, gaps)
     paths = resolution.paths
     user_count = len(resolution.users)
-    full = effective_access(paths, resolution.sources, user_count)
+    keys = path_keys(paths, resolution.spaces, rule_set)
+    full = effective_access(paths, keys, resolution.sources, user_count)
     shown = full
     if not expand_teams:
         kinds = paths["kind"].to_numpy()
-        shown = effective_access(
-            paths[(kinds != TEAM) & (kinds != COLLECTION_TEAM)], resolution.sources, user_count
-        )
+        own = (kinds != TEAM) & (kinds != COLLECTION_TEAM) & (kinds != SITE_TEAM)
+        shown = effective_access(paths[own], keys[own], resolution.sources, user_count)
 
     checked = tables_.checked_spaces(data, resolution, gaps.has("aggregate"), gaps.ids("aggregate"))
-    mismatches = tables_.aggregate_mismatches(data, resolution, full, checked)
-    exposure = tables_.exposure_table(data, resolution)
+    mismatches = tables_.aggregate_mismatches(data, resolution, full.frame, checked)
+    matches = rule_set_matches(data, resolution, checked, {rule_set: full.frame})
+    exposure = tables_.exposure_table(data, resolution, rule_set)
     grants = tables_.grants_table(data, resolution)
     coverage = coverage_table(
         data,
@@ -475,6 +537,7 @@ def analyze(
         exposure=exposure,
         findings=findings,
         rules=list(RULES),
+        rule_set_matches=matches,
     )
     return PermissionAudit(
         data,
@@ -489,6 +552,8 @@ def analyze(
         coverage=coverage,
         aggregate_mismatches=mismatches,
         summary=summary,
+        model=rule_set,
+        rule_set_matches=matches,
     )
 
 

@@ -25,6 +25,10 @@ from docsapi.audit.resolve import (
     COLLECTION,
     COLLECTION_TEAM,
     DIRECT,
+    ORG_ADMIN,
+    OVERRIDDEN_STATUS,
+    SITE,
+    SITE_TEAM,
     TEAM,
     Effective,
     Resolution,
@@ -55,7 +59,7 @@ __all__ = [
 WRITE_ROLES = frozenset(ROLES[ROLES.index("edit") :])
 _EDIT = ROLES.index("edit")
 _ADMIN = ROLES.index("admin")
-_OWN_KINDS = (DIRECT, TEAM, COLLECTION, COLLECTION_TEAM)
+_OWN_KINDS = (DIRECT, TEAM, COLLECTION, COLLECTION_TEAM, SITE, SITE_TEAM)
 
 FINDING_COLUMNS = [
     "severity",
@@ -177,7 +181,8 @@ class RuleContext:
     resolution : Resolution
         The coded organization and its paths.
     effective : Effective
-        Coded effective access over every path, with the sorted paths of each pair.
+        Coded effective access over every path under the audit's rule set, with the sorted
+        paths of each pair and what each path does (``status``).
     exposure, mismatches : DataFrame
         The public ``exposure`` and ``aggregate_mismatches`` tables.
     gaps : Gaps
@@ -220,9 +225,20 @@ class RuleContext:
 
     @cached_property
     def own_admins(self) -> np.ndarray:
-        """Distinct admins of each space through its own grants (not organization admins)."""
+        """Distinct admins of each space through its own grants (not the organization admin
+        role or default levels) that count under the rule set: for an organization admin,
+        those that would decide without that role."""
         paths = self.resolution.paths
-        own = paths["kind"].isin(_OWN_KINDS).to_numpy() & (paths["role"].to_numpy() == _ADMIN)
+        effective = self.effective
+        order, first, counts = effective.order, effective.first, effective.counts
+        kind = paths["kind"].to_numpy()
+        # The first path of a group that is not the organization admin's (it sorts first).
+        after_admin = first + ((kind[order[first]] == ORG_ADMIN) & (counts > 1))
+        deciding_key = effective.keys[order][after_admin]
+        group_key = np.empty(len(order), dtype=np.int64)
+        group_key[order] = np.repeat(deciding_key, counts)
+        own = np.isin(kind, _OWN_KINDS) & (paths["role"].to_numpy() == _ADMIN)
+        own &= (effective.keys == group_key) & effective.reachable
         users = max(len(self.resolution.users), 1)
         pairs = distinct(
             paths["space"].to_numpy()[own].astype(np.int64) * users + paths["user"].to_numpy()[own]
@@ -553,6 +569,7 @@ def _guest_collection_write(ctx: RuleContext, limits: AuditThresholds) -> Findin
         ((kind == COLLECTION) | (kind == COLLECTION_TEAM))
         & (paths["role"].to_numpy() >= _EDIT)
         & (org_role[user] <= 0)
+        & (ctx.effective.status != OVERRIDDEN_STATUS)
     )
     collections = paths["collection"].to_numpy()[hit].astype(np.int64)
     users = user[hit].astype(np.int64)
@@ -796,23 +813,30 @@ def _too_many_admins(ctx: RuleContext, limits: AuditThresholds) -> Finding:
 )
 def _redundant_grant(ctx: RuleContext, _: AuditThresholds) -> Finding:
     # Compares paths that were read: a missing path can hide a redundancy, never invent one.
-    # Each pair's paths are sorted by role (highest first), direct first among equals: a
-    # direct path is redundant when it is not first, or when the next path has its role.
+    # Each pair's paths are sorted as the rule set weighs them (the deciding ones first,
+    # highest role first, direct first among equals). Without a direct path the pair gets
+    # the role of its first other path that counts: the one before it (a direct path that
+    # is not first changes nothing), else the one after it, if it counts. The grant is
+    # redundant when that role is the pair's role.
     effective = ctx.effective
     order, first, counts = effective.order, effective.first, effective.counts
     kind = ctx.resolution.paths["kind"].to_numpy()[order]
     role = ctx.resolution.paths["role"].to_numpy()[order]
     source = ctx.resolution.paths["source"].to_numpy()[order]
+    counted = effective.reachable[order]
     group = np.repeat(np.arange(len(first)), counts)
-    position = np.flatnonzero(kind == DIRECT)
+    position = np.flatnonzero((kind == DIRECT) & counted)
     leader = first[group[position]]
     end = leader + counts[group[position]]
-    other = np.where(position != leader, leader, np.where(position + 1 < end, position + 1, -1))
+    following = np.where(position + 1 < end, position + 1, 0)
+    has_next = (position + 1 < end) & counted[following]
+    other = np.where(position != leader, leader, np.where(has_next, position + 1, -1))
     found = other >= 0
     position, other = position[found], other[found]
-    redundant = role[other] >= role[position]
+    redundant = role[other] == role[leader[found]]
     position, other = position[redundant], other[redundant]
-    pairs = effective.frame.iloc[group[position]]
+    granted_row = np.cumsum(effective.granted) - 1
+    pairs = effective.frame.iloc[granted_row[group[position]]]
     space, user = pairs["space"].to_numpy(), pairs["user"].to_numpy()
     source_names = ctx.resolution.sources["source_name"].to_numpy(dtype=object)
     return _user_space_rows(

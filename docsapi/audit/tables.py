@@ -13,6 +13,9 @@ import pandas as pd
 from docsapi.audit.data import BOOLEAN, ROLE_DTYPE, ROLES, STRING, AuditData
 from docsapi.audit.resolve import (
     KINDS,
+    LEVELS,
+    RULE_SETS,
+    STATUSES,
     UNKNOWN,
     Effective,
     Resolution,
@@ -20,6 +23,8 @@ from docsapi.audit.resolve import (
     categorical,
     codes_in,
     level_names,
+    level_of_rank,
+    member_levels,
     role_codes,
 )
 from docsapi.audit.resolve import (
@@ -65,6 +70,9 @@ PATH_COLUMNS = [
     "collection_id",
     "team_id",
     "role",
+    "site_id",
+    "level",
+    "status",
 ]
 EFFECTIVE_COLUMNS = [
     "space_id",
@@ -145,28 +153,63 @@ def effective_table(resolution: Resolution, effective: Effective) -> pd.DataFram
 
 
 def paths_table(resolution: Resolution, effective: Effective) -> pd.DataFrame:
-    """``paths``: every way a user reaches a space, sorted by space, user and role.
+    """``paths``: every way a user reaches a space, sorted by space, user, then as the rule
+    set weighs them (the paths that decide first, highest role first).
 
     ``effective`` must aggregate all of ``resolution.paths``: its order is the table's.
+    ``status`` says what each path does (:data:`~docsapi.audit.resolve.STATUSES`).
     """
     paths = resolution.paths.iloc[effective.order]
-    source = paths["source"].to_numpy()
-    team, collection = paths["team"].to_numpy(), paths["collection"].to_numpy()
-    kinds = pd.CategoricalDtype(list(KINDS))
+    source, rank = paths["source"].to_numpy(), paths["rank"].to_numpy()
     return pd.DataFrame(
         {
             "space_id": categorical(paths["space"].to_numpy(), resolution.spaces["id"]),
             "user_id": categorical(paths["user"].to_numpy(), resolution.users["user_id"]),
-            "kind": pd.Categorical.from_codes(paths["kind"].to_numpy(), dtype=kinds),
+            "kind": pd.Categorical.from_codes(
+                paths["kind"].to_numpy(), dtype=pd.CategoricalDtype(list(KINDS))
+            ),
             "source": categorical(source, resolution.sources["source"]),
             "source_name": categorical(source, resolution.sources["source_name"]),
-            "collection_id": categorical(collection, resolution.collections["id"]),
-            "team_id": categorical(team, resolution.teams["id"]),
+            "collection_id": categorical(
+                paths["collection"].to_numpy(), resolution.collections["id"]
+            ),
+            "team_id": categorical(paths["team"].to_numpy(), resolution.teams["id"]),
             "role": _roles(paths["role"].to_numpy()),
+            "site_id": categorical(paths["site"].to_numpy(), resolution.sites["id"]),
+            "level": pd.Categorical.from_codes(
+                level_of_rank(rank), dtype=pd.CategoricalDtype(list(LEVELS))
+            ),
+            "status": pd.Categorical.from_codes(
+                effective.status[effective.order], dtype=pd.CategoricalDtype(list(STATUSES))
+            ),
         },
         columns=PATH_COLUMNS,
         copy=False,
     )
+
+
+def deciding_default(resolution: Resolution, space_id: str) -> dict[str, str] | None:
+    """The default level that ends the ``precedence`` walk on a space: what decides for a
+    user none of whose paths counts (it gives them no access).
+
+    Returns
+    -------
+    dict or None
+        ``kind``, ``source``, ``source_name`` and ``level``; None when the organization's
+        level ends the walk (nothing is overridden there) or the space is unknown.
+    """
+    spaces = resolution.spaces
+    found = np.flatnonzero((spaces["id"] == space_id).to_numpy(dtype=bool))
+    if not len(found) or spaces["stop_source"].iloc[found[0]] < 0:
+        return None
+    code = int(spaces["stop_source"].iloc[found[0]])
+    sources = resolution.sources
+    return {
+        "kind": KINDS[int(sources["kind"].iloc[code])],
+        "source": str(sources["source"].iloc[code]),
+        "source_name": str(sources["source_name"].iloc[code]),
+        "level": LEVELS[int(level_of_rank(spaces["stop"].to_numpy()[found[:1]])[0])],
+    }
 
 
 def _targets(data: AuditData, kind: str, ids: pd.Series) -> pd.DataFrame:
@@ -267,19 +310,21 @@ def grants_table(data: AuditData, resolution: Resolution) -> pd.DataFrame:
     )
 
 
-def internal_defaults(resolution: Resolution) -> pd.Series:
-    """What members get inside the organization on each space, by space id.
+def internal_defaults(resolution: Resolution, rule_set: str) -> pd.Series:
+    """What members without a permission of their own get on each space, by space id.
 
     A role name, ``inherit`` (each member's organization role), ``private`` (null: only
     those granted explicitly), or missing when a collection on the way was not read.
+    Sites linking a space that inherits count as ``rule_set`` says (see
+    :func:`~docsapi.audit.resolve.member_levels`).
     """
     names = np.array([*level_names(), None], dtype=object)  # index -1 reads None
-    resolved = resolution.spaces["resolved"].to_numpy()
+    resolved = member_levels(resolution, rule_set)
     values = names[np.where(resolved == UNKNOWN, len(names) - 1, resolved)]
     return pd.Series(values, index=pd.Index(resolution.spaces["id"], dtype=object), dtype=STRING)
 
 
-def exposure_table(data: AuditData, resolution: Resolution) -> pd.DataFrame:
+def exposure_table(data: AuditData, resolution: Resolution, rule_set: str) -> pd.DataFrame:
     """``exposure``: one row per (space, way to read it without an account)."""
     spaces = resolution.spaces
     site_spaces = _plain(data.site_spaces)
@@ -331,7 +376,7 @@ def exposure_table(data: AuditData, resolution: Resolution) -> pd.DataFrame:
     rows["share_link_age_days"] = pd.array(ages.to_numpy(dtype=object), dtype=pd.Int64Dtype())
     rows["published_url"] = mask_urls(rows["url"], share_link=rows["share_link_id"].notna())
     rows["internal_default"] = (
-        internal_defaults(resolution).reindex(rows["space_id"].astype(object)).to_numpy()
+        internal_defaults(resolution, rule_set).reindex(rows["space_id"].astype(object)).to_numpy()
     )
     space_rank = pd.Series(np.arange(len(spaces)), index=pd.Index(spaces["id"], dtype=object))
     rows["_rank"] = space_rank.reindex(rows["space_id"].astype(object)).to_numpy()
@@ -373,19 +418,26 @@ def mask_urls(urls: pd.Series, *, share_link: pd.Series) -> pd.Series:
 _DENSE_CELLS = 50_000_000
 
 
-def aggregate_mismatches(
-    data: AuditData, resolution: Resolution, effective: Effective, checked: np.ndarray
-) -> pd.DataFrame:
-    """Pairs where the audit and the platform's aggregate disagree, on the checked spaces.
+def mismatch_codes(
+    data: AuditData, resolution: Resolution, ours: pd.DataFrame, checked: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pairs where ``ours`` and the platform's aggregate disagree, on the checked spaces.
 
     Parameters
     ----------
+    ours : DataFrame
+        An effective access as codes (space, user, role): ``Effective.frame``.
     checked : ndarray of bool
         Per space code: the aggregate was read and the audit's own view is complete.
+
+    Returns
+    -------
+    (keys, audit_roles, platform_roles)
+        Sorted pair keys (``space * users + user``, users counted as at least 1) and both
+        role codes (-1: no access).
     """
     spaces, users = resolution.spaces, resolution.users
     user_count = max(len(users), 1)
-    ours = effective.frame
     keep = checked[ours["space"].to_numpy()]
     our_key = ours["space"].to_numpy()[keep].astype(np.int64) * user_count
     our_key += ours["user"].to_numpy()[keep]
@@ -413,18 +465,31 @@ def aggregate_mismatches(
             [their_role[differs], np.full(len(ours_alone), -1, dtype=np.int8)]
         )
         order = argsort_ints(keys)
-        keys, audit_roles, platform_roles = keys[order], audit_roles[order], platform_roles[order]
-    else:
-        table = pd.DataFrame({"key": our_key, "audit": our_role}, copy=False).merge(
-            pd.DataFrame({"key": their_key, "platform": their_role}, copy=False),
-            on="key",
-            how="outer",
-        )
-        table = table.fillna(-1)
-        table = table[table["audit"] != table["platform"]].sort_values("key")
-        keys = table["key"].to_numpy(dtype=np.int64)
-        audit_roles = table["audit"].to_numpy(dtype=np.int8)
-        platform_roles = table["platform"].to_numpy(dtype=np.int8)
+        return keys[order], audit_roles[order], platform_roles[order]
+    table = pd.DataFrame({"key": our_key, "audit": our_role}, copy=False).merge(
+        pd.DataFrame({"key": their_key, "platform": their_role}, copy=False),
+        on="key",
+        how="outer",
+    )
+    table = table.fillna(-1)
+    table = table[table["audit"] != table["platform"]].sort_values("key")
+    return (
+        table["key"].to_numpy(dtype=np.int64),
+        table["audit"].to_numpy(dtype=np.int8),
+        table["platform"].to_numpy(dtype=np.int8),
+    )
+
+
+def aggregate_mismatches(
+    data: AuditData, resolution: Resolution, ours: pd.DataFrame, checked: np.ndarray
+) -> pd.DataFrame:
+    """Pairs where the audit and the platform's aggregate disagree, on the checked spaces.
+
+    See :func:`mismatch_codes` for the parameters.
+    """
+    spaces, users = resolution.spaces, resolution.users
+    user_count = max(len(users), 1)
+    keys, audit_roles, platform_roles = mismatch_codes(data, resolution, ours, checked)
     space_codes, user_codes = keys // user_count, keys % user_count
     return pd.DataFrame(
         {
@@ -507,8 +572,14 @@ def summary_table(
     exposure: pd.DataFrame,
     findings: pd.DataFrame,
     rules: list[str],
+    rule_set_matches: pd.DataFrame,
 ) -> pd.DataFrame:
-    """Counts indexed by (category, item), one column ``count``."""
+    """Counts indexed by (category, item), one column ``count``.
+
+    Category ``rule_set`` counts the spaces whose platform aggregate was compared
+    (``compared``), those each rule set matches (a space matching both counts for each) and
+    those neither matches.
+    """
     totals = {
         "spaces": len(resolution.spaces),
         "users": int(effective["user_id"].nunique()),
@@ -538,6 +609,14 @@ def summary_table(
         .reindex(["high", "medium", "low"], fill_value=0)
     )
     by_rule = findings["rule"].astype(object).value_counts().reindex(rules, fill_value=0)
+    found = rule_set_matches["matches"].astype(object)
+    rule_sets = pd.Series(
+        {
+            "compared": len(found),
+            **{name: int(found.isin([name, "both"]).sum()) for name in RULE_SETS},
+            "neither": int((found == "neither").sum()),
+        }
+    )
     parts = {
         "totals": pd.Series(totals),
         "role": roles,
@@ -545,5 +624,6 @@ def summary_table(
         "path": paths,
         "severity": severities,
         "rule": by_rule,
+        "rule_set": rule_sets,
     }
     return pd.concat(parts, names=["category", "item"]).astype("int64").to_frame("count")

@@ -72,7 +72,9 @@ PATH_CHANGE_COLUMNS = [
     "space_title",
     "user_id",
     "display_name",
-    *PATH_COLUMNS[2:],  # kind, source, source_name, collection_id, team_id, role
+    *PATH_COLUMNS[2:7],  # kind, source, source_name, collection_id, team_id
+    "site_id",
+    "role",
     "complete",
 ]
 #: The kinds of change, in the order of :attr:`AccessDiff.summary`.
@@ -356,6 +358,7 @@ def _path_changes(
                 "source_name": _texts(rows["source_name"]),
                 "collection_id": _texts(rows["collection_id"]),
                 "team_id": _texts(rows["team_id"]),
+                "site_id": _texts(rows["site_id"]),
                 "role": rows["role"].to_numpy(),
             }
         )

@@ -312,6 +312,7 @@ def access_paths_figure(paths: pd.DataFrame) -> Figure:
 
     A pair reached by two paths of one kind (two teams) counts once for that kind, with the
     higher role; a pair reached by a team and by the default level counts for both kinds.
+    Paths the rule set overrides (``status`` ``overridden``) reach nothing and are left out.
 
     Parameters
     ----------
@@ -326,6 +327,7 @@ def access_paths_figure(paths: pd.DataFrame) -> Figure:
 
     from docsapi.audit.resolve import KINDS
 
+    paths = paths[(paths["status"] != "overridden").to_numpy(dtype=bool)]
     if paths.empty:
         return _empty_figure("No user reaches any space.")
     best = paths.groupby(["kind", "space_id", "user_id"], observed=True)["role"].max()

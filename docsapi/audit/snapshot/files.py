@@ -52,9 +52,11 @@ MANIFEST = "snapshot.json"
 FORMAT = "docsapi.audit-snapshot"
 #: The snapshot format this docsapi writes. Any change to what a snapshot holds (a table, a
 #: column, a dtype, a key of ``snapshot.json``) raises it.
-FORMAT_VERSION = 1
-#: The oldest format this docsapi still reads.
-OLDEST_FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: The oldest format this docsapi still reads. Format 2 added the rule set (``model``), the
+#: ``rule_set_matches`` table, the paths' ``site_id``, ``level`` and ``status``, the sites'
+#: default levels and the raw ``creators``: a format 1 audit cannot be told apart.
+OLDEST_FORMAT_VERSION = 2
 #: The largest ``snapshot.json`` read (docsapi writes a few kilobytes).
 MAX_MANIFEST_BYTES = 16 * 2**20
 #: Where a table may be: ``audit/<table>``, ``data/<table>``, ``extra/<name>-<hash>``.

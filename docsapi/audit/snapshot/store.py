@@ -48,6 +48,8 @@ import pandas as pd
 
 from docsapi.audit.coverage import COVERAGE_COLUMNS
 from docsapi.audit.data import PARTS, RAW_SCHEMAS, AuditData
+from docsapi.audit.resolve import check_rule_set
+from docsapi.audit.rule_set_check import RULE_SET_MATCH_COLUMNS
 from docsapi.audit.rules import FINDING_COLUMNS, AuditThresholds
 from docsapi.audit.snapshot.files import (
     FORMAT,
@@ -104,6 +106,7 @@ AUDIT_TABLES: tuple[str, ...] = (
     "exposure",
     "grants",
     "aggregate_mismatches",
+    "rule_set_matches",
     "matrix",
     "errors",
 )
@@ -117,6 +120,7 @@ _REQUIRED_COLUMNS: dict[str, list[str]] = {
     "exposure": EXPOSURE_COLUMNS,
     "grants": GRANT_COLUMNS,
     "aggregate_mismatches": MISMATCH_COLUMNS,
+    "rule_set_matches": RULE_SET_MATCH_COLUMNS,
     "matrix": [],
     "errors": list(RAW_SCHEMAS["errors"]),
 }
@@ -185,6 +189,7 @@ def _manifest_for(audit: PermissionAudit, expand_teams: bool) -> dict[str, Any]:
         "complete": bool(audit.complete),
         "expand_teams": bool(expand_teams),
         "thresholds": asdict(audit.thresholds),
+        "model": audit.model,
         "counts": {item: audit.count(item, category) for item, category in _COUNTS},
         "coverage": [
             {k: _plain_value(v) for k, v in row.items()}
@@ -435,6 +440,10 @@ def load_audit(path: str | os.PathLike[str]) -> PermissionAudit:
         thresholds = AuditThresholds(**info.thresholds)  # type: ignore[arg-type]
     except (TypeError, ValidationError) as exc:
         raise refuse(target, f"its thresholds are not valid: {exc}") from None
+    try:
+        model = check_rule_set(manifest.get("model"))
+    except ValidationError as exc:
+        raise refuse(target, f"its rule set is not valid: {exc}") from None
     tables = _read_group(target, manifest, "audit", AUDIT_TABLES)
     raw = _read_group(target, manifest, "data", tuple(RAW_SCHEMAS))
     for entry in entries(manifest, "extra").values():  # the snapshot is checked whole
@@ -450,13 +459,14 @@ def load_audit(path: str | os.PathLike[str]) -> PermissionAudit:
         )
     except ValidationError as exc:
         raise refuse(target, f"its raw tables are not valid: {exc}") from None
-    return _assemble(data, tables, thresholds, info)
+    return _assemble(data, tables, thresholds, model, info)
 
 
 def _assemble(
     data: AuditData,
     tables: dict[str, pd.DataFrame],
     thresholds: AuditThresholds,
+    model: str,
     info: SnapshotInfo,
 ) -> PermissionAudit:
     """The audit made of stored tables (``paths`` and ``matrix`` included, not recomputed)."""
@@ -475,6 +485,8 @@ def _assemble(
         coverage=tables["coverage"],
         aggregate_mismatches=tables["aggregate_mismatches"],
         summary=tables["summary"],
+        model=model,
+        rule_set_matches=tables["rule_set_matches"],
     )
     audit.errors = tables["errors"]
     audit.__dict__["paths"] = tables["paths"]  # the values of the cached properties
