@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from docsapi.core.config import DEFAULT_BASE_URL
+from docsapi.core.rule_sets import DEFAULT_RULE_SET, RULE_SETS
 from docsapi.core.version import version
 from docsapi.errors import (
     APIConnectionError,
@@ -83,6 +84,17 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
         "--save",
         metavar="DIR",
         help="also keep a snapshot of the audit in DIR/<org id>/<UTC time>/ (see history, diff)",
+    )
+    _add_model_option(parser, "how the audit combines the levels of access")
+
+
+def _add_model_option(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--model",
+        choices=RULE_SETS,
+        default=DEFAULT_RULE_SET,
+        help=f"{what}: precedence (the nearest level decides; default) or highest (the "
+        "highest role over every path); see docs/access-model.md",
     )
 
 
@@ -146,6 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="delay added to every request (default: 0)",
     )
+    _add_model_option(sandbox, "how the simulated platform combines the levels of access")
     sandbox.set_defaults(handler=_run_sandbox)
 
     check = commands.add_parser(
@@ -271,6 +284,7 @@ def _print_summary(audit: PermissionAudit, written: list[Path]) -> None:
         f"Findings: {count('high', 'severity')} high, {count('medium', 'severity')} medium, "
         f"{count('low', 'severity')} low."
     )
+    print(f"Rule set: {audit.model}. {audit.verdict}")
     if count("errors"):
         print(f"{count('errors')} reads failed: see the report's last table.")
     print(f"Report: {written[0].resolve()}")
@@ -297,14 +311,18 @@ def _audit(client, org_id: str, args: argparse.Namespace) -> PermissionAudit:
     from docsapi.audit import audit_permissions
 
     return audit_permissions(
-        client, org_id, max_workers=args.workers, progress=not args.no_progress
+        client,
+        org_id,
+        max_workers=args.workers,
+        progress=not args.no_progress,
+        model=args.model,
     )
 
 
 def _run_demo(args: argparse.Namespace) -> int:
     from docsapi.sandbox import Sandbox
 
-    with Sandbox(seed=args.seed) as sandbox:
+    with Sandbox(seed=args.seed, model=args.model) as sandbox:
         audit = _audit(sandbox.client(), sandbox.org_id, args)
     _print_summary(audit, _write_outputs(audit, args))
     _keep_snapshot(audit, args)
@@ -380,6 +398,7 @@ def _run_sandbox(args: argparse.Namespace) -> int:
                 teams=args.teams,
                 grants_per_space=args.grants_per_space,
                 latency=args.latency,
+                model=args.model,
             )
     except ValueError as exc:
         raise _Failure(f"bad sandbox size: {exc}", EXIT_USAGE) from None

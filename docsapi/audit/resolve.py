@@ -29,6 +29,7 @@ import pandas as pd
 
 from docsapi.audit.coverage import Gaps, find_gaps
 from docsapi.audit.data import ROLES, STRING, AuditData
+from docsapi.core.rule_sets import DEFAULT_RULE_SET, RULE_SETS
 from docsapi.errors import ValidationError
 
 __all__ = [
@@ -84,10 +85,6 @@ KINDS: tuple[str, ...] = (
 PRIVATE, INHERIT, UNKNOWN = 0, len(ROLES), -1
 _ADMIN = ROLES.index("admin")
 
-#: The rule sets that combine the levels, the default first: ``precedence`` (the
-#: platform's documentation since 2026-05-31) and ``highest`` (2026-04-13 to 2026-05-31).
-RULE_SETS: tuple[str, ...] = ("precedence", "highest")
-DEFAULT_RULE_SET = RULE_SETS[0]
 
 #: What a path does for its (space, user) pair: gives the effective role, gives less at the
 #: level that decides, or stands at a level a nearer one overrides.

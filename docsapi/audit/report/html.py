@@ -277,6 +277,7 @@ def render_html(audit: PermissionAudit) -> str:
 <body>
 <h1>{_text(title)}</h1>
 {_partial_banner(audit)}
+<p class="verdict">{_text(f"Rule set: {audit.model}. {audit.verdict}")}</p>
 <p class="meta">Generated {generated}. Thresholds: {_text(_thresholds(limits))}.</p>
 <h2>Summary</h2>
 {_cards(audit)}

@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
+from docsapi.core.rule_sets import RULE_SETS
 from docsapi.sandbox.core._grants import GrantTable
 from docsapi.sandbox.core._roles import rank, strongest
 from docsapi.sandbox.core._state import Record, State
@@ -37,8 +38,6 @@ from docsapi.sandbox.core._state import Record, State
 Kind = Literal["space", "collection"]
 #: What a default level resolves to when every level up to the top is ``inherit``.
 ORGANIZATION_ROLE = "inherit"
-#: The rule sets, the default first.
-RULE_SETS = ("precedence", "highest")
 
 
 def check_rule_set(rule_set: object) -> str:
