@@ -47,7 +47,7 @@ from docsapi.audit.resolve import (
     path_keys,
     resolve,
 )
-from docsapi.audit.rule_set_check import rule_set_matches, verdict
+from docsapi.audit.rule_set_check import RULE_SET_MATCH_COLUMNS, rule_set_matches, verdict
 from docsapi.audit.rules import RULES, AuditThresholds, RuleContext, evaluate_rules
 from docsapi.errors import ValidationError
 
@@ -159,7 +159,11 @@ class PermissionAudit:
         self.aggregate_mismatches = aggregate_mismatches
         self.summary = summary
         self.model = model
-        self.rule_set_matches = rule_set_matches
+        self.rule_set_matches = (
+            rule_set_matches
+            if rule_set_matches is not None
+            else pd.DataFrame(columns=RULE_SET_MATCH_COLUMNS)
+        )
         self.complete = is_complete(coverage)
         self._resolution = resolution
         self._full = full
@@ -322,7 +326,7 @@ class PermissionAudit:
         ``paths`` giving ``guest`` (no access)."""
         resolution = self._resolution if self._resolution is not None else resolve(self.data)
         decided = tables_.deciding_default(resolution, space_id) or {}
-        row = {column: None for column in self.paths.columns}
+        row: dict[str, object] = dict.fromkeys(self.paths.columns)
         row.update(decided, space_id=space_id, user_id=user_id, role="guest", status="decides")
         return pd.DataFrame([row]).astype("string").astype({"role": ROLE_DTYPE})
 
@@ -507,8 +511,10 @@ def analyze(
         shown = effective_access(paths[own], keys[own], resolution.sources, user_count)
 
     checked = tables_.checked_spaces(data, resolution, gaps.has("aggregate"), gaps.ids("aggregate"))
-    mismatches = tables_.aggregate_mismatches(data, resolution, full.frame, checked)
-    matches = rule_set_matches(data, resolution, checked, {rule_set: full.frame})
+    platform = tables_.platform_pairs(data, resolution, checked)
+    codes = tables_.mismatch_codes(resolution, full.frame, platform)
+    mismatches = tables_.aggregate_mismatches(resolution, codes)
+    matches = rule_set_matches(resolution, full, rule_set, platform, codes[0])
     exposure = tables_.exposure_table(data, resolution, rule_set)
     grants = tables_.grants_table(data, resolution)
     coverage = coverage_table(

@@ -52,6 +52,7 @@ __all__ = [
     "plain_text",
     "resolve",
     "role_codes",
+    "rule_set_roles",
     "unique_inverse",
 ]
 
@@ -1169,7 +1170,9 @@ def _no_access_owners(
     own = chain.decided_depth[private] == 0
     owner = chain.owner[private]
     ids = np.full(len(spaces), None, dtype=object)
-    collection_ids = np.append(collections["id"].to_numpy(dtype=object), None)
+    collection_ids = np.concatenate(  # position -1: none
+        [collections["id"].to_numpy(dtype=object), np.array([None], dtype=object)]
+    )
     ids[private] = np.where(
         own, spaces["id"].to_numpy(dtype=object)[private], collection_ids[owner]
     )
@@ -1276,6 +1279,44 @@ class Effective:
         return np.diff(np.r_[self.first, len(self.order)])
 
 
+def rule_set_roles(
+    paths: pd.DataFrame, spaces: pd.DataFrame, rule_set: str, grouped: Effective
+) -> pd.DataFrame:
+    """The effective roles under ``rule_set``, from paths already grouped by pair.
+
+    ``grouped`` aggregates the same ``paths`` under any rule set: its groups are the pairs,
+    whatever the order within them, so the other rule set's roles take one pass over them
+    (the lowest key of each group, then the highest role at it), with no sort.
+
+    Returns
+    -------
+    DataFrame
+        space, user, role (codes) of the pairs reached.
+    """
+    order, first = grouped.order, grouped.first
+    if not len(first):
+        return pd.DataFrame({"space": [], "user": [], "role": []}, dtype=np.int32)
+    role = paths["role"].to_numpy()[order]
+    if check_rule_set(rule_set) == "highest":  # every path counts: the highest role
+        roles = np.maximum.reduceat(role, first)
+        reached = np.ones(len(first), dtype=bool)
+    else:
+        keys = path_keys(paths, spaces, rule_set)[order]
+        lowest = np.minimum.reduceat(keys, first)
+        at_lowest = np.where(keys == np.repeat(lowest, grouped.counts), role, -1)
+        roles = np.maximum.reduceat(at_lowest.astype(np.int8), first)
+        reached = lowest != OVERRIDDEN
+    lead = order[first[reached]]
+    return pd.DataFrame(
+        {
+            "space": paths["space"].to_numpy()[lead],
+            "user": paths["user"].to_numpy()[lead],
+            "role": roles[reached],
+        },
+        copy=False,
+    )
+
+
 def _compact_keys(keys: np.ndarray) -> tuple[np.ndarray, int, int]:
     """Keys as small codes in the same order, how many codes there are, and the code of
     :data:`OVERRIDDEN` (-1 when none is)."""
@@ -1316,15 +1357,15 @@ def effective_access(
     first = np.flatnonzero(np.r_[True, pair[1:] != pair[:-1]]) if len(pair) else np.zeros(0, int)
     first = first.astype(np.int32)
     counts = np.diff(np.r_[first, len(pair)])
-    group = np.repeat(np.arange(len(first)), counts)
-    best = key == key[first][group]
     granted = key[first] != overridden
-    deciding = (np.bincount(group[best], minlength=len(first)) * granted).astype(np.int32)
-    status = np.full(len(order), OVERRIDDEN_STATUS, dtype=np.int8)
-    reached = best & granted[group]
-    status[order[reached]] = np.where(
-        role_sorted[reached] == role_sorted[first][group[reached]], DECIDES, LOWER
-    )
+    # A path decides when it has its pair's first key and role, counts (lower) with the first
+    # key alone; a pair not reached compares with -1, which nothing equals.
+    weight = key * 8 + (7 - role_sorted)
+    best = key == np.repeat(np.where(granted, key[first], -1), counts)
+    leads = weight == np.repeat(np.where(granted, weight[first], -1), counts)
+    deciding = np.add.reduceat(best.astype(np.int32), first) if len(first) else first
+    status = np.empty(len(order), dtype=np.int8)
+    status[order] = np.where(leads, DECIDES, np.where(best, LOWER, OVERRIDDEN_STATUS))
     chosen = first[granted]
     combination, texts, names = _combinations(source, chosen, deciding[granted], source_table)
     frame = pd.DataFrame(

@@ -17,9 +17,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from docsapi.audit.data import STRING, AuditData
-from docsapi.audit.resolve import RULE_SETS, Resolution, effective_access, path_keys
-from docsapi.audit.tables import mismatch_codes
+from docsapi.audit.data import STRING
+from docsapi.audit.resolve import RULE_SETS, Effective, Resolution, rule_set_roles
+from docsapi.audit.tables import PlatformPairs, mismatch_counts
 
 __all__ = ["MATCHES", "RULE_SET_MATCH_COLUMNS", "match_counts", "rule_set_matches", "verdict"]
 
@@ -35,45 +35,47 @@ MATCHES: tuple[str, ...] = ("both", *RULE_SETS, "neither")
 
 
 def rule_set_matches(
-    data: AuditData,
     resolution: Resolution,
-    checked: np.ndarray,
-    known: dict[str, pd.DataFrame],
+    effective: Effective,
+    rule_set: str,
+    platform: PlatformPairs,
+    mismatches: np.ndarray,
 ) -> pd.DataFrame:
     """Per space compared, how many users each rule set places differently from the platform.
 
     Parameters
     ----------
-    data : AuditData
-        The raw tables (the platform's ``aggregate``).
     resolution : Resolution
         The coded organization.
-    checked : ndarray of bool
-        Per space code: the aggregate was read and the audit's view is complete.
-    known : dict
-        Rule set -> its effective access as codes (``Effective.frame``), for the rule sets
-        already computed; the others are computed here, on the checked spaces only.
+    effective : Effective
+        The audit's effective access over every path, under ``rule_set``; the other rule
+        sets' roles are computed from its groups (:func:`~docsapi.audit.resolve.rule_set_roles`).
+    rule_set : str
+        The audit's rule set.
+    platform : PlatformPairs
+        The platform's aggregate on the spaces compared
+        (:func:`~docsapi.audit.tables.platform_pairs`).
+    mismatches : ndarray of int
+        The pair keys where the audit's own access differs from the platform's (the first
+        of :func:`~docsapi.audit.tables.mismatch_codes`).
 
     Returns
     -------
     DataFrame
-        Columns :data:`RULE_SET_MATCH_COLUMNS`, one row per checked space in space order;
+        Columns :data:`RULE_SET_MATCH_COLUMNS`, one row per space compared, in space order;
         ``matches`` is ``both``, a rule set, or ``neither``.
     """
-    spaces = np.flatnonzero(checked)
+    spaces = np.flatnonzero(platform.checked)
     user_count = max(len(resolution.users), 1)
-    paths = resolution.paths
-    compared = paths[checked[paths["space"].to_numpy()]]
     differing = {}
-    for rule_set in RULE_SETS:
-        if rule_set in known:
-            ours = known[rule_set]
+    for name in RULE_SETS:
+        if name == rule_set:
+            counts = np.bincount(mismatches // user_count, minlength=len(platform.checked))
         else:
-            keys = path_keys(compared, resolution.spaces, rule_set)
-            ours = effective_access(compared, keys, resolution.sources, len(resolution.users)).frame
-        keys, _, _ = mismatch_codes(data, resolution, ours, checked)
-        differing[rule_set] = np.bincount(keys // user_count, minlength=len(checked))[spaces]
-    exact = {rule_set: differing[rule_set] == 0 for rule_set in RULE_SETS}
+            roles = rule_set_roles(resolution.paths, resolution.spaces, name, effective)
+            counts = mismatch_counts(resolution, roles, platform)
+        differing[name] = counts[spaces]
+    exact = {name: differing[name] == 0 for name in RULE_SETS}
     first, second = RULE_SETS
     matches = np.select(
         [exact[first] & exact[second], exact[first], exact[second]],

@@ -7,6 +7,8 @@ filter and sort like strings. Roles use :data:`~docsapi.audit.data.ROLE_DTYPE`.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -38,6 +40,7 @@ __all__ = [
     "GRANT_COLUMNS",
     "MISMATCH_COLUMNS",
     "PATH_COLUMNS",
+    "PlatformPairs",
     "aggregate_mismatches",
     "checked_spaces",
     "effective_table",
@@ -46,7 +49,10 @@ __all__ = [
     "internal_defaults",
     "mask_urls",
     "matrix_table",
+    "mismatch_codes",
+    "mismatch_counts",
     "paths_table",
+    "platform_pairs",
     "summary_table",
     "target_titles",
     "unique_labels",
@@ -418,8 +424,78 @@ def mask_urls(urls: pd.Series, *, share_link: pd.Series) -> pd.Series:
 _DENSE_CELLS = 50_000_000
 
 
+@dataclass(frozen=True)
+class PlatformPairs:
+    """The platform's aggregate on the checked spaces, as codes: ``keys`` (``space * users
+    + user``, users counted as at least 1) and ``roles``; ``checked`` per space code."""
+
+    keys: np.ndarray
+    roles: np.ndarray
+    checked: np.ndarray
+
+
+def platform_pairs(data: AuditData, resolution: Resolution, checked: np.ndarray) -> PlatformPairs:
+    """The platform's aggregate as codes, on the spaces whose access can be compared.
+
+    Parameters
+    ----------
+    checked : ndarray of bool
+        Per space code: the aggregate was read and the audit's own view is complete.
+    """
+    spaces, users = resolution.spaces, resolution.users
+    user_count = max(len(users), 1)
+    aggregate = data.aggregate
+    space = codes_in(pd.Index(spaces["id"], dtype=object), aggregate["space_id"])
+    user = codes_in(pd.Index(users["user_id"], dtype=object), aggregate["user_id"])
+    valid = (space >= 0) & (user >= 0)
+    valid[valid] = checked[space[valid]]
+    keys = space[valid].astype(np.int64) * user_count + user[valid]
+    return PlatformPairs(keys, role_codes(aggregate["role"])[valid], checked)
+
+
+def _our_pairs(
+    resolution: Resolution, ours: pd.DataFrame, checked: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Keys and role codes of an effective access on the checked spaces."""
+    user_count = max(len(resolution.users), 1)
+    keep = checked[ours["space"].to_numpy()]
+    keys = ours["space"].to_numpy()[keep].astype(np.int64) * user_count
+    keys += ours["user"].to_numpy()[keep]
+    return keys, ours["role"].to_numpy()[keep].astype(np.int8)
+
+
+def mismatch_counts(
+    resolution: Resolution, ours: pd.DataFrame, platform: PlatformPairs
+) -> np.ndarray:
+    """Per space code, how many users ``ours`` (space, user, role codes) places differently
+    from the platform (another role, or access on one side only); 0 off the checked spaces."""
+    spaces, user_count = len(resolution.spaces), max(len(resolution.users), 1)
+    our_key, our_role = _our_pairs(resolution, ours, platform.checked)
+    cells = spaces * user_count
+    if cells <= _DENSE_CELLS:  # one int8 per (space, user) cell: no sort or search
+        grid = np.full(cells, -1, dtype=np.int8)
+        grid[our_key] = our_role
+        held = grid[platform.keys]
+    else:
+        order = argsort_ints(our_key)
+        sorted_key, sorted_role = our_key[order], our_role[order]
+        held = np.full(len(platform.keys), -1, dtype=np.int8)
+        if len(sorted_key):
+            at = np.minimum(np.searchsorted(sorted_key, platform.keys), len(sorted_key) - 1)
+            found = sorted_key[at] == platform.keys
+            held[found] = sorted_role[at][found]
+    present = held >= 0
+    theirs_differ = np.bincount(
+        platform.keys[held != platform.roles] // user_count, minlength=spaces
+    )
+    ours_alone = np.bincount(our_key // user_count, minlength=spaces) - np.bincount(
+        platform.keys[present] // user_count, minlength=spaces
+    )
+    return theirs_differ + ours_alone
+
+
 def mismatch_codes(
-    data: AuditData, resolution: Resolution, ours: pd.DataFrame, checked: np.ndarray
+    resolution: Resolution, ours: pd.DataFrame, platform: PlatformPairs
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The pairs where ``ours`` and the platform's aggregate disagree, on the checked spaces.
 
@@ -427,8 +503,8 @@ def mismatch_codes(
     ----------
     ours : DataFrame
         An effective access as codes (space, user, role): ``Effective.frame``.
-    checked : ndarray of bool
-        Per space code: the aggregate was read and the audit's own view is complete.
+    platform : PlatformPairs
+        The platform's side (:func:`platform_pairs`).
 
     Returns
     -------
@@ -436,20 +512,9 @@ def mismatch_codes(
         Sorted pair keys (``space * users + user``, users counted as at least 1) and both
         role codes (-1: no access).
     """
-    spaces, users = resolution.spaces, resolution.users
-    user_count = max(len(users), 1)
-    keep = checked[ours["space"].to_numpy()]
-    our_key = ours["space"].to_numpy()[keep].astype(np.int64) * user_count
-    our_key += ours["user"].to_numpy()[keep]
-    our_role = ours["role"].to_numpy()[keep].astype(np.int8)
-
-    aggregate = data.aggregate
-    space = codes_in(pd.Index(spaces["id"], dtype=object), aggregate["space_id"])
-    user = codes_in(pd.Index(users["user_id"], dtype=object), aggregate["user_id"])
-    valid = (space >= 0) & (user >= 0)
-    valid[valid] = checked[space[valid]]
-    their_key = space[valid].astype(np.int64) * user_count + user[valid]
-    their_role = role_codes(aggregate["role"])[valid]
+    spaces, user_count = resolution.spaces, max(len(resolution.users), 1)
+    our_key, our_role = _our_pairs(resolution, ours, platform.checked)
+    their_key, their_role = platform.keys, platform.roles
 
     cells = len(spaces) * user_count
     if cells <= _DENSE_CELLS:  # one int8 per (space, user) cell: no sort needed
@@ -481,15 +546,13 @@ def mismatch_codes(
 
 
 def aggregate_mismatches(
-    data: AuditData, resolution: Resolution, ours: pd.DataFrame, checked: np.ndarray
+    resolution: Resolution, codes: tuple[np.ndarray, np.ndarray, np.ndarray]
 ) -> pd.DataFrame:
-    """Pairs where the audit and the platform's aggregate disagree, on the checked spaces.
-
-    See :func:`mismatch_codes` for the parameters.
-    """
+    """``aggregate_mismatches``: pairs where the audit and the platform's aggregate disagree,
+    on the checked spaces, from their :func:`mismatch_codes`."""
     spaces, users = resolution.spaces, resolution.users
     user_count = max(len(users), 1)
-    keys, audit_roles, platform_roles = mismatch_codes(data, resolution, ours, checked)
+    keys, audit_roles, platform_roles = codes
     space_codes, user_codes = keys // user_count, keys % user_count
     return pd.DataFrame(
         {

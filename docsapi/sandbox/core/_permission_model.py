@@ -44,7 +44,7 @@ def check_rule_set(rule_set: object) -> str:
     """``rule_set`` when it names a rule set; ValueError saying which exist otherwise."""
     if rule_set not in RULE_SETS:
         raise ValueError(f"model must be one of {', '.join(RULE_SETS)}; got {rule_set!r}")
-    return rule_set  # type: ignore[return-value]
+    return str(rule_set)
 
 
 def record_of(state: State, kind: Kind, target_id: str) -> Record:

@@ -32,6 +32,7 @@ class Builder:
     deliberate_spaces: dict[str, Any]
     site: dict[str, str]
     stale_links: list[str]
+    private_creator: str
     invite: dict[str, str]
 
     def __init__(self, seed: int, size: DemoSize, now: datetime) -> None:
