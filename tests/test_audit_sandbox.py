@@ -208,6 +208,8 @@ def test_unknown_organization_raises_not_found(client):
         ({"admin_share": 2}, "admin_share"),
         ({"max_admins": -1}, "max_admins"),
         ({"too_many": 3}, "too_many"),
+        ({"model": "lowest"}, "model"),
+        ({"model": None}, "model"),
     ],
 )
 def test_bad_arguments_are_refused_before_any_request(sandbox, client, kwargs, argument):
@@ -314,3 +316,28 @@ def test_a_members_token_makes_a_partial_audit_that_says_so(sandbox):
     assert not token["complete"] and token["detail"].startswith("read: not an organization admin")
     assert audit.count("spaces") <= len(sandbox.demo["space_ids"])
     assert "admin_sprawl" not in set(audit.findings["rule"])  # no share of a partial list
+
+
+def test_creators_come_from_the_audit_log_and_keep_their_private_space(demo_audit, sandbox):
+    creators = demo_audit.data.creators
+    demo = sandbox.demo
+    assert set(creators["target_id"]) == set(demo["space_ids"]) | set(demo["collection_ids"])
+    case = demo["access_cases"]["private_space_creator"]
+    mine = creators.set_index("target_id").loc[case["space_id"]]
+    assert (mine["target_type"], mine["user_id"]) == ("space", case["user_id"])
+    found = demo_audit.explain(case["space_id"], case["user_id"])
+    assert found[["source", "role"]].values.tolist() == [["creator", case["roles"]["precedence"]]]
+    assert demo_audit.coverage.set_index("item").loc["creators", "complete"]
+
+
+def test_an_audit_log_that_cannot_be_read_leaves_the_creators_unknown(sandbox):
+    client = sandbox.client(max_retries=0)
+    sandbox.inject("503", count=10, path="/orgs/*/audit-events")
+    audit = audit_permissions(client, sandbox.org_id, progress=False)
+    assert "creators" in set(audit.errors["stage"]) and not audit.complete
+    coverage = audit.coverage.set_index("item").loc["creators"]
+    assert not coverage["complete"] and coverage["detail"].startswith("not read")
+    case = sandbox.demo["access_cases"]["private_space_creator"]
+    rows = audit.effective[audit.effective["space_id"] == case["space_id"]]
+    assert len(rows) and not rows["complete"].any()  # who else reaches it is not known
+    assert case["user_id"] not in set(rows["user_id"].astype(str))

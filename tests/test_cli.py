@@ -194,6 +194,24 @@ def test_audit_with_a_good_token_writes_a_report_free_of_it(
     assert canary_token not in output
 
 
+def test_audit_model_chooses_the_rule_set_and_the_summary_names_the_matching_one(
+    sandbox, capsys, monkeypatch, canary_token, tmp_path
+):
+    sandbox.add_token(canary_token, user_id=sandbox.demo["owner_id"])
+    monkeypatch.setenv("GITBOOK_API_TOKEN", canary_token)
+    common = ["--org", sandbox.org_id, "--base-url", sandbox.url, "--out"]
+    status, output = run_audit(capsys, *common, str(tmp_path / "a.html"), "--model", "highest")
+    assert status == 0, output
+    assert "Rule set: highest. The platform's aggregate matches the precedence rule set" in output
+    assert "run it with model='precedence'" in output
+    assert "Rule set: highest." in (tmp_path / "a.html").read_text(encoding="utf-8")
+    status, output = run_audit(capsys, *common, str(tmp_path / "b.html"))
+    assert status == 0 and "Rule set: precedence." in output and "run it with" not in output
+    with pytest.raises(SystemExit):
+        main(["audit", "--org", sandbox.org_id, "--model", "lowest"])
+    assert "invalid choice: 'lowest'" in capsys.readouterr().err
+
+
 def test_no_command_prints_help_and_fails(capsys):
     assert main([]) == 2
     assert "demo" in capsys.readouterr().err
@@ -209,7 +227,10 @@ def test_zero_workers_is_a_usage_error(capsys):
 def test_sandbox_command_serves_until_interrupted(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONUNBUFFERED": "1"}
     process = subprocess.Popen(
-        [*_console_script(), "sandbox", "--port", "0", "--seed", "3", "--spaces", "45"],
+        [
+            *_console_script(),
+            *("sandbox", "--port", "0", "--seed", "3", "--spaces", "45", "--model", "highest"),
+        ],
         cwd=tmp_path,
         env=env,
         stdout=subprocess.PIPE,
@@ -217,6 +238,7 @@ def test_sandbox_command_serves_until_interrupted(tmp_path):
     )
     try:
         first = process.stdout.readline()
+        assert "(seed 3, model highest)" in first
         url = re.search(r"http://127\.0\.0\.1:\d+/v1", first).group(0)
         org = process.stdout.readline().split()[-1]
         token = next(

@@ -303,3 +303,9 @@ def test_a_big_organization_keeps_exactly_the_deliberate_problems():
 def test_too_small_organizations_are_refused(size):
     with pytest.raises(ValueError):
         Sandbox(**size)
+
+
+def test_an_unknown_rule_set_is_refused_naming_the_known_ones():
+    with pytest.raises(ValueError, match="precedence, highest"):
+        Sandbox(model="lowest")
+    assert Sandbox(model="highest").model == "highest"
