@@ -43,6 +43,7 @@ __all__ = [
     "PlatformPairs",
     "aggregate_mismatches",
     "checked_spaces",
+    "deciding_default",
     "effective_table",
     "exposure_table",
     "grants_table",
