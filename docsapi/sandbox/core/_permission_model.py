@@ -270,7 +270,9 @@ def access(state: State, kind: Kind, target_id: str) -> dict[str, str]:
     members = state.members.get(record["organization"], {})
     if state.rule_set == "precedence":
         walk = _walk(state, kind, target_id)
-        candidates = set(members).union(*walk.overrides)
+        candidates = dict.fromkeys(members)  # in a fixed order: members first
+        for level in walk.overrides:
+            candidates.update(dict.fromkeys(level))
         found = {user_id: _decide(walk, user_id, members.get(user_id)) for user_id in candidates}
         return {user_id: role for user_id, role in found.items() if role is not None}
     return _highest_access(state, kind, record, members)
@@ -392,9 +394,9 @@ def site_access(state: State, site_id: str) -> dict[str, SiteRole]:
     """User id -> role and origin for everyone holding a role on a site (disabled members
     included: the site's aggregate lists them, flagged)."""
     site = state.sites[site_id]
-    candidates = set(state.members.get(site["organization"], {}))
-    candidates |= set(state.site_users.on(site_id))
+    candidates = dict.fromkeys(state.members.get(site["organization"], {}))  # a fixed order
+    candidates.update(dict.fromkeys(state.site_users.on(site_id)))
     for team_id in state.site_teams.on(site_id):
-        candidates |= set(state.teams[team_id]["members"])
+        candidates.update(dict.fromkeys(state.teams[team_id]["members"]))
     found = {user_id: _site_decision(state, site, user_id) for user_id in candidates}
     return {user_id: role for user_id, role in found.items() if role is not None}
