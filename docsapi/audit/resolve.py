@@ -23,6 +23,7 @@ sorted by codes are sorted by names.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -1247,14 +1248,16 @@ class Effective:
     first : ndarray of int
         Where each pair group's paths start in ``order``: every pair with a path, reached
         or not (``granted``).
+    pairs : ndarray of int64
+        Each group's pair (``space * users + user``), ascending.
     deciding : ndarray of int
         How many of a group's first paths are at its best key (0 when it is not reached).
     granted : ndarray of bool
         Per group, whether the pair is reached; ``frame`` holds these groups in order.
-    status : ndarray of int8
-        Per path, in the order the paths were given: a code of :data:`STATUSES`.
     keys : ndarray of int64
         Per path, in the order given: the rule set's key (see :func:`path_keys`).
+    roles : ndarray of int8
+        Per path, in the order given: its role code.
     """
 
     frame: pd.DataFrame
@@ -1262,10 +1265,11 @@ class Effective:
     source_names: np.ndarray
     order: np.ndarray
     first: np.ndarray
+    pairs: np.ndarray
     deciding: np.ndarray
     granted: np.ndarray
-    status: np.ndarray
     keys: np.ndarray
+    roles: np.ndarray
 
     @property
     def reachable(self) -> np.ndarray:
@@ -1277,6 +1281,29 @@ class Effective:
     def counts(self) -> np.ndarray:
         """The number of paths of each pair group."""
         return np.diff(np.r_[self.first, len(self.order)])
+
+    @cached_property
+    def status(self) -> np.ndarray:
+        """Per path, in the order given: a code of :data:`STATUSES` (computed on first use).
+
+        A path decides when it has its pair's best key and highest role there, is lower with
+        the best key alone, and is overridden otherwise (or when its pair is not reached).
+        """
+        order, first, counts = self.order, self.first, self.counts
+        key, role = self.keys[order], self.roles[order]
+        lead_key = np.repeat(np.where(self.granted, key[first], -1), counts)
+        best = key == lead_key
+        leads = best & (role == np.repeat(role[first], counts))
+        status = np.empty(len(order), dtype=np.int8)
+        status[order] = np.where(leads, DECIDES, np.where(best, LOWER, OVERRIDDEN_STATUS))
+        return status
+
+    def counted(self, positions: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+        """Whether the paths at ``positions`` (of pairs ``pairs``) count: at their reached
+        pair's best key (the status of a few paths, without the whole table's)."""
+        group = np.searchsorted(self.pairs, pairs)
+        lead = self.keys[self.order[self.first[group]]] if len(group) else group
+        return self.granted[group] & (self.keys[positions] == lead)
 
 
 def rule_set_roles(
@@ -1358,14 +1385,11 @@ def effective_access(
     first = first.astype(np.int32)
     counts = np.diff(np.r_[first, len(pair)])
     granted = key[first] != overridden
-    # A path decides when it has its pair's first key and role, counts (lower) with the first
-    # key alone; a pair not reached compares with -1, which nothing equals.
-    weight = key * 8 + (7 - role_sorted)
-    best = key == np.repeat(np.where(granted, key[first], -1), counts)
-    leads = weight == np.repeat(np.where(granted, weight[first], -1), counts)
-    deciding = np.add.reduceat(best.astype(np.int32), first) if len(first) else first
-    status = np.empty(len(order), dtype=np.int8)
-    status[order] = np.where(leads, DECIDES, np.where(best, LOWER, OVERRIDDEN_STATUS))
+    if key_count == 1:  # one key (highest): every path of a reached pair decides
+        deciding = (counts * granted).astype(np.int32)
+    else:
+        best = key == np.repeat(key[first], counts)
+        deciding = (np.add.reduceat(best.astype(np.int32), first) * granted).astype(np.int32)
     chosen = first[granted]
     combination, texts, names = _combinations(source, chosen, deciding[granted], source_table)
     frame = pd.DataFrame(
@@ -1383,10 +1407,11 @@ def effective_access(
         names,
         order=order,
         first=first,
+        pairs=pair[first],
         deciding=deciding,
         granted=granted,
-        status=status,
         keys=np.asarray(keys, dtype=np.int64),
+        roles=role,
     )
 
 

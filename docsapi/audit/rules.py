@@ -26,7 +26,6 @@ from docsapi.audit.resolve import (
     COLLECTION_TEAM,
     DIRECT,
     ORG_ADMIN,
-    OVERRIDDEN_STATUS,
     SITE,
     SITE_TEAM,
     TEAM,
@@ -569,8 +568,10 @@ def _guest_collection_write(ctx: RuleContext, limits: AuditThresholds) -> Findin
         ((kind == COLLECTION) | (kind == COLLECTION_TEAM))
         & (paths["role"].to_numpy() >= _EDIT)
         & (org_role[user] <= 0)
-        & (ctx.effective.status != OVERRIDDEN_STATUS)
     )
+    positions = np.flatnonzero(hit)
+    pairs = paths["space"].to_numpy()[positions].astype(np.int64) * max(len(org_role), 1)
+    hit[positions] = ctx.effective.counted(positions, pairs + user[positions])  # they count
     collections = paths["collection"].to_numpy()[hit].astype(np.int64)
     users = user[hit].astype(np.int64)
     spaces = paths["space"].to_numpy()[hit].astype(np.int64)
