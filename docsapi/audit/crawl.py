@@ -23,15 +23,16 @@ pages arrive (:class:`~docsapi.audit.data.ColumnAccumulator`), not kept as JSON 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from docsapi.audit.data import AuditData, ColumnAccumulator, conform
-from docsapi.data.columns import columns, reader
+from docsapi.core.checks import check_params
 from docsapi.data.fields import TeamPermissionFields, UserPermissionFields
+from docsapi.data.shapes import Shape
 from docsapi.errors import (
     APIConnectionError,
     APIStatusError,
@@ -63,14 +64,10 @@ _RECOVERABLE = (
 #: Items per page asked of every list endpoint (the API's maximum).
 PAGE = 1000
 
-#: Readers of the permission fields, from their one declaration in :mod:`docsapi.data.fields`.
-_USER_FIELDS = {column.name: reader(column) for column in columns(UserPermissionFields)}
-_TEAM_FIELDS = {column.name: reader(column) for column in columns(TeamPermissionFields)}
 
-
-def _fields(readers: Mapping[str, Callable], names: Iterable[str], items: list) -> dict:
-    """Columns ``names`` of ``items`` (one list per column)."""
-    return {name: [readers[name](item) for item in items] for name in names}
+_USERS = Shape(UserPermissionFields, ("user_id", "display_name", "email", "role"))
+_TEAMS = Shape(TeamPermissionFields, ("team_id", "title", "role"))
+_AGGREGATE = Shape(UserPermissionFields, ("user_id", "display_name", "role"))
 
 
 class _Failed:
@@ -111,6 +108,11 @@ class _Reader:
     def items(self, path: str, **params: object) -> list:
         return list(self.client.paginate(path, params={"limit": PAGE, **params}))
 
+    def shaped(self, path: str, columns: Shape) -> list:
+        """The items of a large list, decoded into ``columns``' shape where they fit it."""
+        query = check_params({"limit": PAGE})
+        return list(self.client.transport.paginate(path, params=query, shape=columns.page))
+
     def organization(self) -> tuple[str | None, bool | None]:
         """The organization's title and whether its invite links are on (None: unknown)."""
         try:
@@ -148,12 +150,14 @@ class _Reader:
 
     def space(self, space_id: str) -> tuple[str, Any, Any, Any]:
         path = f"/spaces/{space_id}/permissions"
-        users = _attempt(lambda: self.items(f"{path}/users"), "space", space_id, "space users")
-        teams = _attempt(lambda: self.items(f"{path}/teams"), "space", space_id, "space teams")
+        users = _attempt(
+            lambda: self.shaped(f"{path}/users", _USERS), "space", space_id, "space users"
+        )
+        teams = _attempt(
+            lambda: self.shaped(f"{path}/teams", _TEAMS), "space", space_id, "space teams"
+        )
         aggregate = _attempt(
-            lambda: _fields(
-                _USER_FIELDS, ("user_id", "display_name", "role"), self.items(f"{path}/aggregate")
-            ),
+            lambda: _AGGREGATE.columns(self.shaped(f"{path}/aggregate", _AGGREGATE)),
             "space",
             space_id,
             "aggregate",
@@ -165,10 +169,16 @@ class _Reader:
         return (
             collection_id,
             _attempt(
-                lambda: self.items(f"{path}/users"), "collection", collection_id, "collection users"
+                lambda: self.shaped(f"{path}/users", _USERS),
+                "collection",
+                collection_id,
+                "collection users",
             ),
             _attempt(
-                lambda: self.items(f"{path}/teams"), "collection", collection_id, "collection teams"
+                lambda: self.shaped(f"{path}/teams", _TEAMS),
+                "collection",
+                collection_id,
+                "collection teams",
             ),
         )
 
@@ -179,10 +189,16 @@ class _Reader:
             _attempt(lambda: self.items(f"{path}/site-spaces"), "site", site_id, "site spaces"),
             _attempt(lambda: self.items(f"{path}/share-links"), "site", site_id, "share links"),
             _attempt(
-                lambda: self.items(f"{path}/permissions/users"), "site", site_id, "site users"
+                lambda: self.shaped(f"{path}/permissions/users", _USERS),
+                "site",
+                site_id,
+                "site users",
             ),
             _attempt(
-                lambda: self.items(f"{path}/permissions/teams"), "site", site_id, "site teams"
+                lambda: self.shaped(f"{path}/permissions/teams", _TEAMS),
+                "site",
+                site_id,
+                "site teams",
             ),
         )
 
@@ -237,13 +253,13 @@ class _Tables:
 
     def permissions(self, target_type: str, target_id: str, users: Any, teams: Any) -> None:
         if not self.failed(users):
-            columns = _fields(_USER_FIELDS, ("user_id", "display_name", "email", "role"), users)
+            columns = _USERS.columns(users)
             with self.lock:
                 self.user_permissions.append(
                     target_type=target_type, target_id=target_id, **columns
                 )
         if not self.failed(teams):
-            columns = _fields(_TEAM_FIELDS, ("team_id", "title", "role"), teams)
+            columns = _TEAMS.columns(teams)
             with self.lock:
                 self.team_permissions.append(
                     target_type=target_type, target_id=target_id, **columns

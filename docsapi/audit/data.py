@@ -18,6 +18,7 @@ Which parts of the organization the crawl could not read at all is stated by
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -392,12 +393,23 @@ class AuditData:
         return f"AuditData(org_id={self.org_id!r}, {sizes}, not_read={sorted(self.not_read)})"
 
 
-class ColumnAccumulator:
-    """Rows of one raw table collected page by page as compact columns.
+class _Codes(dict):
+    """Distinct values of one column, each numbered on first sight; None is -1 (missing)."""
 
-    Each appended page adds column lists; repeated strings (ids, names, roles) are stored
-    once and referenced, so a table of hundreds of thousands of rows costs a pointer per
-    cell. :meth:`frame` builds the table once at the end.
+    def __init__(self) -> None:
+        super().__init__({None: -1})
+
+    def __missing__(self, value: Any) -> int:
+        code = self[value] = len(self) - 1
+        return code
+
+
+class ColumnAccumulator:
+    """Rows of one raw table collected page by page as category codes.
+
+    Each column keeps its distinct values once and a 4-byte code per row (no Python object
+    per cell), appended as pages arrive; :meth:`frame` builds the table once at the end,
+    its text columns categoricals of those values (nothing to factorize again).
 
     Parameters
     ----------
@@ -416,8 +428,8 @@ class ColumnAccumulator:
         if name not in RAW_SCHEMAS:
             raise ValidationError("name", f"unknown audit table {name!r}")
         self.name = name
-        self._columns: dict[str, list[Any]] = {column: [] for column in RAW_SCHEMAS[name]}
-        self._interned: dict[Any, Any] = {}
+        self._codes: dict[str, array[int]] = {column: array("i") for column in RAW_SCHEMAS[name]}
+        self._values: dict[str, _Codes] = {column: _Codes() for column in RAW_SCHEMAS[name]}
         self._rows = 0
 
     def append(self, **columns: Iterable[Any] | str | None) -> None:
@@ -429,20 +441,20 @@ class ColumnAccumulator:
             For an unknown column or columns of different lengths.
         """
         lists = {k: v for k, v in columns.items() if not _is_scalar(v)}
-        unknown = set(columns) - set(self._columns)
+        unknown = set(columns) - set(self._codes)
         if unknown:
             raise ValidationError("columns", f"{self.name} has no columns {sorted(unknown)}")
         lengths = {len(v) for v in lists.values()}  # type: ignore[arg-type]
         if len(lengths) > 1:
             raise ValidationError("columns", f"columns of different lengths {sorted(lengths)}")
         count = lengths.pop() if lengths else 0
-        intern = self._interned.setdefault
-        for column, target in self._columns.items():
+        for column, codes in self._codes.items():
+            known = self._values[column]
             value = columns.get(column)
             if column in lists:
-                target.extend([intern(v, v) if isinstance(v, str) else v for v in value])  # type: ignore[union-attr]
+                codes.extend(map(known.__getitem__, value))  # type: ignore[arg-type]
             else:
-                target.extend([value] * count)
+                codes.extend([known[value]] * count)
         self._rows += count
 
     def __len__(self) -> int:
@@ -450,7 +462,17 @@ class ColumnAccumulator:
 
     def frame(self) -> pd.DataFrame:
         """The table built from every page appended (conformed to its schema)."""
-        return conform(self.name, pd.DataFrame(self._columns, dtype=object))
+        columns = {}
+        for column, codes in self._codes.items():
+            values = [value for value in self._values[column] if value is not None]
+            numbers = np.frombuffer(codes, dtype=np.int32) if self._rows else np.zeros(0, "i4")
+            if all(type(value) is str for value in values):
+                dtype = pd.CategoricalDtype(pd.Index(values, dtype=STRING))
+                columns[column] = pd.Categorical.from_codes(numbers, dtype=dtype)
+            else:  # numbers or other JSON values: conform turns them into text as before
+                objects = np.array([*values, None], dtype=object)
+                columns[column] = objects[numbers]
+        return conform(self.name, pd.DataFrame(columns))
 
 
 def _is_scalar(value: object) -> bool:

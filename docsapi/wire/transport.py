@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urljoin, urlsplit
 
+import msgspec
+
 from docsapi.core.checks import (
     check_api_path,
     check_headers,
@@ -326,6 +328,7 @@ class Transport:
         params: Mapping[str, Any] | None = None,
         json: Any = None,
         headers: Mapping[str, str] | None = None,
+        shape: Any = None,
     ) -> Response:
         """Send one request, retrying per the policy, and decode its JSON answer.
 
@@ -344,6 +347,10 @@ class Transport:
         headers : Mapping[str, str], optional
             Headers for this request only (not the one carrying the credential). A GET with
             such headers is not answered from the cache.
+        shape : type, optional
+            A msgspec type to decode a successful answer into (e.g. from
+            :func:`docsapi.data.shapes.page_shape`): only its fields are built. An answer
+            that does not fit it is decoded as plain JSON, as without ``shape``.
 
         Returns
         -------
@@ -370,14 +377,14 @@ class Transport:
         if self._auth is None:
             raise MissingCredentialError(self._missing_credential, method=method, path=path)
         if method == "GET" and self.sender.cache is not None:
-            cached = self._from_cache(method, path, query, extra)
+            cached = self._from_cache(method, path, query, extra, shape)
             if cached is not None:
                 return cached
         attempt, slept = 0, 0.0
         while True:
             waited = slept + self._gate.acquire(self.retry.max_rate_limit_wait)
             began, started = self.clock.time(), self.clock.monotonic()
-            outcome, status, from_cache = self._exchange(method, path, query, body, extra)
+            outcome, status, from_cache = self._exchange(method, path, query, body, extra, shape)
             elapsed = self.clock.monotonic() - started
             if self.sender.cache is not None:
                 self.sender.cache.invalidate(method, self.base_url, path)
@@ -407,6 +414,7 @@ class Transport:
         limit: int | None = None,
         key: tuple[str, ...] | None = None,
         headers: Mapping[str, str] | None = None,
+        shape: Any = None,
     ) -> Iterator[Any]:
         """Yield every item of a List endpoint, following ``next.page`` cursors.
 
@@ -424,6 +432,8 @@ class Transport:
             changes repeats items). Items without an id at that place are all yielded.
         headers : Mapping[str, str], optional
             Headers sent with every page.
+        shape : type, optional
+            The msgspec type of a page (see :meth:`request`); its items are yielded.
 
         Raises
         ------
@@ -441,7 +451,7 @@ class Transport:
         cursor: str | None = None
         while True:
             try:
-                data = self.request("GET", path, params=query, headers=headers).data
+                data = self.request("GET", path, params=query, headers=headers, shape=shape).data
             except DocsAPIError:
                 # Keep what the server sent (a cursor may echo anything) out of this frame.
                 query.clear()
@@ -491,6 +501,7 @@ class Transport:
         path: str,
         query: Mapping[str, Any] | None,
         extra_headers: Mapping[str, str],
+        shape: Any,
     ) -> Response | None:
         """A fresh cached answer to the GET, recorded in the history; None to send it."""
         began, started = self.clock.time(), self.clock.monotonic()
@@ -503,7 +514,7 @@ class Transport:
         )
         if raw is None:
             return None
-        outcome = self._decode(method, path, raw)
+        outcome = self._decode(method, path, raw, shape)
         if not isinstance(outcome, Response):
             return None
         elapsed = self.clock.monotonic() - started
@@ -517,6 +528,7 @@ class Transport:
         query: Mapping[str, Any] | None,
         body: bytes | None,
         extra_headers: Mapping[str, str],
+        shape: Any,
     ) -> tuple[Response | DocsAPIError, int | None, bool]:
         """One attempt: the decoded answer or the error it amounts to, the status, and
         whether the answer came from the cache."""
@@ -532,7 +544,7 @@ class Transport:
             return raw, None, False
         if not raw.from_cache:  # a cached answer's rate-limit headers are out of date
             self._gate.update(raw.headers)
-        return self._decode(method, path, raw), raw.status, raw.from_cache
+        return self._decode(method, path, raw, shape), raw.status, raw.from_cache
 
     def _send_following_redirects(
         self,
@@ -589,7 +601,9 @@ class Transport:
 
     # -- decoding ---------------------------------------------------------------------------
 
-    def _decode(self, method: str, path: str, raw: RawResponse) -> Response | DocsAPIError:
+    def _decode(
+        self, method: str, path: str, raw: RawResponse, shape: Any = None
+    ) -> Response | DocsAPIError:
         status = raw.status
         text = ""
         body: Any = None
@@ -597,7 +611,7 @@ class Transport:
             ctype = raw.headers.get("Content-Type", "")
             text = raw.text
             if "json" in ctype or text.lstrip()[:1] in ("{", "["):
-                body, valid = _parse_json(text)
+                body, valid = _parse_json(raw.content, text, raw.encoding, shape)
                 if not valid and status < 400:
                     return ResponseFormatError(
                         f"{method} {path}: the server sent invalid JSON (status {status}): "
@@ -668,8 +682,37 @@ class Transport:
         )
 
 
-def _parse_json(text: str) -> tuple[Any, bool]:
-    """``(value, True)`` for valid JSON, ``(None, False)`` otherwise (never raises)."""
+#: The charsets whose bytes msgspec decodes as they are (JSON is UTF-8 unless declared).
+_UTF8 = frozenset({None, "utf-8", "utf8", "UTF-8", "UTF8"})
+#: msgspec decoders by shape (None: plain JSON).
+_DECODERS: dict[Any, Callable[[bytes], Any]] = {None: msgspec.json.Decoder().decode}
+
+
+def _decoder(shape: Any) -> Callable[[bytes], Any]:
+    found = _DECODERS.get(shape)
+    if found is None:
+        found = _DECODERS.setdefault(shape, msgspec.json.Decoder(shape).decode)
+    return found
+
+
+def _parse_json(
+    content: bytes, text: str, encoding: str | None, shape: Any = None
+) -> tuple[Any, bool]:
+    """``(value, True)`` for valid JSON, ``(None, False)`` otherwise (never raises).
+
+    UTF-8 bytes are decoded by msgspec (about half the CPU time of :func:`json.loads`,
+    integers of any size kept exact), into ``shape`` when given and the body fits it,
+    else as plain JSON. What msgspec refuses, and a body in another declared charset, is
+    decoded from ``text`` by :func:`json.loads` as before, so a body is accepted, and
+    decoded to the same values, exactly as :func:`json.loads` would (``NaN``, lone
+    surrogate escapes, numbers beyond a double's range, undecodable bytes replaced).
+    """
+    if encoding in _UTF8:
+        for kind in (shape, None) if shape is not None else (None,):
+            try:
+                return _decoder(kind)(content), True
+            except (msgspec.MsgspecError, UnicodeDecodeError, RecursionError):
+                pass
     try:
         return jsonlib.loads(text), True
     except (ValueError, RecursionError):
