@@ -368,11 +368,6 @@ def mask_urls(urls: pd.Series, *, share_link: pd.Series) -> pd.Series:
     return pd.Series(result, index=urls.index, dtype=STRING)
 
 
-#: Above this many (space, user) cells, the cross-check matches sorted keys instead of
-#: writing roles into a dense array.
-_DENSE_CELLS = 50_000_000
-
-
 def aggregate_mismatches(
     data: AuditData, resolution: Resolution, effective: Effective, checked: np.ndarray
 ) -> pd.DataFrame:
@@ -399,32 +394,22 @@ def aggregate_mismatches(
     their_key = space[valid].astype(np.int64) * user_count + user[valid]
     their_role = role_codes(aggregate["role"])[valid]
 
-    cells = len(spaces) * user_count
-    if cells <= _DENSE_CELLS:  # one int8 per (space, user) cell: no sort needed
-        audit = np.full(cells, -1, dtype=np.int8)
-        audit[our_key] = our_role
-        theirs_audit = audit[their_key]
-        differs = theirs_audit != their_role
-        audit[their_key] = -2  # seen by the platform: what stays >= 0 is the audit's alone
-        ours_alone = np.flatnonzero(audit >= 0)
-        keys = np.concatenate([their_key[differs], ours_alone])
-        audit_roles = np.concatenate([theirs_audit[differs], audit[ours_alone]])
-        platform_roles = np.concatenate(
-            [their_role[differs], np.full(len(ours_alone), -1, dtype=np.int8)]
-        )
-        order = argsort_ints(keys)
-        keys, audit_roles, platform_roles = keys[order], audit_roles[order], platform_roles[order]
-    else:
-        table = pd.DataFrame({"key": our_key, "audit": our_role}, copy=False).merge(
-            pd.DataFrame({"key": their_key, "platform": their_role}, copy=False),
-            on="key",
-            how="outer",
-        )
-        table = table.fillna(-1)
-        table = table[table["audit"] != table["platform"]].sort_values("key")
-        keys = table["key"].to_numpy(dtype=np.int64)
-        audit_roles = table["audit"].to_numpy(dtype=np.int8)
-        platform_roles = table["platform"].to_numpy(dtype=np.int8)
+    # Our keys are sorted (effective access is ordered by space, then user): each of the
+    # platform's pairs is looked up by binary search, nothing of size spaces x users is built.
+    at = np.minimum(np.searchsorted(our_key, their_key), max(len(our_key) - 1, 0))
+    found = our_key[at] == their_key if len(our_key) else np.zeros(len(their_key), dtype=bool)
+    theirs_audit = np.where(found, our_role[at] if len(our_key) else -1, -1).astype(np.int8)
+    differs = theirs_audit != their_role
+    seen = np.zeros(len(our_key), dtype=bool)
+    seen[at[found]] = True
+    ours_alone = np.flatnonzero(~seen)
+    keys = np.concatenate([their_key[differs], our_key[ours_alone]])
+    audit_roles = np.concatenate([theirs_audit[differs], our_role[ours_alone]])
+    platform_roles = np.concatenate(
+        [their_role[differs], np.full(len(ours_alone), -1, dtype=np.int8)]
+    )
+    order = argsort_ints(keys)
+    keys, audit_roles, platform_roles = keys[order], audit_roles[order], platform_roles[order]
     space_codes, user_codes = keys // user_count, keys % user_count
     return pd.DataFrame(
         {

@@ -25,12 +25,11 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import requests
 import urllib3
 from requests.auth import AuthBase
-from requests.models import RequestEncodingMixin
 from requests.utils import get_encoding_from_headers, requote_uri, select_proxy
 from urllib3.exceptions import (
     ConnectTimeoutError,
@@ -486,6 +485,7 @@ class _Route:
         self._session_headers = dict(headers)
         self._origin = target
         self._timeouts: dict[tuple[float, float], urllib3.Timeout] = {}
+        self._pool: urllib3.HTTPConnectionPool | None = None
 
     @classmethod
     def make(cls, session: requests.Session, url: str) -> _Route | None:
@@ -514,7 +514,7 @@ class _Route:
         auth: CredentialAuth | AuthBase | None,
     ) -> RawResponse:
         """Send one request and read the whole answer (see :meth:`Sender.send`)."""
-        query = RequestEncodingMixin._encode_params(params) if params else ""
+        query = urlencode(params, doseq=True) if params else ""  # as requests encodes them
         full = requote_uri(f"{url}?{query}" if query else url)
         parts = urlsplit(full)
         wire: dict[str, str] | None = {**self._session_headers, **headers}
@@ -531,10 +531,7 @@ class _Route:
         kind: FailureKind | None = None
         detail = ""
         try:
-            pool = self._adapter.poolmanager.connection_from_host(
-                **self._host, pool_kwargs=self._pool_kwargs
-            )
-            answer = pool.urlopen(
+            answer = self._connections().urlopen(
                 method,
                 parts.path + ("?" + parts.query if parts.query else ""),
                 body=body,
@@ -580,6 +577,15 @@ class _Route:
         return RawResponse(
             answer.status, answer.headers, content, get_encoding_from_headers(answer.headers)
         )
+
+    def _connections(self) -> urllib3.HTTPConnectionPool:
+        """The adapter's pool for the origin (again from the adapter if it closed it)."""
+        pool = self._pool
+        if pool is None or pool.pool is None:
+            pool = self._pool = self._adapter.poolmanager.connection_from_host(
+                **self._host, pool_kwargs=self._pool_kwargs
+            )
+        return pool
 
     def _timeout(self, timeout: tuple[float, float]) -> urllib3.Timeout:
         found = self._timeouts.get(timeout)
