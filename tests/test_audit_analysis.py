@@ -251,8 +251,9 @@ def test_column_accumulator_appends_pages_and_shares_repeated_strings():
     pages = ColumnAccumulator("aggregate")
     pages.append(space_id="s1", user_id=["u1", "u2"], role=["read", "edit"])
     pages.append(space_id="s2", user_id=["u1"], role=["admin"])
-    frame = pages.frame()
     assert len(pages) == 3
+    frame = pages.frame()
+    assert len(pages) == 0  # the codes were handed over to the frame
     assert frame[["space_id", "user_id", "role"]].astype(object).values.tolist() == [
         ["s1", "u1", "read"],
         ["s1", "u2", "edit"],

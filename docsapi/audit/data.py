@@ -303,7 +303,7 @@ def conform(name: str, frame: pd.DataFrame | None = None, **constants: object) -
             columns[column] = _column([constants[column]] * length, dtype, length)
         else:
             columns[column] = _column(None, dtype, length)
-    result = pd.DataFrame(columns, columns=list(schema))
+    result = pd.DataFrame(columns, columns=list(schema), copy=False)
     if name in _ROLE_COLUMNS:
         column, allowed = _ROLE_COLUMNS[name]
         unknown = set(result[column].dropna().unique()) - set(allowed)
@@ -312,11 +312,39 @@ def conform(name: str, frame: pd.DataFrame | None = None, **constants: object) -
                 f"{name}.{column}", f"unknown roles {sorted(unknown)}; expected {list(allowed)}"
             )
     if name in _KEYS and length:
-        keys = _KEYS[name]
-        duplicated = result.duplicated(keys)
+        duplicated = _duplicated(result, _KEYS[name])
         if duplicated.any():
             result = result[~duplicated].reset_index(drop=True)
     return result
+
+
+def _duplicated(frame: pd.DataFrame, keys: list[str]) -> np.ndarray:
+    """Rows whose key repeats an earlier row's, as :meth:`DataFrame.duplicated` finds them.
+
+    The key columns' codes are packed into one integer per row and sorted once (stable, so
+    the first of equal keys comes first): a few arrays of a row's size, where a hash table
+    of a large table's keys would cost several times more memory.
+    """
+    packed = np.zeros(len(frame), dtype=np.int64)
+    size = 1
+    for key in keys:
+        column = frame[key]
+        if isinstance(column.dtype, pd.CategoricalDtype):
+            codes, count = column.cat.codes.to_numpy(), len(column.cat.categories)
+        else:
+            codes, uniques = pd.factorize(column)
+            count = len(uniques)
+        if size * (count + 1) >= 2**62:
+            return frame.duplicated(keys).to_numpy()
+        packed *= count + 1
+        packed += codes
+        packed += 1  # missing (-1) becomes 0
+        size *= count + 1
+    order = np.argsort(packed, kind="stable")
+    ordered = packed[order]
+    repeated = np.zeros(len(frame), dtype=bool)
+    repeated[order[1:]] = ordered[1:] == ordered[:-1]
+    return repeated
 
 
 @dataclass
@@ -461,18 +489,25 @@ class ColumnAccumulator:
         return self._rows
 
     def frame(self) -> pd.DataFrame:
-        """The table built from every page appended (conformed to its schema)."""
+        """The table built from every page appended: its columns in the schema's order, text
+        as categoricals (:class:`AuditData` conforms it, duplicate keys dropped).
+
+        The pages' codes are handed over to the frame: the accumulator is empty afterwards.
+        """
         columns = {}
-        for column, codes in self._codes.items():
-            values = [value for value in self._values[column] if value is not None]
-            numbers = np.frombuffer(codes, dtype=np.int32) if self._rows else np.zeros(0, "i4")
+        rows, self._rows = self._rows, 0
+        for column in self._codes:
+            codes, self._codes[column] = self._codes[column], array("i")
+            known, self._values[column] = self._values[column], _Codes()
+            values = [value for value in known if value is not None]
+            numbers = np.frombuffer(codes, dtype=np.int32) if rows else np.zeros(0, "i4")
             if all(type(value) is str for value in values):
                 dtype = pd.CategoricalDtype(pd.Index(values, dtype=STRING))
                 columns[column] = pd.Categorical.from_codes(numbers, dtype=dtype)
             else:  # numbers or other JSON values: conform turns them into text as before
                 objects = np.array([*values, None], dtype=object)
                 columns[column] = objects[numbers]
-        return conform(self.name, pd.DataFrame(columns))
+        return pd.DataFrame(columns, copy=False)
 
 
 def _is_scalar(value: object) -> bool:

@@ -368,6 +368,10 @@ def mask_urls(urls: pd.Series, *, share_link: pd.Series) -> pd.Series:
     return pd.Series(result, index=urls.index, dtype=STRING)
 
 
+#: Rows of the platform's aggregate compared at a time (bounds the cross-check's memory).
+_SLICE = 1 << 20
+
+
 def aggregate_mismatches(
     data: AuditData, resolution: Resolution, effective: Effective, checked: np.ndarray
 ) -> pd.DataFrame:
@@ -386,28 +390,33 @@ def aggregate_mismatches(
     our_key += ours["user"].to_numpy()[keep]
     our_role = ours["role"].to_numpy()[keep].astype(np.int8)
 
-    aggregate = data.aggregate
-    space = codes_in(pd.Index(spaces["id"], dtype=object), aggregate["space_id"])
-    user = codes_in(pd.Index(users["user_id"], dtype=object), aggregate["user_id"])
-    valid = (space >= 0) & (user >= 0)
-    valid[valid] = checked[space[valid]]
-    their_key = space[valid].astype(np.int64) * user_count + user[valid]
-    their_role = role_codes(aggregate["role"])[valid]
-
     # Our keys are sorted (effective access is ordered by space, then user): each of the
-    # platform's pairs is looked up by binary search, nothing of size spaces x users is built.
-    at = np.minimum(np.searchsorted(our_key, their_key), max(len(our_key) - 1, 0))
-    found = our_key[at] == their_key if len(our_key) else np.zeros(len(their_key), dtype=bool)
-    theirs_audit = np.where(found, our_role[at] if len(our_key) else -1, -1).astype(np.int8)
-    differs = theirs_audit != their_role
+    # platform's pairs is looked up by binary search, a slice of its rows at a time, so
+    # nothing of size spaces x users, nor of the whole aggregate's size, is built.
     seen = np.zeros(len(our_key), dtype=bool)
-    seen[at[found]] = True
+    space_index = pd.Index(spaces["id"], dtype=object)
+    user_index = pd.Index(users["user_id"], dtype=object)
+    found_keys, found_audit, found_platform = [], [], []
+    for start in range(0, len(data.aggregate), _SLICE):
+        rows = data.aggregate.iloc[start : start + _SLICE]
+        space = codes_in(space_index, rows["space_id"])
+        user = codes_in(user_index, rows["user_id"])
+        valid = (space >= 0) & (user >= 0)
+        valid[valid] = checked[space[valid]]
+        their_key = space[valid].astype(np.int64) * user_count + user[valid]
+        their_role = role_codes(rows["role"])[valid]
+        at = np.minimum(np.searchsorted(our_key, their_key), max(len(our_key) - 1, 0))
+        found = our_key[at] == their_key if len(our_key) else np.zeros(len(at), dtype=bool)
+        theirs_audit = np.where(found, our_role[at] if len(our_key) else -1, -1).astype(np.int8)
+        seen[at[found]] = True
+        differs = theirs_audit != their_role
+        found_keys.append(their_key[differs])
+        found_audit.append(theirs_audit[differs])
+        found_platform.append(their_role[differs])
     ours_alone = np.flatnonzero(~seen)
-    keys = np.concatenate([their_key[differs], our_key[ours_alone]])
-    audit_roles = np.concatenate([theirs_audit[differs], our_role[ours_alone]])
-    platform_roles = np.concatenate(
-        [their_role[differs], np.full(len(ours_alone), -1, dtype=np.int8)]
-    )
+    keys = np.concatenate([*found_keys, our_key[ours_alone]])
+    audit_roles = np.concatenate([*found_audit, our_role[ours_alone]])
+    platform_roles = np.concatenate([*found_platform, np.full(len(ours_alone), -1, dtype=np.int8)])
     order = argsort_ints(keys)
     keys, audit_roles, platform_roles = keys[order], audit_roles[order], platform_roles[order]
     space_codes, user_codes = keys // user_count, keys % user_count

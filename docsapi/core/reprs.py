@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Iterable
 from typing import Any
 
@@ -56,6 +55,8 @@ def short_signature(function: Any) -> str:
     >>> short_signature(move)
     '(space_id, *, parent=None) -> None'
     """
+    import inspect  # on first display: ``from docsapi import DocsClient`` does not load it
+
     signature = inspect.signature(function)
     parts: list[str] = []
     keyword_only_marked = False
@@ -87,6 +88,8 @@ def method_listing(obj: object) -> list[tuple[str, str, str]]:
     Properties and attributes are skipped, as are names starting with ``_``.
     """
     listing = []
+    import inspect
+
     for name, member in inspect.getmembers(type(obj)):
         if name.startswith("_") or not inspect.isfunction(member):
             continue

@@ -26,7 +26,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
 from typing import Any, NotRequired, TypedDict
 
@@ -36,6 +36,9 @@ from docsapi.data.columns import columns
 from docsapi.data.columns import reader as dict_reader
 
 __all__ = ["Shape"]
+
+#: TypedDict called with a name made at run time (one page type per field group).
+_typed_dict: Any = TypedDict
 
 #: A nested JSON object's keys as a tree: key -> subtree (None for a leaf value).
 _Tree = dict[str, "_Tree | None"]
@@ -109,9 +112,10 @@ class Shape:
             raise ValueError(f"{group.__name__} has no plain columns {sorted(names)}")
         paths = [path for name in names for path in wanted[name].paths]
         self.names = names
-        self.item: type[msgspec.Struct] = _struct(f"{group.__name__}Item", _tree(paths))
-        self.page: type = TypedDict(  # type: ignore[operator]
-            f"{group.__name__}Page", {"items": list[self.item], "next": NotRequired[Any]}
+        item: Any = _struct(f"{group.__name__}Item", _tree(paths))
+        self.item: type[msgspec.Struct] = item
+        self.page: type = _typed_dict(
+            f"{group.__name__}Page", {"items": list[item], "next": NotRequired[Any]}
         )
         self._getters = [
             [attrgetter(_chain(self.item, path)) for path in wanted[name].paths] for name in names
@@ -132,7 +136,7 @@ class Shape:
                 found[name] = [self._read(getters, from_dict, item) for item in items]
         return found
 
-    def _read(self, getters: list[Callable[[Any], Any]], from_dict: Callable, item: Any) -> Any:
+    def _read(self, getters: Sequence[Callable[[Any], Any]], from_dict: Callable, item: Any) -> Any:
         if item.__class__ is not self.item:
             return from_dict(item)
         for get in getters:

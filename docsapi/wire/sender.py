@@ -256,7 +256,12 @@ class Sender:
         self._environment: dict[tuple[object, ...], dict[str, Any]] = {}
         #: Direct routes per origin and session settings (see _route); None: use requests.
         self._routes: dict[tuple[object, ...], _Route | None] = {}
-        self._own_adapter = self._base_session.get_adapter("http://") if session is None else None
+        adapter = self._base_session.get_adapter("http://")
+        self._own_adapter = (
+            adapter
+            if session is None and isinstance(adapter, requests.adapters.HTTPAdapter)
+            else None
+        )
         if cache is not None:
             import sqlite3
 
@@ -333,7 +338,7 @@ class Sender:
         SendFailure
             No complete answer; ``.kind`` says how far the request got.
         """
-        route = self._route(url) if self._own_adapter is not None and self.cache is None else None
+        route = self._route(url) if self.cache is None else None
         if route is not None:
             return route.send(method, url, params, body, headers, timeout, auth)
         kind: FailureKind | None = None
@@ -433,7 +438,9 @@ class Sender:
         environment): a change to the session (proxies, ``verify``, headers, an adapter
         mounted, cookies set) is seen on the next request.
         """
-        session = self._session
+        session, adapter = self._session, self._own_adapter
+        if adapter is None:
+            return None
         parts = urlsplit(url)
         key = (
             parts.scheme,
@@ -443,11 +450,12 @@ class Sender:
             repr(session.verify),
             repr(session.cert),
             repr(session.headers),
-            session.get_adapter(url) is self._own_adapter,
+            session.get_adapter(url) is adapter,
             bool(session.params or len(session.cookies) or any(session.hooks.values())),
         )
         if key not in self._routes:
-            self._routes[key] = _Route.make(session, url) if key[-2] and not key[-1] else None
+            usable = key[-2] and not key[-1]
+            self._routes[key] = _Route.make(session, url, adapter) if usable else None
         return self._routes[key]
 
     def close(self) -> None:
@@ -474,29 +482,31 @@ class _Route:
     def __init__(
         self,
         adapter: requests.adapters.HTTPAdapter,
-        host: dict[str, Any],
-        pool_kwargs: dict[str, Any],
-        headers: Mapping[str, str],
+        host: Mapping[str, Any],
+        pool_kwargs: Mapping[str, Any],
+        headers: Mapping[str, str | bytes],
         target: Origin,
     ) -> None:
         self._adapter = adapter
-        self._host = host
-        self._pool_kwargs = pool_kwargs
+        self._host = dict(host)
+        self._pool_kwargs = dict(pool_kwargs)
         self._session_headers = dict(headers)
         self._origin = target
         self._timeouts: dict[tuple[float, float], urllib3.Timeout] = {}
         self._pool: urllib3.HTTPConnectionPool | None = None
 
     @classmethod
-    def make(cls, session: requests.Session, url: str) -> _Route | None:
-        """The route for ``url``'s origin; None when a proxy applies to it."""
+    def make(
+        cls, session: requests.Session, url: str, adapter: requests.adapters.HTTPAdapter
+    ) -> _Route | None:
+        """The route for ``url``'s origin through ``adapter``; None when a proxy applies."""
         settings = session.merge_environment_settings(url, {}, None, None, None)
         if select_proxy(url, settings["proxies"]):
             return None
-        adapter = session.get_adapter(url)
         probe = requests.Request("GET", url).prepare()
+        verify = True if settings["verify"] is None else settings["verify"]  # as requests reads it
         host, pool_kwargs = adapter.build_connection_pool_key_attributes(
-            probe, settings["verify"], settings["cert"]
+            probe, verify, settings["cert"]
         )
         pool = adapter.poolmanager.connection_from_host(**host, pool_kwargs=pool_kwargs)
         adapter.cert_verify(pool, url, settings["verify"], settings["cert"])
@@ -517,7 +527,7 @@ class _Route:
         query = urlencode(params, doseq=True) if params else ""  # as requests encodes them
         full = requote_uri(f"{url}?{query}" if query else url)
         parts = urlsplit(full)
-        wire: dict[str, str] | None = {**self._session_headers, **headers}
+        wire: dict[str, str | bytes] | None = {**self._session_headers, **headers}
         assert wire is not None
         if body is not None:
             wire["Content-Length"] = str(len(body))
@@ -535,7 +545,7 @@ class _Route:
                 method,
                 parts.path + ("?" + parts.query if parts.query else ""),
                 body=body,
-                headers=wire,
+                headers=wire,  # type: ignore[arg-type]  # bytes values are sent as they are
                 redirect=False,
                 assert_same_host=False,
                 preload_content=False,

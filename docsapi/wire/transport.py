@@ -19,6 +19,7 @@ frames of a traceback hold no response text.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json as jsonlib
 import logging
@@ -26,11 +27,9 @@ import re
 import threading
 from collections import deque
 from collections.abc import Callable, Hashable, Iterator, Mapping
-from dataclasses import dataclass
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urljoin, urlsplit
-
-import msgspec
 
 from docsapi.core.checks import (
     check_api_path,
@@ -43,6 +42,7 @@ from docsapi.core.clock import SYSTEM_CLOCK, Clock
 from docsapi.core.config import RetryPolicy, Timeout
 from docsapi.core.redact import excerpt, register_secret, scrub
 from docsapi.core.secret import Secret
+from docsapi.core.values import Value
 from docsapi.errors import (
     APIConnectionError,
     APITimeoutError,
@@ -113,8 +113,7 @@ _FAILURES: dict[FailureKind, tuple[type[APIConnectionError], str]] = {
 }
 
 
-@dataclass(frozen=True, repr=False)
-class Response:
+class Response(Value):
     """A decoded answer.
 
     Attributes
@@ -129,18 +128,24 @@ class Response:
         The request, relative to the base URL, without its query string.
     """
 
+    _fields = ("status", "headers", "data", "method", "path")
+    __slots__ = _fields
     status: int
     headers: Mapping[str, str]
     data: Any
     method: str
     path: str
 
+    def __init__(
+        self, status: int, headers: Mapping[str, str], data: Any, method: str, path: str
+    ) -> None:
+        self._init(status=status, headers=headers, data=data, method=method, path=path)
+
     def __repr__(self) -> str:
         return scrub(f"Response({self.status} {self.method} {self.path})")
 
 
-@dataclass(frozen=True)
-class RequestRecord:
+class RequestRecord(Value):
     """One attempt, kept in :attr:`Transport.history` to make retries and waits visible.
 
     ``started`` is a Unix time; ``elapsed`` the seconds the attempt took; ``waited`` the
@@ -149,6 +154,18 @@ class RequestRecord:
     ``from_cache`` is True when the answer came from the client's cache (nothing was sent).
     """
 
+    _fields = (
+        "method",
+        "path",
+        "status",
+        "started",
+        "elapsed",
+        "waited",
+        "attempt",
+        "outcome",
+        "from_cache",
+    )
+    __slots__ = _fields
     method: str
     path: str
     status: int | None
@@ -157,7 +174,31 @@ class RequestRecord:
     waited: float
     attempt: int
     outcome: str
-    from_cache: bool = False
+    from_cache: bool
+
+    def __init__(
+        self,
+        method: str,
+        path: str,
+        status: int | None,
+        started: float,
+        elapsed: float,
+        waited: float,
+        attempt: int,
+        outcome: str,
+        from_cache: bool = False,
+    ) -> None:
+        self._init(
+            method=method,
+            path=path,
+            status=status,
+            started=started,
+            elapsed=elapsed,
+            waited=waited,
+            attempt=attempt,
+            outcome=outcome,
+            from_cache=from_cache,
+        )
 
 
 #: ``(status, body, text, method=, path=, request_id=, headers=) -> exception or None``
@@ -684,14 +725,22 @@ class Transport:
 
 #: The charsets whose bytes msgspec decodes as they are (JSON is UTF-8 unless declared).
 _UTF8 = frozenset({None, "utf-8", "utf8", "UTF-8", "UTF8"})
-#: msgspec decoders by shape (None: plain JSON).
-_DECODERS: dict[Any, Callable[[bytes], Any]] = {None: msgspec.json.Decoder().decode}
+#: msgspec decoders by shape (None: plain JSON); msgspec loads with the first answer, so
+#: ``from docsapi import DocsClient`` stays as light as ``import requests``.
+_DECODERS: dict[Any, Callable[[bytes], Any]] = {}
+
+
+@functools.cache
+def _msgspec() -> ModuleType:
+    import msgspec.json
+
+    return msgspec
 
 
 def _decoder(shape: Any) -> Callable[[bytes], Any]:
     found = _DECODERS.get(shape)
     if found is None:
-        found = _DECODERS.setdefault(shape, msgspec.json.Decoder(shape).decode)
+        found = _DECODERS.setdefault(shape, _msgspec().json.Decoder(shape).decode)
     return found
 
 
@@ -711,7 +760,7 @@ def _parse_json(
         for kind in (shape, None) if shape is not None else (None,):
             try:
                 return _decoder(kind)(content), True
-            except (msgspec.MsgspecError, UnicodeDecodeError, RecursionError):
+            except (_msgspec().MsgspecError, UnicodeDecodeError, RecursionError):
                 pass
     try:
         return jsonlib.loads(text), True
