@@ -26,11 +26,10 @@ Examples
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
 from typing import Any, NotRequired, TypedDict
-
-import msgspec
 
 from docsapi.data.columns import columns
 from docsapi.data.columns import reader as dict_reader
@@ -58,7 +57,7 @@ def _tree(paths: Iterable[str]) -> _Tree:
     return tree
 
 
-def _struct(name: str, tree: _Tree) -> type[msgspec.Struct]:
+def _struct(name: str, tree: _Tree) -> Any:
     """A struct with one field per key of ``tree`` (named f0, f1, ... in Python).
 
     A leaf takes any JSON value and may be missing; an inner object must be there and be an
@@ -74,10 +73,12 @@ def _struct(name: str, tree: _Tree) -> type[msgspec.Struct]:
             fields.append((attribute, Any, None))
         else:
             fields.append((attribute, _struct(f"{name}_{number}", subtree)))
+    import msgspec
+
     return msgspec.defstruct(name, fields, rename=rename, gc=False, frozen=True, kw_only=True)
 
 
-def _chain(struct: type[msgspec.Struct], path: str) -> str:
+def _chain(struct: Any, path: str) -> str:
     """The dotted attribute path to JSON ``path`` in ``struct`` (a type built by _struct)."""
     chain = []
     kind: Any = struct
@@ -99,48 +100,71 @@ class Shape:
     names : tuple of str
         The columns to keep (not derived ones: they need the whole record).
 
-    Attributes
-    ----------
-    page : type
-        The msgspec type of a list page: a ``TypedDict`` ``{"items": [struct], "next"}``
-        (decoded, a plain dict) whose items hold those columns' JSON paths only.
     """
 
     def __init__(self, group: type, names: tuple[str, ...]) -> None:
         wanted = {c.name: c for c in columns(group) if c.name in names}
         if set(wanted) != set(names) or any(c.derive for c in wanted.values()):
             raise ValueError(f"{group.__name__} has no plain columns {sorted(names)}")
-        paths = [path for name in names for path in wanted[name].paths]
         self.names = names
-        item: Any = _struct(f"{group.__name__}Item", _tree(paths))
-        self.item: type[msgspec.Struct] = item
-        self.page: type = _typed_dict(
-            f"{group.__name__}Page", {"items": list[item], "next": NotRequired[Any]}
-        )
-        self._getters = [
-            [attrgetter(_chain(self.item, path)) for path in wanted[name].paths] for name in names
-        ]
+        self._label = group.__name__
+        self._paths = [wanted[name].paths for name in names]
         self._from_dicts = [dict_reader(wanted[name]) for name in names]
+        self._lock = threading.Lock()
+        self._types: tuple[Any, Any, list[list[Any]]] | None = None
+
+    def _decoding(self) -> tuple[Any, Any, list[list[Any]]]:
+        """The item struct, the page type and the column getters, made once on first use
+        (msgspec loads then, not with the module), under a lock: every thread sees the
+        same types."""
+        if self._types is None:
+            with self._lock:
+                if self._types is None:
+                    item: Any = _struct(
+                        f"{self._label}Item", _tree(p for paths in self._paths for p in paths)
+                    )
+                    page = _typed_dict(
+                        f"{self._label}Page", {"items": list[item], "next": NotRequired[Any]}
+                    )
+                    getters = [
+                        [attrgetter(_chain(item, p)) for p in paths] for paths in self._paths
+                    ]
+                    self._types = (item, page, getters)
+        return self._types
+
+    @property
+    def item(self) -> type:
+        """The msgspec struct of one item: the columns' JSON paths only."""
+        return self._decoding()[0]
+
+    @property
+    def page(self) -> type:
+        """The msgspec type of a list page: a ``TypedDict`` ``{"items": [item], "next"}``
+        (decoded, a plain dict)."""
+        return self._decoding()[1]
 
     def columns(self, items: list) -> dict[str, list]:
         """Columns ``names`` of ``items``, one list each: items of :attr:`page` or plain
         dicts (a page that did not fit is decoded as plain JSON) give the same values."""
+        struct, _, all_getters = self._decoding()
         found: dict[str, list] = {}
-        structs = all(map(self.item.__instancecheck__, items))
-        for name, getters, from_dict in zip(
-            self.names, self._getters, self._from_dicts, strict=True
-        ):
+        structs = all(map(struct.__instancecheck__, items))
+        for name, getters, from_dict in zip(self.names, all_getters, self._from_dicts, strict=True):
             if structs and len(getters) == 1:
                 found[name] = list(map(getters[0], items))
             else:
-                found[name] = [self._read(getters, from_dict, item) for item in items]
+                found[name] = [_read(struct, getters, from_dict, item) for item in items]
         return found
 
-    def _read(self, getters: Sequence[Callable[[Any], Any]], from_dict: Callable, item: Any) -> Any:
-        if item.__class__ is not self.item:
-            return from_dict(item)
-        for get in getters:
-            value = get(item)
-            if value is not None:
-                return value
-        return None
+
+def _read(
+    struct: type, getters: Sequence[Callable[[Any], Any]], from_dict: Callable, item: Any
+) -> Any:
+    """One column of one item: a struct's first present path, or a plain dict's value."""
+    if item.__class__ is not struct:
+        return from_dict(item)
+    for get in getters:
+        value = get(item)
+        if value is not None:
+            return value
+    return None
