@@ -2,10 +2,11 @@
 
 Each size is a sandbox organization (``spaces x people x grants per space``) served by a
 process of its own; the audit runs in a fresh interpreter (``_audit_child.py``, 16 workers),
-so its peak resident memory (``ru_maxrss``) and CPU time (user + system, from ``wait4``)
-are the client's alone. Cost grows with the number of effective rows (who can reach which
-space): the last lines give the growth of CPU and memory per effective row between
-consecutive sizes, and over the whole range.
+so its peak resident memory (``ru_maxrss``) and CPU time (``audit_permissions``, every
+thread; the whole process's, from ``wait4``, in the notes) are the client's alone. Cost
+grows with the number of effective rows (who can reach which space): the last lines give
+the growth of CPU and memory per effective row between consecutive sizes, and over the
+whole range.
 
 Usage::
 
@@ -54,7 +55,7 @@ def audit_once(sb: RemoteSandbox, workers: int = WORKERS) -> dict[str, Any]:
         raise RuntimeError(f"the audit had {found['errors']} read errors")
     found.update(
         process_wall=time.perf_counter() - started,
-        cpu=usage.ru_utime + usage.ru_stime,
+        process_cpu=usage.ru_utime + usage.ru_stime,
         peak_mb=usage.ru_maxrss / 1024,
     )
     return found
@@ -69,7 +70,8 @@ def measure(size: tuple[int, int, int], runs: int) -> dict[str, Any]:
     return {
         "size": size,
         "wall": [f["seconds"] for f in found],
-        "cpu": [f["cpu"] for f in found],
+        "cpu": [f["cpu_seconds"] for f in found],
+        "process_cpu": [f["process_cpu"] for f in found],
         "peak": [f["peak_mb"] for f in found],
         "baseline_mb": statistics.median(f["baseline_rss_mb"] for f in found),
         "effective": found[0]["effective"],
@@ -118,9 +120,11 @@ def rows(measured: list[dict[str, Any]], runs: int) -> list[dict[str, Any]]:
                 else "-",
                 "ok": (peak <= MEMORY_TARGET_MB and cpu <= CPU_TARGET_S) if at_target else None,
                 "notes": [
-                    f"{runs} run(s); {one['requests']:,} requests; the client process's CPU "
-                    f"(user + system, all threads) and peak RSS (`ru_maxrss`); Python, pandas "
-                    f"and docsapi after import: {one['baseline_mb']:.0f} MB"
+                    f"{runs} run(s); {one['requests']:,} requests; CPU: the audit's "
+                    f"(`audit_permissions`, every thread; the whole process with its start and "
+                    f"imports: {_spread(one['process_cpu'], 1, 's')}); peak RSS of the process "
+                    f"(`ru_maxrss`); Python, pandas and docsapi after import: "
+                    f"{one['baseline_mb']:.0f} MB"
                 ],
             }
         )
