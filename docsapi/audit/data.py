@@ -321,11 +321,12 @@ def conform(name: str, frame: pd.DataFrame | None = None, **constants: object) -
 def _duplicated(frame: pd.DataFrame, keys: list[str]) -> np.ndarray:
     """Rows whose key repeats an earlier row's, as :meth:`DataFrame.duplicated` finds them.
 
-    The key columns' codes are packed into one integer per row and sorted once (stable, so
-    the first of equal keys comes first): a few arrays of a row's size, where a hash table
-    of a large table's keys would cost several times more memory.
+    The key columns' codes are packed into one integer per row (32 bits where they fit) and
+    sorted: a table without duplicates (the usual case) costs two arrays of a row's size,
+    where a hash table of a large table's keys would cost several times more memory; only
+    a table with duplicates is sorted again to tell the first of each key.
     """
-    packed = np.zeros(len(frame), dtype=np.int64)
+    parts = []
     size = 1
     for key in keys:
         column = frame[key]
@@ -334,13 +335,19 @@ def _duplicated(frame: pd.DataFrame, keys: list[str]) -> np.ndarray:
         else:
             codes, uniques = pd.factorize(column)
             count = len(uniques)
-        if size * (count + 1) >= 2**62:
-            return frame.duplicated(keys).to_numpy()
-        packed *= count + 1
+        parts.append((codes, count + 1))
+        size *= count + 1
+    if size >= 2**62:
+        return frame.duplicated(keys).to_numpy()
+    packed = np.zeros(len(frame), dtype=np.int32 if size < 2**31 else np.int64)
+    for codes, count in parts:
+        packed *= count
         packed += codes
         packed += 1  # missing (-1) becomes 0
-        size *= count + 1
-    order = np.argsort(packed, kind="stable")
+    ordered = np.sort(packed)
+    if not (ordered[1:] == ordered[:-1]).any():
+        return np.zeros(len(frame), dtype=bool)
+    order = np.argsort(packed, kind="stable")  # the first of equal keys comes first
     ordered = packed[order]
     repeated = np.zeros(len(frame), dtype=bool)
     repeated[order[1:]] = ordered[1:] == ordered[:-1]
