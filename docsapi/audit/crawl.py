@@ -319,7 +319,11 @@ def crawl_organization(
     with ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="docsapi-audit") as pool:
         try:
             organization = pool.submit(read.organization)
-            members_job = pool.submit(read.items, f"{read.org_path}/members")
+            # The members' records become their frame in the worker, so they are freed (and
+            # their memory reused by the pages that follow) as soon as they are read.
+            members_job = pool.submit(
+                lambda: frames.org_members(org_id, read.items(f"{read.org_path}/members"))
+            )
             teams_job = pool.submit(client.orgs.teams, org_id)
             me_job = pool.submit(read.token_user)
             count_job = pool.submit(read.reported_spaces)
@@ -354,7 +358,7 @@ def crawl_organization(
                         pool.submit(lambda s: tables.site(*read.site(s)), s)
                         for s in (record["id"] for record in site_records)
                     ]
-                members = frames.org_members(org_id, members_job.result())
+                members = members_job.result()
                 bar.total = len(space_jobs) + len(other_jobs)
                 bar.refresh()
                 for job in as_completed([*space_jobs, *other_jobs]):
