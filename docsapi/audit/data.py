@@ -339,7 +339,9 @@ def _duplicated(frame: pd.DataFrame, keys: list[str]) -> np.ndarray:
         size *= count + 1
     if size >= 2**62:
         return frame.duplicated(keys).to_numpy()
-    packed = np.zeros(len(frame), dtype=np.int32 if size < 2**31 else np.int64)
+    packed: np.ndarray[Any, np.dtype[np.signedinteger]] = np.zeros(
+        len(frame), dtype=np.int32 if size < 2**31 else np.int64
+    )
     for codes, count in parts:
         packed *= count
         packed += codes

@@ -28,7 +28,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import quote, urljoin, urlsplit
 
 from docsapi.core.checks import (
@@ -145,7 +145,7 @@ class Response(Value):
         return scrub(f"Response({self.status} {self.method} {self.path})")
 
 
-class RequestRecord(Value):
+class RequestRecord(NamedTuple):
     """One attempt, kept in :attr:`Transport.history` to make retries and waits visible.
 
     ``started`` is a Unix time; ``elapsed`` the seconds the attempt took; ``waited`` the
@@ -154,18 +154,6 @@ class RequestRecord(Value):
     ``from_cache`` is True when the answer came from the client's cache (nothing was sent).
     """
 
-    _fields = (
-        "method",
-        "path",
-        "status",
-        "started",
-        "elapsed",
-        "waited",
-        "attempt",
-        "outcome",
-        "from_cache",
-    )
-    __slots__ = _fields
     method: str
     path: str
     status: int | None
@@ -174,31 +162,7 @@ class RequestRecord(Value):
     waited: float
     attempt: int
     outcome: str
-    from_cache: bool
-
-    def __init__(
-        self,
-        method: str,
-        path: str,
-        status: int | None,
-        started: float,
-        elapsed: float,
-        waited: float,
-        attempt: int,
-        outcome: str,
-        from_cache: bool = False,
-    ) -> None:
-        self._init(
-            method=method,
-            path=path,
-            status=status,
-            started=started,
-            elapsed=elapsed,
-            waited=waited,
-            attempt=attempt,
-            outcome=outcome,
-            from_cache=from_cache,
-        )
+    from_cache: bool = False
 
 
 #: ``(status, body, text, method=, path=, request_id=, headers=) -> exception or None``
