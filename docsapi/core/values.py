@@ -1,9 +1,10 @@
 """Small immutable value objects without :mod:`dataclasses` (which imports :mod:`inspect`).
 
 The client's settings and answers (:class:`~docsapi.core.config.Timeout`, the transport's
-``Response``) load with ``from docsapi import DocsClient``; a frozen dataclass would add :mod:`inspect`, :mod:`ast` and :mod:`dis` to that import. A
-:class:`Value` subclass names its fields in order in ``_fields`` (its ``__slots__``) and
-sets them once with :meth:`Value._init`; it compares, hashes, prints and pickles by them.
+``Response``) load with ``from docsapi import DocsClient``; a frozen dataclass would add
+:mod:`inspect`, :mod:`ast` and :mod:`dis` to that import. A :class:`Value` subclass names
+its fields in order in ``_fields`` (its ``__slots__``) and sets them once with
+:meth:`Value._init`; it compares, hashes, prints and pickles by them.
 
 Examples
 --------

@@ -20,11 +20,12 @@ from docsapi.audit.report.page import (
     CSS,
     excel_target,
     figure_png,
-    fit_columns,
     html_table,
     output_path,
     plain,
     write_page,
+    write_sheet,
+    write_table_csv,
 )
 from docsapi.audit.report.plots import plot_audit
 from docsapi.audit.report.tables import interactive_table, script_element, source_labels
@@ -314,7 +315,9 @@ def write_excel(audit: AuditView, path: str | os.PathLike[str]) -> Path:
     """Write one worksheet per table of :meth:`~docsapi.audit.PermissionAudit.tables`.
 
     Each sheet keeps its header row in view (frozen panes) and has an autofilter over its
-    header and data, so every column can be filtered and sorted in Excel.
+    header and data, so every column can be filtered and sorted in Excel. Every text is
+    stored as text, never as a formula, whatever it starts with (a space titled ``=1+1``
+    shows as ``=1+1``); numbers stay numbers.
 
     Parameters
     ----------
@@ -336,15 +339,17 @@ def write_excel(audit: AuditView, path: str | os.PathLike[str]) -> Path:
     target = excel_target(path)
     with pd.ExcelWriter(target, engine="openpyxl") as writer:
         for name, table in _export_tables(audit, excel=True).items():
-            table.to_excel(writer, sheet_name=name, index=False)
-            sheet = writer.sheets[name]
+            sheet = write_sheet(writer, name, table)
             sheet.auto_filter.ref = sheet.dimensions  # a filter menu on every column
-            fit_columns(sheet)
     return target
 
 
 def write_csv(audit: AuditView, folder: str | os.PathLike[str]) -> list[Path]:
     """Write one CSV file per table into ``folder`` (created if missing).
+
+    A text a spreadsheet would take for a formula (it starts with ``=``, ``+``, ``-``,
+    ``@``, a tab or a carriage return, or their fullwidth forms) is written with a leading
+    ``'``, as OWASP recommends; numbers stay numbers.
 
     Parameters
     ----------
@@ -363,7 +368,5 @@ def write_csv(audit: AuditView, folder: str | os.PathLike[str]) -> list[Path]:
     target.mkdir(parents=True, exist_ok=True)
     written = []
     for name, table in _export_tables(audit).items():
-        file = target / f"{name}.csv"
-        table.to_csv(file, index=False)
-        written.append(file)
+        written.append(write_table_csv(table, target / f"{name}.csv"))
     return written
