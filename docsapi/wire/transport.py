@@ -807,8 +807,11 @@ def _unseen(items: list[Any], key: tuple[str, ...] | None, ids: SeenDigests) -> 
     """The items of one page whose id (at ``key``) was not yielded before; items without
     an id are all yielded. A generator of its own, so no item outlives its page in the
     frame of :meth:`Transport.paginate`."""
+    if not key:
+        yield from items
+        return
     for item in items:
-        item_id = _dig(item, key) if key else None
+        item_id = _dig(item, key)
         if item_id is None or ids.add(item_id):
             yield item
 
