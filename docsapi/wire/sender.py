@@ -569,11 +569,10 @@ class _Route:
                 kind = FailureKind.CONNECTION_LOST
         except ReadTimeoutError:
             kind = FailureKind.READ_TIMEOUT
-        except (ProtocolError, OSError, HTTPError) as exc:
-            if isinstance(exc, ProtocolError | OSError):
-                kind = FailureKind.CONNECTION_LOST
-            else:
-                kind, detail = FailureKind.OTHER, f"{type(exc).__name__}: {scrub(str(exc))}"
+        except (ProtocolError, OSError):
+            kind = FailureKind.CONNECTION_LOST
+        except (HTTPError, ValueError) as exc:  # as Sender.send reports what requests raises
+            kind, detail = FailureKind.OTHER, f"{type(exc).__name__}: {scrub(str(exc))}"
         wire = None  # the frame keeps no credential
         if kind is not None:
             raise SendFailure(kind, detail)
