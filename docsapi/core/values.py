@@ -19,6 +19,8 @@ Examples
 Traceback (most recent call last):
 ...
 AttributeError: Point is immutable: make a new one instead
+>>> Point.__new__(Point)  # as a constructor that refused an argument leaves it
+Point(x=<unset>, y=<unset>)
 """
 
 from __future__ import annotations
@@ -26,6 +28,16 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = ["Value"]
+
+
+class _Unset:
+    """The value of a field a constructor has not set (yet)."""
+
+    def __repr__(self) -> str:
+        return "<unset>"
+
+
+_UNSET = _Unset()
 
 
 class Value:
@@ -41,7 +53,7 @@ class Value:
             object.__setattr__(self, name, value)
 
     def _values(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in self._fields)
+        return tuple(getattr(self, name, _UNSET) for name in self._fields)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable: make a new one instead")
@@ -58,7 +70,8 @@ class Value:
         return hash((type(self).__name__, self._values()))
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
+        # A field not set yet (a constructor that refused an argument) reads <unset>.
+        fields = ", ".join(f"{name}={getattr(self, name, _UNSET)!r}" for name in self._fields)
         return f"{type(self).__name__}({fields})"
 
     def __reduce__(self) -> tuple[Any, ...]:
