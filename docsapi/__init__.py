@@ -7,9 +7,11 @@ Examples
 --------
 >>> import docsapi
 >>> from docsapi.sandbox import Sandbox
->>> with Sandbox() as sb:                                   # doctest: +SKIP
+>>> with Sandbox() as sb:
 ...     client = sb.client()
 ...     spaces = client.spaces.list(org_id=sb.org_id)
+>>> list(spaces.columns)[:4]
+['id', 'title', 'emoji', 'visibility']
 """
 
 import importlib as _importlib

@@ -646,7 +646,10 @@ def main(argv: list[str] | None = None) -> int:
 
     Examples
     --------
-    >>> main(["demo", "--out", "report.html", "--no-progress"])   # doctest: +SKIP
+    >>> main(["demo", "--out", "report.html", "--no-progress"])  # doctest: +ELLIPSIS
+    Audited organization Stark Devices (...): ... spaces, ... users with access, ...
+    Findings: ... high, ... medium, ... low.
+    Report: ...report.html
     0
     """
     parser = build_parser()

@@ -261,8 +261,10 @@ class AdNetworkClient(BaseClient):
 
         Examples
         --------
-        >>> active = client.affiliates(status="active")        # doctest: +SKIP
-        >>> active.groupby("country").size()                   # doctest: +SKIP
+        >>> active = ads.affiliates(status="active")
+        >>> set(active.status)
+        {'active'}
+        >>> per_country = active.groupby("country").size()
         """
         # Read whole first: a read that fails half-way leaves no record in a frame's locals.
         return frames.affiliates(list(self.paginate("affiliate", page_size=page_size, **filters)))
@@ -303,7 +305,9 @@ class AdNetworkClient(BaseClient):
 
         Examples
         --------
-        >>> first = next(client.paginate("affiliate", status="paused"))   # doctest: +SKIP
+        >>> first = next(ads.paginate("affiliate", status="paused"))
+        >>> first["status"]
+        'paused'
         """
         path = "/" + check_resource(resource)
         query = {
@@ -364,8 +368,8 @@ class AdNetworkClient(BaseClient):
 
         Examples
         --------
-        >>> client.get("affiliate", 1001)["email"]             # doctest: +SKIP
-        'ava.lee@brightleads.example'
+        >>> ads.get("affiliate", 1001)["id"]
+        1001
         """
         path = "/" + check_resource(resource) if id is None else self._path(resource, id)
         return self._data("GET", path, params=params)
@@ -395,8 +399,8 @@ class AdNetworkClient(BaseClient):
         Examples
         --------
         >>> new = {"name": "Ada", "email": "ada@example.com"}
-        >>> client.create("affiliate", new)["id"]              # doctest: +SKIP
-        1301
+        >>> ads.create("affiliate", new)["email"]
+        'ada@example.com'
         """
         body = _check_body(data, "data")
         return self._data("POST", "/" + check_resource(resource), json=body)
@@ -425,8 +429,9 @@ class AdNetworkClient(BaseClient):
 
         Examples
         --------
-        >>> record = client.get("affiliate", 1001)                          # doctest: +SKIP
-        >>> client.replace("affiliate", 1001, {**record, "company": "Acme"})   # doctest: +SKIP
+        >>> record = ads.get("affiliate", 1001)
+        >>> ads.replace("affiliate", 1001, {**record, "company": "Acme"})["company"]
+        'Acme'
         """
         body = _check_body(data, "data")
         return self._data("PUT", self._path(resource, id), json=body)
@@ -464,8 +469,9 @@ class AdNetworkClient(BaseClient):
 
         Examples
         --------
-        >>> record = client.get("affiliate", 1001)                       # doctest: +SKIP
-        >>> client.update("affiliate", 1001, {"status": "paused"}, current=record)  # doctest: +SKIP
+        >>> record = ads.get("affiliate", 1001)
+        >>> ads.update("affiliate", 1001, {"status": "paused"}, current=record)["status"]
+        'paused'
         """
         path = self._path(resource, id)
         return self._data("PATCH", path, json=check_changes(changes, current))
@@ -494,8 +500,11 @@ class AdNetworkClient(BaseClient):
 
         Examples
         --------
-        >>> client.update("affiliate", 1001, {"status": "paused"})      # doctest: +SKIP
-        >>> client.delete("affiliate", 1001)                             # doctest: +SKIP
+        >>> new = ads.create("affiliate", {"name": "Grace", "email": "grace@example.com"})
+        >>> ads.update("affiliate", new["id"], {"status": "paused"})["status"]
+        'paused'
+        >>> ads.delete("affiliate", new["id"])["deleted"]
+        True
         """
         return self._data("DELETE", self._path(resource, id))
 

@@ -39,7 +39,7 @@ def signing_key() -> Secret | None:
 
     Examples
     --------
-    >>> signing_key()                                          # doctest: +SKIP
+    >>> signing_key()  # reads the system keyring  # doctest: +SKIP
     Secret('********')
     """
     key = find_credential(

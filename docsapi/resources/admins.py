@@ -112,8 +112,15 @@ def check_admin_changes(
 
     Examples
     --------
-    >>> check = check_admin_changes(client, "org_1", {"u_1": "read"})  # doctest: +SKIP
-    >>> check.warning  # doctest: +SKIP
+    >>> check = check_admin_changes(client, org_id, {admin_id: "read"})  # demoting yourself
+    >>> check.demotes_caller, len(check.admins_left) > 0
+    (True, True)
+    >>> print(check.warning)  # doctest: +ELLIPSIS
+    this takes the admin role of organization ... away from you (...
+    >>> everyone = {admin: "read" for admin in demo["org_admin_ids"]}
+    >>> check_admin_changes(client, org_id, everyone)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    docsapi.errors.ValidationError: role: this would leave organization ... without an ...
     """
     check_entity_id(org_id, "org_id")
     wanted = {check_id(u, "user_id"): check_role(r) for u, r in (roles or {}).items()}

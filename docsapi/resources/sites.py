@@ -104,7 +104,11 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> client.sites.list("org_1")[["title", "visibility", "published"]]  # doctest: +SKIP
+        >>> sites = client.sites.list(org_id)
+        >>> sorted(set(sites.visibility))
+        ['public', 'share-link', 'unlisted', 'visitor-auth']
+        >>> site_id in set(sites[sites.published].id)
+        True
         """
         from docsapi.data import frames
 
@@ -130,8 +134,8 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> client.sites.get("org_1", "site_1").visibility  # doctest: +SKIP
-        'public'
+        >>> client.sites.get(org_id, site_id).visibility
+        'share-link'
         """
         return Site.from_api(self._get(_site_path(org_id, site_id)))
 
@@ -195,8 +199,12 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> client.sites.update("org_1", "site_1", visibility="share-link")  # doctest: +SKIP
-        >>> client.sites.update("org_1", "site_1", proxy="company.com/docs").proxy  # doctest: +SKIP
+        >>> public = demo["sites"]["public"]
+        >>> client.sites.update(org_id, public, visibility="share-link").visibility  # close it
+        'share-link'
+        >>> client.sites.update(org_id, public, visibility="public").visibility  # open it again
+        'public'
+        >>> client.sites.update(org_id, public, proxy="company.com/docs").proxy
         'company.com/docs'
         """
         path = _site_path(org_id, site_id)
@@ -249,7 +257,9 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> client.sites.publish("org_1", "site_1").url_published  # doctest: +SKIP
+        >>> site = client.sites.publish(org_id, demo["sites"]["unpublished"])
+        >>> site.published, site.url_published.startswith("https://")
+        (True, True)
         """
         return Site.from_api(self._object("POST", _site_path(org_id, site_id, "publish")))
 
@@ -275,7 +285,7 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> client.sites.unpublish("org_1", "site_1").published  # doctest: +SKIP
+        >>> client.sites.unpublish(org_id, demo["sites"]["unlisted"]).published
         False
         """
         return Site.from_api(self._object("POST", _site_path(org_id, site_id, "unpublish")))
@@ -301,7 +311,9 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> client.sites.spaces("org_1", "site_1")[["space_title", "path"]]  # doctest: +SKIP
+        >>> spaces = client.sites.spaces(org_id, site_id)
+        >>> list(spaces.columns)[:6]
+        ['site_id', 'id', 'space_id', 'space_title', 'title', 'path']
         """
         from docsapi.data import frames
 
@@ -334,8 +346,11 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> links = client.sites.share_links("org_1", "site_1")  # doctest: +SKIP
-        >>> links[links.active].sort_values("created_at")  # oldest active first  # doctest: +SKIP
+        >>> links = client.sites.share_links(org_id, site_id)
+        >>> quarter_ago = pd.Timestamp.now("UTC") - pd.Timedelta(days=90)
+        >>> old = links[links.active & (links.created_at < quarter_ago)]  # still open, and old
+        >>> share_link_id in set(old.id)
+        True
         """
         from docsapi.data import frames
 
@@ -368,7 +383,9 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> client.sites.create_share_link("org_1", "site_1", name="Auditors")  # doctest: +SKIP
+        >>> link = client.sites.create_share_link(org_id, site_id, name="Auditors")
+        >>> link.active, "?share=" in link.url_published  # the address to hand out
+        (True, True)
         """
         path = _site_path(org_id, site_id, "share-links")
         body = {"name": _share_link_name(name)}
@@ -408,7 +425,8 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> client.sites.update_share_link("org_1", "site_1", "sl_1", name="Q3")  # doctest: +SKIP
+        >>> client.sites.update_share_link(org_id, site_id, share_link_id, name="Q3 audit").name
+        'Q3 audit'
         """
         path = _link_path(org_id, site_id, share_link_id)
         body: dict[str, Any] = {}
@@ -440,7 +458,8 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> client.sites.deactivate_share_link("org_1", "site_1", "sl_1").active  # doctest: +SKIP
+        >>> stale = demo["share_link_ids"]["stale-2"]
+        >>> client.sites.deactivate_share_link(org_id, site_id, stale).active
         False
         """
         return self.update_share_link(org_id, site_id, share_link_id, active=False)
@@ -465,7 +484,8 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> client.sites.delete_share_link("org_1", "site_1", "sl_1")  # doctest: +SKIP
+        >>> link = client.sites.create_share_link(org_id, site_id, name="One-off")
+        >>> client.sites.delete_share_link(org_id, site_id, link.id)
         True
         """
         path = _link_path(org_id, site_id, share_link_id)
@@ -499,8 +519,8 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> auth = client.sites.publishing_auth("org_1", "site_1")  # doctest: +SKIP
-        >>> auth.backend, auth.private_key  # doctest: +SKIP
+        >>> auth = client.sites.publishing_auth(org_id, demo["sites"]["visitor-auth"])
+        >>> auth.backend, auth.private_key
         ('custom', SiteSecret('********'))
         """
         data = self._get(_site_path(org_id, site_id, "publishing", "auth"))
@@ -531,7 +551,9 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> client.sites.users("org_1", "site_1")  # doctest: +SKIP
+        >>> users = client.sites.users(org_id, demo["sites"]["public"])
+        >>> list(users.columns)
+        ['site_id', 'user_id', 'display_name', 'email', 'role']
         """
         return self._grant_frame("users", (org_id, site_id))
 
@@ -555,7 +577,9 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> client.sites.teams("org_1", "site_1")  # doctest: +SKIP
+        >>> teams = client.sites.teams(org_id, demo["sites"]["public"])
+        >>> list(teams.columns)
+        ['site_id', 'team_id', 'title', 'members', 'role']
         """
         return self._grant_frame("teams", (org_id, site_id))
 
@@ -578,7 +602,9 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> client.sites.set_user_role("org_1", "site_1", "u_1", "edit")  # doctest: +SKIP
+        >>> client.sites.set_user_role(org_id, site_id, user_id, "edit")
+        >>> client.sites.users(org_id, site_id).set_index("user_id").role[user_id]
+        'edit'
         """
         self._set_grant_role("users", (org_id, site_id), user_id, role)
 
@@ -601,7 +627,9 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> client.sites.set_team_role("org_1", "site_1", "tm_1", "read")  # doctest: +SKIP
+        >>> client.sites.set_team_role(org_id, site_id, team_id, "read")
+        >>> client.sites.teams(org_id, site_id).set_index("team_id").role[team_id]
+        'read'
         """
         self._set_grant_role("teams", (org_id, site_id), team_id, role)
 
@@ -625,7 +653,8 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> client.sites.remove_user("org_1", "site_1", "u_1")  # doctest: +SKIP
+        >>> client.sites.set_user_role(org_id, site_id, user_id, "read")
+        >>> client.sites.remove_user(org_id, site_id, user_id)
         True
         """
         return self._remove_grant("users", (org_id, site_id), user_id)
@@ -650,7 +679,8 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> client.sites.remove_team("org_1", "site_1", "tm_1")  # doctest: +SKIP
+        >>> client.sites.set_team_role(org_id, site_id, team_id, "read")
+        >>> client.sites.remove_team(org_id, site_id, team_id)
         True
         """
         return self._remove_grant("teams", (org_id, site_id), team_id)

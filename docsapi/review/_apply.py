@@ -259,7 +259,11 @@ def apply_plan(
 
     Examples
     --------
-    >>> apply_plan(client, plan)                            # doctest: +SKIP
+    >>> review.decide({"finding": "former_member"}, "revoke") > 0
+    True
+    >>> results = apply_plan(client, review.plan(), progress=False)
+    >>> set(results.outcome)
+    {'removed'}
     """
     check_plan(plan)
     done = done_calls(results)

@@ -168,7 +168,8 @@ def write_excel(review: ReviewRecord, path: str | os.PathLike[str]) -> Path:
 
     Examples
     --------
-    >>> review.to_excel("review-2026-Q4.xlsx")               # doctest: +SKIP
+    >>> review.to_excel("review-2026-Q4.xlsx")
+    PosixPath('review-2026-Q4.xlsx')
     """
     target = excel_target(path)
     tables = evidence_tables(review)
@@ -258,7 +259,8 @@ def write_html(review: ReviewRecord, path: str | os.PathLike[str]) -> Path:
 
     Examples
     --------
-    >>> review.to_html("review-2026-Q4.html")                # doctest: +SKIP
+    >>> review.to_html("review-2026-Q4.html")
+    PosixPath('review-2026-Q4.html')
     """
     target = write_page(path, render_html(review))
     _seal(target, review)
@@ -296,7 +298,8 @@ def check_evidence_file(path: str | os.PathLike[str]) -> Verdict:
 
     Examples
     --------
-    >>> check_evidence_file("review-2026-Q4.xlsx").ok         # doctest: +SKIP
+    >>> evidence = review.to_excel("review-2026-Q4.xlsx")
+    >>> check_evidence_file(evidence).ok
     True
     """
     target = Path(path)

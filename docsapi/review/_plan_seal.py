@@ -322,7 +322,11 @@ def check_plan_file(
 
     Examples
     --------
-    >>> check_plan_file("plan.json").problems                # doctest: +SKIP
+    >>> review.decide({"finding": "former_member"}, "revoke") > 0
+    True
+    >>> _ = review.save("reviews/2026-Q3")  # the snapshot the plan comes from
+    >>> review.sign_off("Grace Owner")
+    >>> check_plan_file(review.save_plan("plan.json")).problems
     ()
     """
     plan = read_plan(path)

@@ -51,7 +51,8 @@ def verify(
 
     Examples
     --------
-    >>> verify("reviews/2026-Q3").ok                          # doctest: +SKIP
+    >>> folder = audit.save("reviews/2026-Q3")
+    >>> verify(folder).ok
     True
     """
     target = output_path(path, "path")

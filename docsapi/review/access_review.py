@@ -3,13 +3,19 @@ out, applying it, and the evidence.
 
 Examples
 --------
->>> review = docsapi.AccessReview(audit, reviewer="Ada Cerf", client=client)  # doctest: +SKIP
->>> review.decide({"finding": "former_member"}, "revoke", comment="left in May")  # doctest: +SKIP
->>> review.plan()                                           # doctest: +SKIP
->>> review.apply(dry_run=True)                              # doctest: +SKIP
->>> review.apply()                                          # doctest: +SKIP
->>> review.save()                                           # doctest: +SKIP
->>> review.to_html("review.html")                           # doctest: +SKIP
+>>> review = docsapi.AccessReview(audit, reviewer="Ada Cerf", client=client)
+>>> review.decide({"finding": "former_member"}, "revoke", comment="left in May") > 0
+True
+>>> "removeUserFromSpace" in set(review.plan().operation)  # the calls to carry them out
+True
+>>> review.apply(dry_run=True).action.unique().tolist()
+['would send']
+>>> set(review.apply(progress=False).status)
+{'done'}
+>>> review.save("reviews/2026-Q4")  # the audit's snapshot, with the decisions and results
+PosixPath('reviews/2026-Q4')
+>>> review.to_html("review.html")
+PosixPath('review.html')
 """
 
 from __future__ import annotations
@@ -175,7 +181,10 @@ class AccessReview:
 
         Examples
         --------
-        >>> review.select(path="team", role=["admin", "create"])   # doctest: +SKIP
+        >>> through_teams = review.select(path="team", role=["admin", "create"])
+        >>> guests_writing = review.select(finding="guest_write")
+        >>> guest_id in set(guests_writing.user_id)
+        True
         """
         return _decisions.select(
             self.decisions, space=space, user=user, role=role, path=path, finding=finding
@@ -216,8 +225,10 @@ class AccessReview:
 
         Examples
         --------
-        >>> review.decide({"finding": "former_member"}, "revoke", comment="left")  # doctest: +SKIP
-        2
+        >>> review.decide({"finding": "former_member"}, "revoke", comment="left") > 0
+        True
+        >>> review.decide({"user": guest_id, "space": space_id}, "lower", lower_to="read")
+        1
         """
         return _decisions.decide(
             self.decisions,
@@ -253,7 +264,13 @@ class AccessReview:
 
         Examples
         --------
-        >>> review.plan()[["operation", "path", "also_revokes_count"]]  # doctest: +SKIP
+        >>> review.decide({"finding": "former_member"}, "revoke") > 0
+        True
+        >>> plan = review.plan()
+        >>> list(plan.columns)[:5]
+        ['call_id', 'step', 'operation', 'method', 'path']
+        >>> int(plan.also_revokes_count.sum())  # no one else loses access
+        0
         """
         return build_plan(self.audit, self.decisions, self.team_change)[0]
 
@@ -290,7 +307,10 @@ class AccessReview:
 
         Examples
         --------
-        >>> review.sign_off("Grace Owner"); review.save_plan("plan.json")  # doctest: +SKIP
+        >>> review.decide({"finding": "former_member"}, "revoke") > 0
+        True
+        >>> review.sign_off("Grace Owner")
+        >>> review.save_plan("plan.json")
         PosixPath('plan.json')
         """
         plan = self.plan()
@@ -342,8 +362,14 @@ class AccessReview:
 
         Examples
         --------
-        >>> review.apply(dry_run=True)                      # doctest: +SKIP
-        >>> review.apply()                                  # doctest: +SKIP
+        >>> review.decide({"finding": "former_member"}, "revoke") > 0
+        True
+        >>> review.apply(dry_run=True).action.unique().tolist()  # what it would send
+        ['would send']
+        >>> set(review.apply(progress=False).status)
+        {'done'}
+        >>> review.complete
+        True
         """
         plan = self.plan()
         if dry_run:

@@ -81,7 +81,9 @@ class ReviewPanel(FormBase):
 
     Examples
     --------
-    >>> review.panel()                                       # doctest: +SKIP
+    >>> panel = review.panel()  # a cell's last line shows it
+    >>> type(panel).__name__
+    'ReviewPanel'
     """
 
     heading = "Access review"

@@ -75,8 +75,11 @@ class ChangeControls:
 
         Examples
         --------
-        >>> with Sandbox() as sb:                          # doctest: +SKIP
-        ...     sb.grant(sb.demo["space_ids"][0], sb.demo["guest_ids"][1], "edit")
+        >>> sandbox.grant(space_id, user_id, "edit")  # returns the role held before: none
+        >>> client.permissions.users(space_id).set_index("user_id").role[user_id]
+        'edit'
+        >>> sandbox.grant(space_id, user_id, "read")
+        'edit'
         """
         if role is not None and role not in MEMBER_ROLES:
             raise ValueError(f"role must be one of {', '.join(MEMBER_ROLES)} or None; got {role!r}")

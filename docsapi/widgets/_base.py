@@ -479,8 +479,11 @@ class FormBase(widgets.VBox):
 
         Examples
         --------
-        >>> form.load()  # doctest: +SKIP
-        >>> form.status  # doctest: +SKIP
+        >>> from docsapi.widgets import SpaceSettingsForm
+        >>> form = SpaceSettingsForm(client, space_id)
+        >>> form.load().id == space_id  # the space, as read
+        True
+        >>> form.status
         'Loaded the current values.'
         """
         ok, loaded = self._run(self._fetch, doing="Loading", raise_errors=raise_errors)
@@ -693,11 +696,15 @@ class FieldForm(FormBase):
 
         Examples
         --------
-        >>> form.title_text.value = "Handbook"  # doctest: +SKIP
-        >>> form.save().title  # doctest: +SKIP
+        >>> from docsapi.widgets import SpaceSettingsForm
+        >>> form = SpaceSettingsForm(client, space_id)
+        >>> form.load().title
+        'Onboarding handbook'
+        >>> form.title_text.value = "Handbook"
+        >>> form.save().title
         'Handbook'
-        >>> form.save()  # nothing changed since  # doctest: +SKIP
-        >>> form.status  # doctest: +SKIP
+        >>> form.save()  # nothing changed since
+        >>> form.status
         'Nothing to save: no field was changed.'
         """
         for field in self._fields:

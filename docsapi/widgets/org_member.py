@@ -86,12 +86,13 @@ class OrgMemberForm(FormBase):
     Examples
     --------
     >>> from docsapi.widgets import OrgMemberForm
-    >>> form = OrgMemberForm(client, "org_1", "u_1")  # doctest: +SKIP
-    >>> form.load()  # or display(form): it loads when shown  # doctest: +SKIP
-    >>> form.role_dropdown.value = "read"  # doctest: +SKIP
-    >>> form.change_role_button.click()  # doctest: +SKIP
-    >>> form.status  # doctest: +SKIP
-    'Role of Ada Lovelace changed from edit to read.'
+    >>> form = OrgMemberForm(client, org_id, user_id)
+    >>> form.load().role  # or display(form): it loads when shown
+    'read'
+    >>> form.role_dropdown.value = "comment"
+    >>> form.change_role_button.click()
+    >>> form.status  # doctest: +ELLIPSIS
+    'Role of ... changed from read to comment.'
     """
 
     heading = "Organization member"
@@ -246,8 +247,12 @@ class OrgMemberForm(FormBase):
 
         Examples
         --------
-        >>> form.change_role("comment").role  # doctest: +SKIP
-        'comment'
+        >>> form = OrgMemberForm(client, org_id, user_id)
+        >>> before = form.load().role
+        >>> form.change_role("create").role
+        'create'
+        >>> form.change_role(before).role == before  # as it was
+        True
         """
         wanted = role_value(self.role_dropdown.value) if isinstance(role, NotGiven) else role
         try:
@@ -318,8 +323,13 @@ class OrgMemberForm(FormBase):
 
         Examples
         --------
-        >>> form.arm_removal()  # doctest: +SKIP
-        >>> form.confirm_button.click()  # removes  # doctest: +SKIP
+        >>> form = OrgMemberForm(client, org_id, demo["disabled_member_ids"][0])
+        >>> form.load().disabled
+        True
+        >>> form.arm_removal()
+        >>> form.confirm_button.click()  # removes
+        >>> form.removed
+        True
         """
         go_on, warning = self._admin_check(
             {"removed": [self.user_id]}, not_done="Not removed", raise_errors=False
@@ -370,8 +380,9 @@ class OrgMemberForm(FormBase):
 
         Examples
         --------
-        >>> form.remove()  # doctest: +SKIP
-        True
+        >>> form = OrgMemberForm(client, org_id, demo["former_member_ids"][0])
+        >>> form.remove()  # no longer a member: nothing to remove
+        False
         """
         self._confirm.disarm()
         if self.member is not None and not self.removed:

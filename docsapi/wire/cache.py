@@ -385,8 +385,12 @@ class ResponseCache:
 
         Examples
         --------
-        >>> client.cache.clear()  # doctest: +SKIP
-        >>> client.cache.entries  # doctest: +SKIP
+        >>> cached = sandbox.client(cache="http-cache.sqlite")  # answers kept in this file
+        >>> members = cached.orgs.members(org_id)
+        >>> cached.cache.entries > 0
+        True
+        >>> cached.cache.clear()
+        >>> cached.cache.entries
         0
         """
         with self._lock:

@@ -81,8 +81,10 @@ def diff_audits(previous: AuditView, current: AuditView) -> AccessDiff:
 
     Examples
     --------
-    >>> changes = audit.diff(docsapi.load_audit("snapshots/org/20260801T000000Z"))  # doctest: +SKIP
-    >>> changes.summary                                      # doctest: +SKIP
-    >>> changes.granted[changes.granted.role_after >= "edit"]  # doctest: +SKIP
+    >>> last_quarter = docsapi.load_audit(previous.save("snapshots/2026-Q3"))
+    >>> changes = audit.diff(last_quarter)
+    >>> writers = changes.granted[changes.granted.role_after >= "edit"]
+    >>> writers[["space_id", "user_id"]].values.tolist() == [[space_id, guest_id]]
+    True
     """
     return compare(previous, current, AccessDiff)

@@ -563,8 +563,9 @@ def compare(previous: AuditView, current: AuditView, kind: type[C]) -> C:
 
     Examples
     --------
-    >>> changes = compare(previous_audit, audit, Changes)    # doctest: +SKIP
-    >>> changes.count("granted")                             # doctest: +SKIP
+    >>> changes = compare(previous, audit, Changes)  # the guest was given edit since
+    >>> changes.count("granted")
+    1
     """
     previous, current = check_audit(previous, "previous"), check_audit(current, "current")
     if previous.org_id != current.org_id:

@@ -298,7 +298,7 @@ def write_html(audit: AuditView, path: str | os.PathLike[str]) -> Path:
 
     Examples
     --------
-    >>> audit.to_html("audit-report.html")                      # doctest: +SKIP
+    >>> audit.to_html("audit-report.html")
     PosixPath('audit-report.html')
     """
     return write_page(path, render_html(audit))

@@ -114,7 +114,7 @@ class AdNetworkSandbox:
 
         Examples
         --------
-        >>> with AdNetworkSandbox() as ans:                        # doctest: +SKIP
+        >>> with AdNetworkSandbox() as ans:
         ...     ans.client().get("affiliate", 1001)["id"]
         1001
         """
