@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final, Literal
 
 from docsapi.core.checks import check_entity_id, require_any
@@ -180,11 +180,13 @@ class ResourceGroup:
         *,
         key: tuple[str, ...] = ("id",),
         limit: int = PAGE_SIZE,
+        counted: Callable[[int], object] | None = None,
     ) -> list[dict[str, Any]]:
         """Every item of a List endpoint, each a JSON object, each id once.
 
         ``key`` says where an item's id is (``("user", "id")`` for a member): a server
         whose pages shift while the list changes may repeat an item, which is kept once.
+        ``counted`` is called with 1 for each item (a progress bar's ``update``).
 
         Raises
         ------
@@ -198,6 +200,8 @@ class ResourceGroup:
                     f"GET {path}: a list item is {type(item).__name__}, not a JSON object"
                 )
             items.append(item)
+            if counted is not None:
+                counted(1)
         return items
 
     def __repr__(self) -> str:

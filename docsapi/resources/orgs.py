@@ -444,6 +444,7 @@ class Orgs(TeamMethods):
         action: str | None = None,
         actor_id: str | None = None,
         target_id: str | None = None,
+        progress: bool = False,
     ) -> pd.DataFrame:
         """List the organization's audit log, newest first (all pages are fetched).
 
@@ -459,7 +460,12 @@ class Orgs(TeamMethods):
         action : str, optional
             Keep one action, e.g. ``"member.role.update"``.
         actor_id, target_id : str, optional
-            Keep the events of one actor (a user id) or about one target (any id).
+            Keep the events of one actor (a user id) or about one target (its stable id, as
+            the log writes it: a space's id, or ``<space id>/user/<user id>`` for a
+            permission in the sandbox).
+        progress : bool
+            Show a progress bar ("Reading the audit log") counting the events read: the
+            log is read 100 events a page, the API's largest.
 
         Returns
         -------
@@ -499,6 +505,12 @@ class Orgs(TeamMethods):
         if actor_id is not None:
             params["actor"] = check_id(actor_id, "actor_id")
         if target_id is not None:
-            params["target"] = check_id(target_id, "target_id")
-        items = self._items(api_path("orgs", org_id, "audit-events"), params)
+            params["target"] = check_text(
+                target_id, "target_id", min_length=1, max_length=3 * MAX_ID_LENGTH
+            )
+        path = api_path("orgs", org_id, "audit-events")
+        from tqdm.auto import tqdm  # type: ignore[import-untyped]
+
+        with tqdm(desc="Reading the audit log", unit="event", disable=not progress) as bar:
+            items = self._items(path, params, counted=bar.update)
         return frames.audit_events(org_id, items)

@@ -35,6 +35,13 @@ def _site_reply(ctx: Ctx, record: Record) -> Reply:
     return Reply(200, render_access.site(ctx.store, ctx.credential, record, ctx.api_base))
 
 
+#: Site settings whose changes have an action of their own (others: ``site.update``).
+_SITE_ACTIONS = {
+    "visibility": "site.visibility.update",
+    "defaultLevel": "site.default-level.update",
+}
+
+
 def _event(ctx: Ctx, record: Record, action: str, label: str) -> None:
     changes.site_event(ctx.store, ctx.credential, record, action, label)
 
@@ -103,7 +110,7 @@ def update_site(ctx: Ctx, org_id: str, site_id: str) -> Reply:
         if record[key] != value:
             label = f"{record['title']}: {key} -> {value}"
             record[key] = value
-            action = "site.visibility.update" if key == "visibility" else "site.update"
+            action = _SITE_ACTIONS.get(key, "site.update")
             _event(ctx, record, action, label)
     if record["visibility"] == "visitor-auth" and site_id not in ctx.state.site_auth:
         # Visitors authenticate from now on: the site gets its signing key, as on the platform.
@@ -202,7 +209,7 @@ def delete_share_link(ctx: Ctx, org_id: str, site_id: str, link_id: str) -> Repl
     link = ctx.state.share_links[site_id].pop(link_id, None)
     if link is None:
         return no_content(204)
-    _event(ctx, record, "site.share-link.delete", f"{record['title']}: {link['name']}")
+    changes.share_link_event(ctx.store, ctx.credential, record, link, "site.share-link.delete")
     return no_content(205)
 
 
