@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from docsapi.core.checks import MAX_ID_LENGTH, check_entity_id, check_id, check_role, check_text
+from docsapi.core.checks import (
+    MAX_ID_LENGTH,
+    check_entity_id,
+    check_id,
+    check_moment,
+    check_role,
+    check_text,
+)
 from docsapi.errors import ValidationError
 from docsapi.models import InviteLink, Organization, OrganizationMember
 from docsapi.resources._base import api_path, was_removed
@@ -37,42 +44,7 @@ def _instant(value: Any, argument: str) -> str:
     >>> _instant("2025-01-31T13:00:00+01:00", "since")
     '2025-01-31T12:00:00Z'
     """
-    return _moment(value, argument).replace(tzinfo=None).isoformat() + "Z"
-
-
-def _moment(value: Any, argument: str) -> datetime:
-    """:func:`_instant`'s moment as an aware datetime in UTC."""
-    if isinstance(value, str):
-        check_text(value, argument, min_length=1)
-        try:
-            moment = datetime.fromisoformat(value)
-        except ValueError:
-            raise ValidationError(
-                argument,
-                f"must be an ISO 8601 date-time such as '2025-01-31T12:00:00Z', got {value!r}",
-            ) from None
-    elif isinstance(value, datetime):
-        moment = value
-    else:
-        raise ValidationError(
-            argument,
-            "must be a datetime with a time zone or an ISO 8601 string, got "
-            + type(value).__name__,
-        )
-    if moment.tzinfo is None or moment.utcoffset() is None:
-        raise ValidationError(
-            argument,
-            "has no time zone, so the moment it means depends on where the code runs: pass "
-            "an aware datetime such as datetime(2025, 1, 31, tzinfo=UTC) or a string with an "
-            "offset such as '2025-01-31T12:00:00Z'",
-        )
-    try:
-        return moment.astimezone(UTC)
-    except OverflowError:
-        raise ValidationError(
-            argument,
-            f"is out of range: {moment.isoformat()} is not a moment of years 1 to 9999 in UTC",
-        ) from None
+    return check_moment(value, argument).replace(tzinfo=None).isoformat() + "Z"
 
 
 class Orgs(TeamMethods):
@@ -497,7 +469,7 @@ class Orgs(TeamMethods):
         if (
             since is not None
             and until is not None
-            and _moment(since, "since") > _moment(until, "until")
+            and check_moment(since, "since") > check_moment(until, "until")
         ):
             raise ValidationError("since, until", "since must not be after until")
         if action is not None:

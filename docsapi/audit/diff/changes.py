@@ -70,7 +70,7 @@ PATH_CHANGE_COLUMNS = [
     "space_title",
     "user_id",
     "display_name",
-    *PATH_COLUMNS[2:],  # kind, source, source_name, collection_id, team_id, role
+    *PATH_COLUMNS[2:8],  # kind, source, source_name, collection_id, team_id, role
     "complete",
 ]
 #: The kinds of change, in the order of :attr:`AccessDiff.summary`.

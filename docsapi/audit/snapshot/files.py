@@ -51,8 +51,10 @@ MANIFEST = "snapshot.json"
 #: What ``snapshot.json`` says it describes.
 FORMAT = "docsapi.audit-snapshot"
 #: The snapshot format this docsapi writes. Any change to what a snapshot holds (a table, a
-#: column, a dtype, a key of ``snapshot.json``) raises it.
-FORMAT_VERSION = 1
+#: column, a dtype, a key of ``snapshot.json``) raises it. Format 2 added the audit log
+#: (``data/events``, ``events_since`` in ``crawl``) and provenance (``audit/provenance`` and
+#: the provenance columns of grants, paths and findings).
+FORMAT_VERSION = 2
 #: The oldest format this docsapi still reads.
 OLDEST_FORMAT_VERSION = 1
 #: The largest ``snapshot.json`` read (docsapi writes a few kilobytes).
