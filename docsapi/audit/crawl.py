@@ -409,7 +409,7 @@ def crawl_organization(
         share_links=frames.share_links(*tables.site_records["share_links"]),
         invite_links=invite_links,
         aggregate=tables.aggregate.frame(),
-        events=events,
+        events=conform("events") if events is None else events,
         events_since=events_since,
         errors=pd.DataFrame(tables.errors),
     )

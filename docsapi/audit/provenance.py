@@ -40,6 +40,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -193,6 +194,13 @@ def event_keys(events: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return keys, removal
 
 
+def _unless(removed: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``values`` with None where ``removed``."""
+    result = values.copy()
+    result[removed] = None
+    return result
+
+
 def _day(moment: pd.Timestamp) -> str:
     return f"{moment:%Y-%m-%d}"
 
@@ -284,13 +292,11 @@ class Provenance:
         ]
         table = pd.DataFrame(
             {
-                "granted_by": np.where(removed, None, who.to_numpy(dtype=object)),
-                "granted_by_id": np.where(
-                    removed, None, latest["actor_id"].astype(object).to_numpy()
-                ),
+                "granted_by": _unless(removed, who.to_numpy(dtype=object)),
+                "granted_by_id": _unless(removed, latest["actor_id"].astype(object).to_numpy()),
                 "granted_at": when.where(~removed).to_numpy(),
-                "granted_via": np.where(removed, None, latest["source"].astype(object).to_numpy()),
-                "event_id": np.where(removed, None, latest["id"].astype(object).to_numpy()),
+                "granted_via": _unless(removed, latest["source"].astype(object).to_numpy()),
+                "event_id": _unless(removed, latest["id"].astype(object).to_numpy()),
                 "provenance": text,
                 "action": latest["action"].astype(object).to_numpy(),
             },
@@ -307,13 +313,13 @@ class Provenance:
         found = index.get_indexer(pd.Index(list(keys), dtype=object))
         return np.where(found < 0, len(index), found)
 
-    def columns(self, positions: np.ndarray, *, large: bool = False) -> dict[str, object]:
+    def columns(self, positions: np.ndarray, *, large: bool = False) -> dict[str, Any]:
         """The :data:`PROVENANCE_COLUMNS` at rows ``positions`` of :attr:`_latest`.
 
         ``large``: text as categoricals (each distinct value stored once), for big tables.
         """
         latest = self._latest
-        result: dict[str, object] = {}
+        result: dict[str, Any] = {}
         for column in PROVENANCE_COLUMNS:
             values = latest[column]
             if column == "granted_at":

@@ -914,6 +914,7 @@ def evaluate_rules(ctx: RuleContext, thresholds: AuditThresholds) -> pd.DataFram
     for column in FINDING_COLUMNS[1:]:
         if column not in PROVENANCE_COLUMNS:
             findings[column] = findings[column].astype(STRING)
+    made: dict[str, Any]
     if ctx.provenance is None:
         made = {c: pd.array([None] * len(findings), dtype=STRING) for c in PROVENANCE_COLUMNS}
         made["granted_at"] = pd.array([pd.NaT] * len(findings), dtype="datetime64[ns, UTC]")
@@ -946,10 +947,10 @@ def _finding_doors(ctx: RuleContext, findings: pd.DataFrame) -> list[str | None]
     for row, (kind, target, who, who_id, space) in enumerate(
         zip(
             *(
-                findings[column].to_numpy(dtype=object, na_value=None)
+                _objects(findings[column])
                 for column in ("target_type", "target_id", "principal_type", "principal_id")
             ),
-            findings["space_id"].to_numpy(dtype=object, na_value=None),
+            _objects(findings["space_id"]),
             strict=True,
         )
     ):  # one per finding: few
@@ -969,6 +970,11 @@ def _finding_doors(ctx: RuleContext, findings: pd.DataFrame) -> list[str | None]
     for row, door in _best_path_doors(ctx, reached).items():
         doors[row] = door
     return doors
+
+
+def _objects(column: pd.Series) -> list[object]:
+    """The values of a column as Python objects, missing ones as None."""
+    return [None if pd.isna(value) else value for value in column.astype(object)]
 
 
 def _best_path_doors(ctx: RuleContext, pairs: dict[int, tuple[str, str]]) -> dict[int, str]:

@@ -26,7 +26,7 @@ from docsapi.audit.report.page import (
     plain,
     write_page,
 )
-from docsapi.audit.report.plots import plot_audit
+from docsapi.audit.report.plots import plot_audit, timeline_counts
 from docsapi.audit.report.tables import interactive_table, script_element, source_labels
 from docsapi.audit.report.tables import text as _text
 from docsapi.audit.view import AuditView
@@ -50,9 +50,10 @@ _CHART_TITLES = {
     "grants_per_space": "Grants per space",
     "access_paths": "How users reach spaces",
     "exposure": "Spaces readable without an account",
+    "timeline": "Permission changes over time",
 }
 #: Charts drawn in their own sections rather than under "Charts".
-_SECTION_CHARTS = ("access_paths", "exposure")
+_SECTION_CHARTS = ("access_paths", "exposure", "timeline")
 
 
 def _cards(audit: AuditView) -> str:
@@ -124,6 +125,19 @@ def _exposure_section(audit: AuditView, chart: str) -> str:
     )
 
 
+def _history_section(audit: AuditView, chart: str) -> str:
+    log = audit.coverage[audit.coverage["item"] == "audit log read"]
+    detail = str(log["detail"].iloc[0]) if len(log) else "not read."
+    return (
+        "<p>Who made each access setting and when, from the organization's audit log "
+        f"({_text(detail.rstrip('.'))}). A setting no event of the log explains reads "
+        "<q>before</q> the log's first date: it is older than the log, never guessed.</p>"
+        f"{chart}"
+        f"{_section('Who made each access setting', audit.provenance)}"
+        f"{_section('The audit log as read', audit.events)}"
+    )
+
+
 def _names(audit: AuditView) -> tuple[dict[str, str], dict[str, str]]:
     """Space titles and user names by id, from every table of the crawl that has them."""
     data = audit.data
@@ -172,8 +186,8 @@ def paths_view(audit: AuditView) -> pd.DataFrame:
     -------
     DataFrame
         One row per path, in the order of ``audit.paths``: ``space_title``, ``space_id``,
-        ``display_name``, ``user_id``, ``kind``, ``source`` (``team:Marketing (<id>)``) and
-        ``role``.
+        ``display_name``, ``user_id``, ``kind``, ``source`` (``team:Marketing (<id>)``),
+        ``role``, and who opened it, when: ``granted_by``, ``granted_at``, ``provenance``.
     """
     data = audit.data
     spaces, users = _names(audit)
@@ -187,6 +201,9 @@ def paths_view(audit: AuditView) -> pd.DataFrame:
             "kind": paths["kind"],
             "source": source_labels(paths["source"], data.teams, data.collections),
             "role": paths["role"],
+            "granted_by": paths["granted_by"],
+            "granted_at": paths["granted_at"],
+            "provenance": paths["provenance"],
         }
     )
 
@@ -245,6 +262,8 @@ highest role over their paths.</p>
 {_section("Every path from a user to a space", paths_view(audit))}
 <h2>Exposure</h2>
 {_exposure_section(audit, images.get("exposure", ""))}
+<h2>History</h2>
+{_history_section(audit, images.get("timeline", ""))}
 <h2>Charts</h2>
 {charts}
 <h2>Tables</h2>
@@ -311,7 +330,9 @@ def _export_tables(audit: AuditView, *, excel: bool = False) -> dict[str, pd.Dat
 
 
 def write_excel(audit: AuditView, path: str | os.PathLike[str]) -> Path:
-    """Write one worksheet per table of :meth:`~docsapi.audit.PermissionAudit.tables`.
+    """Write one worksheet per table of :meth:`~docsapi.audit.PermissionAudit.tables`, and
+    a ``timeline`` sheet of permission changes per month with its chart (when the audit log
+    was read).
 
     Each sheet keeps its header row in view (frozen panes) and has an autofilter over its
     header and data, so every column can be filtered and sorted in Excel.
@@ -340,7 +361,32 @@ def write_excel(audit: AuditView, path: str | os.PathLike[str]) -> Path:
             sheet = writer.sheets[name]
             sheet.auto_filter.ref = sheet.dimensions  # a filter menu on every column
             fit_columns(sheet)
+        _timeline_sheet(audit, writer)
     return target
+
+
+def _timeline_sheet(audit: AuditView, writer: pd.ExcelWriter) -> None:
+    """A ``timeline`` sheet: changes of access per month by action, drawn as stacked bars."""
+    from openpyxl.chart import BarChart, Reference
+
+    counts = timeline_counts(audit.events, freq="M", by="action")
+    if counts.empty:
+        return
+    table = counts.set_axis([f"{day:%Y-%m}" for day in counts.index]).rename_axis("month")
+    table.reset_index().to_excel(writer, sheet_name="timeline", index=False)
+    sheet = writer.sheets["timeline"]
+    fit_columns(sheet)
+    chart = BarChart()
+    chart.type, chart.grouping, chart.overlap = "col", "stacked", 100
+    chart.title = "Permission changes per month, by action"
+    chart.y_axis.title = "changes"
+    rows, columns = len(table) + 1, table.shape[1] + 1
+    chart.add_data(
+        Reference(sheet, min_col=2, max_col=columns, min_row=1, max_row=rows), titles_from_data=True
+    )
+    chart.set_categories(Reference(sheet, min_col=1, min_row=2, max_row=rows))
+    chart.width, chart.height = 20, 10
+    sheet.add_chart(chart, f"A{rows + 2}")
 
 
 def write_csv(audit: AuditView, folder: str | os.PathLike[str]) -> list[Path]:
