@@ -559,7 +559,7 @@ def _log_start(
     if events_since is None:
         if previous is not None:
             return pd.Timestamp(previous.generated_at) - _OVERLAP
-        return now - EVENT_WINDOW
+        return (now - EVENT_WINDOW).floor("D")  # one address a day: a cache can answer it
     if isinstance(events_since, timedelta):
         if events_since <= timedelta(0):
             raise ValidationError(

@@ -22,8 +22,8 @@ target type and id                       setting
 ``user`` ``<id>``, action ``member.*``   the member's organization role
 ``space`` / ``collection`` / ``site``,   the default level
 action ``*.default-level.*``
-``site``, action ``site.publish`` /      the site's publication
-``site.unpublish``
+``site``, action ``site.publish`` /      the site's publication (``*.visibility.*``:
+``site.unpublish``                       its audience)
 ``share-link`` ``<id>``                  the share link
 ``invite`` ``<id>``                      the invite link
 ``team-member`` ``<team>/<user>``        the membership
@@ -152,6 +152,8 @@ def _key(action: str, target_type: str, target_id: str) -> str | None:
         return f"default-level|{target_type}|{target_id}"
     if target_type == "site" and action in ("site.publish", "site.unpublish"):
         return f"published|{target_id}"
+    if target_type == "site" and ".visibility." in action:
+        return f"visibility|{target_id}"
     if target_type == "share-link":
         return f"share-link|{target_id}"
     if target_type == "invite":
@@ -260,14 +262,14 @@ class Provenance:
 
     @cached_property
     def _latest(self) -> pd.DataFrame:
-        """The last event on each key at or before the audit, one row per key, indexed by
-        key; its last row (index None) is the fallback of keys without an event."""
+        """The last event on each key, one row per key, indexed by key; its last row (index
+        None) is the fallback of keys without an event.
+
+        Every event read happened before the crawl ended (the log is read during it), so none
+        is dropped by time: ``generated_at`` comes from the server's clock, to the second.
+        """
         log = self.events
-        moment = self.data.generated_at
-        keep = log["key"].notna().to_numpy(dtype=bool) & (log["occurred_at"] <= moment).fillna(
-            False
-        ).to_numpy(dtype=bool)
-        latest = log[keep].drop_duplicates("key")  # newest first: the first is the last event
+        latest = log[log["key"].notna().to_numpy(dtype=bool)].drop_duplicates("key")
         who = (
             latest["actor_label"]
             .astype(object)
