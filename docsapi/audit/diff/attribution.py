@@ -16,6 +16,7 @@ nothing can be told).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -89,7 +90,7 @@ class Attribution:
                 keys.append(f"default-level|collection|{item}")
         return keys
 
-    def path_candidates(self, row: dict[str, object]) -> list[str]:
+    def path_candidates(self, row: dict[str, Any]) -> list[str]:
         """The settings whose change can add or remove one path (a row of ``paths``)."""
         space, user = str(row["space_id"]), str(row["user_id"])
         source = str(row["source"])
@@ -124,7 +125,7 @@ class Attribution:
         return keys
 
     @staticmethod
-    def grant_candidates(row: dict[str, object]) -> list[str]:
+    def grant_candidates(row: dict[str, Any]) -> list[str]:
         """The setting of one permission (a row of ``grants``)."""
         return [
             grant_key(
@@ -136,7 +137,7 @@ class Attribution:
         ]
 
     @staticmethod
-    def exposure_candidates(row: dict[str, object]) -> list[str]:
+    def exposure_candidates(row: dict[str, Any]) -> list[str]:
         """The settings whose change can open or close one way in without an account."""
         keys = []
         if isinstance(row.get("share_link_id"), str):
@@ -146,7 +147,7 @@ class Attribution:
         return keys
 
     # -- the answer ------------------------------------------------------------------------
-    def columns(self, candidates: Iterable[list[str]]) -> dict[str, object]:
+    def columns(self, candidates: Iterable[list[str]]) -> dict[str, Any]:
         """The :data:`ATTRIBUTION_COLUMNS` of changes, each given its candidate settings."""
         events = self._events
         chosen = []
@@ -157,7 +158,7 @@ class Attribution:
         rows = np.asarray(chosen, dtype=np.int64)
         hit = rows >= 0
 
-        def pick(column: str) -> list[object]:
+        def pick(column: str) -> list[Any]:
             values = events[column].astype(object).to_numpy()
             return [values[r] if r >= 0 and not pd.isna(values[r]) else None for r in rows]
 
@@ -186,7 +187,9 @@ class Attribution:
             "exposure": self.exposure_candidates,
         }[kind]
         records = table.astype(object).where(table.notna(), None).to_dict("records")
-        return table.assign(**self.columns(candidates(row) for row in records))
+        return table.assign(
+            **self.columns(candidates({str(k): v for k, v in row.items()}) for row in records)
+        )
 
 
 def _parents(*sides: AuditData) -> dict[str, str]:

@@ -299,14 +299,13 @@ def _by_pair(changed_paths: pd.DataFrame) -> pd.DataFrame:
     def explained(values: pd.Series) -> object:
         return None if values.isna().any() else bool(values.all())
 
-    return (
-        frame.groupby(["space_id", "user_id"], sort=False)
-        .agg(
-            changed_by=("changed_by", lambda v: "; ".join(dict.fromkeys(v.dropna().astype(str)))),
-            changed_at=("changed_at", "max"),
-            explained=("explained", explained),
-        )
-        .replace({"changed_by": {"": None}})
+    def actors(values: pd.Series) -> object:
+        return "; ".join(dict.fromkeys(values.dropna().astype(str))) or None
+
+    return frame.groupby(["space_id", "user_id"], sort=False).agg(
+        changed_by=("changed_by", actors),
+        changed_at=("changed_at", "max"),
+        explained=("explained", explained),
     )
 
 
@@ -610,8 +609,9 @@ class Changes:
             ("exposure removed", self.exposure_removed, _exposure_text),
         ):
             flagged = table[(table["explained"] == False).fillna(False).to_numpy(dtype=bool)]  # noqa: E712
-            for record in flagged.astype(object).where(flagged.notna(), None).to_dict("records"):
-                rows.append({"table": name, "detail": describe(record)})
+            records = flagged.astype(object).where(flagged.notna(), None).to_dict("records")
+            for record in records:
+                rows.append({"table": name, "detail": describe(record)})  # type: ignore[arg-type]
         return pd.DataFrame(rows, columns=["table", "detail"], dtype=STRING)
 
     @property
