@@ -59,7 +59,12 @@ def _write(frame: pd.DataFrame, target: Path, json_columns: tuple[str, ...]) -> 
     return target
 
 
-def _read(target: Path, columns: dict[str, Any], json_columns: tuple[str, ...]) -> pd.DataFrame:
+def _read(
+    target: Path,
+    columns: dict[str, Any],
+    json_columns: tuple[str, ...],
+    optional: tuple[str, ...] = (),
+) -> pd.DataFrame:
     if not target.is_file():
         raise ValidationError("path", f"{target} does not exist")
     try:
@@ -75,6 +80,9 @@ def _read(target: Path, columns: dict[str, Any], json_columns: tuple[str, ...]) 
                     frame[column] = [None if pd.isna(v) else json.loads(v) for v in frame[column]]
     except (ValueError, pd.errors.ParserError) as exc:
         raise ValidationError("path", f"{target} is not a readable file of calls ({exc})") from None
+    for column in optional:  # added later: files written before it lack it
+        if column not in frame.columns:
+            frame[column] = None
     lacking = [c for c in columns if c not in frame.columns]
     if lacking:
         raise ValidationError("path", f"{target} lacks columns {lacking}")
@@ -105,7 +113,7 @@ def read_plan(path: str | os.PathLike[str]) -> pd.DataFrame:
     ValidationError
         When the file is missing, not CSV or JSON, or lacks a plan's columns.
     """
-    return _read(_file(path, "path"), PLAN_COLUMNS, ("body",))
+    return _read(_file(path, "path"), PLAN_COLUMNS, ("body",), optional=("notify",))
 
 
 def write_results(results: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
