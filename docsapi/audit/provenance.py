@@ -325,7 +325,7 @@ class Provenance:
         for column in PROVENANCE_COLUMNS:
             values = latest[column]
             if column == "granted_at":
-                times = pd.to_datetime(values, utc=True).array
+                times = pd.to_datetime(values, utc=True).astype("datetime64[ns, UTC]").array
                 result[column] = times.take(positions) if len(times) else times
             elif large:
                 result[column] = categorical(positions, values.to_numpy(dtype=object))

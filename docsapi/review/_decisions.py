@@ -139,7 +139,9 @@ def _granted(audit: PermissionAudit, accesses: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "granted_by": found["granted_by"].astype(object).to_numpy(),
-            "granted_at": pd.to_datetime(found["granted_at"], utc=True).to_numpy(),
+            "granted_at": pd.to_datetime(found["granted_at"], utc=True)
+            .astype("datetime64[ns, UTC]")
+            .array,
         },
         index=accesses.index,
     )

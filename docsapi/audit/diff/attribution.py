@@ -65,11 +65,16 @@ class Attribution:
 
     @property
     def note(self) -> str | None:
-        """Why changes cannot be attributed, when they cannot."""
-        if self.covered:
-            return None
+        """Why changes cannot be attributed, when the log was read but does not tell (an
+        audit that did not ask for the log has ``explained`` missing, and no note)."""
         since = self.current.data.events_since
-        reach = "was not read" if since is None else f"starts {since:%Y-%m-%d %H:%M} UTC"
+        if self.covered or since is None:
+            return None
+        reach = (
+            "could not be read"
+            if since <= pd.Timestamp(self.previous.generated_at)
+            else (f"starts {since:%Y-%m-%d %H:%M} UTC")
+        )
         return (
             f"The current audit's audit log {reach}, after the previous audit: who made the "
             "changes is not known (explained is missing). Audit with previous=<the earlier "

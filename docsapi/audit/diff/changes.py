@@ -279,7 +279,9 @@ class _Access:
                 name,
                 frame.assign(
                     changed_by=pd.array(found["changed_by"].to_numpy(dtype=object), dtype=STRING),
-                    changed_at=pd.to_datetime(found["changed_at"], utc=True).to_numpy(),
+                    changed_at=pd.to_datetime(found["changed_at"], utc=True)
+                    .astype("datetime64[ns, UTC]")
+                    .array,
                     explained=pd.array(found["explained"].to_numpy(dtype=object), dtype=BOOLEAN),
                 )[ACCESS_CHANGE_COLUMNS],
             )
