@@ -229,7 +229,7 @@ def test_the_timeline_counts_changes_per_month_and_reads_at_800_pixels(sandbox, 
     assert int(monthly.to_numpy().sum()) == len(changes)
     assert set(monthly.columns) == set(changes["actor_label"].astype(str))
     weekly = audit.timeline("W", by="action")
-    assert (weekly.index.dayofweek == 0).all()  # weeks start on Monday
+    assert (weekly.index.day_of_week == 0).all()  # weeks start on Monday
     figure = audit.plot()["timeline"]
     width, _ = figure.get_size_inches()
     assert width * figure.dpi <= 800
