@@ -24,7 +24,9 @@ line naming what could not be seen. ``docsapi diff`` exits 3 likewise when eithe
 is partial (unless ``--allow-partial``), and 2 when a snapshot cannot be loaded.
 ``docsapi review apply PLAN`` exits 0 when every call of the plan is done (or, with
 ``--dry-run``, was shown), 1 when a call failed (it stops there; the same command again
-resumes), 2 when the plan cannot be read or no token is found. Errors are one line on stderr.
+resumes), 2 when the plan cannot be read, no token is found, or the plan would leave the
+organization without an admin or demote the token's own user without
+``--allow-self-demotion`` (nothing is sent). Errors are one line on stderr.
 """
 
 from __future__ import annotations
@@ -230,6 +232,12 @@ def _add_review_parser(commands) -> None:
         help=f"API address (default: {DEFAULT_BASE_URL})",
     )
     apply.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    apply.add_argument(
+        "--allow-self-demotion",
+        action="store_true",
+        help="send a call that takes the admin role from the token's own user (sent last); "
+        "without it such a plan is refused",
+    )
     apply.set_defaults(handler=_run_review)
 
 
@@ -549,7 +557,13 @@ def _run_review(args: argparse.Namespace) -> int:
         if args.dry_run:
             return show_dry_run(args.plan, args.results)
         client = DocsClient(base_url=args.base_url)  # token: GITBOOK_API_TOKEN, then the keyring
-        return run_apply(client, args.plan, args.results, progress=not args.no_progress)
+        return run_apply(
+            client,
+            args.plan,
+            args.results,
+            progress=not args.no_progress,
+            allow_self_demotion=args.allow_self_demotion,
+        )
     except MissingCredentialError as exc:
         raise _Failure(
             f"{exc} Run `docsapi login` or export {TOKEN_VARIABLE}=<token> (an organization "

@@ -108,6 +108,27 @@ def test_usage_problems_exit_2(sandbox, plan_review, capsys, tmp_path, monkeypat
     assert status == 2 and "lacks columns" in err
 
 
+def test_a_plan_demoting_the_token_user_exits_2_unless_allowed(
+    sandbox, plan_review, capsys, tmp_path, token
+):
+    owner = sandbox.demo["owner_id"]
+    decisions = plan_review.decisions
+    own = decisions[(decisions["user_id"] == owner) & (decisions["sources"] == "org-admin")]
+    plan_review.decide(own.head(1), "revoke")
+    plan_file = plan_review.save_plan(tmp_path / "plan.json")
+    args = ["review", "apply", str(plan_file), "--base-url", sandbox.url, "--no-progress"]
+    writes = len([e for e in sandbox.request_log if e[0] != "GET"])
+    status, out, err = run(capsys, *args)
+    assert status == 2
+    assert "takes the admin role" in err and "--allow-self-demotion" in err
+    assert len([e for e in sandbox.request_log if e[0] != "GET"]) == writes
+    status, out, err = run(capsys, *args, "--allow-self-demotion")
+    assert status == 0, err
+    assert out.startswith("warning: this takes the admin role")
+    assert out.count("done    ") == 4 and out.index("PATCH") > out.rindex("DELETE")
+    assert token not in out + err
+
+
 @pytest.mark.parametrize("suffix", [".json", ".csv"])
 def test_plan_files_round_trip_exactly(tmp_path, suffix):
     from pandas.testing import assert_frame_equal

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from docsapi.core.checks import (
@@ -31,6 +32,10 @@ SITE_VISIBILITIES: tuple[str, ...] = ("public", "unlisted", "share-link", "visit
 TITLE_CHARS = (2, 128)
 BASENAME_CHARS = (1, 100)
 MAX_SHARE_LINK_NAME = 50
+#: A proxy origin (``SiteProxyOrigin``): host labels, a top-level domain, one or more path
+#: segments (``\w`` as the description's ECMA pattern reads it: ASCII only).
+_PROXY_ORIGIN = re.compile(r"(?:[A-Za-z0-9_-]+\.)*[A-Za-z0-9_-]+\.[A-Za-z]{2,}(?:/[A-Za-z0-9_-]+)+")
+MAX_PROXY = 512
 
 
 def _site_path(org_id: Any, site_id: Any, *rest: str) -> str:
@@ -42,6 +47,18 @@ def _site_path(org_id: Any, site_id: Any, *rest: str) -> str:
 def _link_path(org_id: Any, site_id: Any, share_link_id: Any) -> str:
     path = _site_path(org_id, site_id, "share-links")
     return path + api_path(check_id(share_link_id, "share_link_id"))
+
+
+def _proxy_origin(value: Any) -> str:
+    """A proxy origin (``SiteProxyOrigin``): a host and a path, without a scheme."""
+    check_text(value, "proxy", min_length=1, max_length=MAX_PROXY)
+    if not _PROXY_ORIGIN.fullmatch(value):
+        raise ValidationError(
+            "proxy",
+            "must be a host and a path without a scheme, such as 'company.com/docs' or "
+            f"'www.company.com/developer/docs'; got {value!r}",
+        )
+    return value
 
 
 def _share_link_name(value: Any) -> str:
@@ -76,8 +93,9 @@ class Sites(GrantMethods):
         -------
         pandas.DataFrame
             org_id, id, title, type, applied_type, visibility, default_level, published,
-            hostname, basename, site_spaces, created_at, last_scan_at, url_published (keys
-            masked), url_app, url_preview, url_location.
+            hostname, basename, proxy, adaptive_content, styleguide_space_id, site_spaces,
+            created_at, last_scan_at, url_published (keys masked), url_app, url_preview,
+            url_location.
 
         Raises
         ------
@@ -126,6 +144,10 @@ class Sites(GrantMethods):
         title: str | NotGiven = NOT_GIVEN,
         default_level: str | NotGiven | None = NOT_GIVEN,
         basename: str | NotGiven = NOT_GIVEN,
+        adaptive_content: bool | NotGiven = NOT_GIVEN,
+        default_site_section: str | NotGiven = NOT_GIVEN,
+        proxy: str | NotGiven | None = NOT_GIVEN,
+        styleguide: str | NotGiven | None = NOT_GIVEN,
     ) -> Site:
         """Change a site's audience or settings; only the arguments given are sent.
 
@@ -143,6 +165,16 @@ class Sites(GrantMethods):
             role, ``"inherit"`` (their organization role) or ``None`` (none).
         basename : str, optional
             The path the site is published under (1 to 100 characters).
+        adaptive_content : bool, optional
+            Turn adaptive content (pages that adapt to each visitor) on or off.
+        default_site_section : str, optional
+            The id of one of the site's sections, to show first (a site space's ``section``).
+        proxy : str or None, optional
+            Serve the site under a path of your own domain: host and path without a scheme,
+            such as ``"company.com/docs"`` (at most 512 characters); ``None`` removes it.
+        styleguide : str or None, optional
+            The id of a style guide space of the organization to attach; ``None`` detaches
+            the current one.
 
         Returns
         -------
@@ -152,7 +184,10 @@ class Sites(GrantMethods):
         Raises
         ------
         ValidationError
-            Nothing to change, or a value breaking its rule.
+            Nothing to change, or a value breaking its rule (nothing is sent).
+        BadRequestError
+            A reference the API refused: no such section of the site, no such style guide
+            space in the organization.
         NotFoundError
             No such site.
         PermissionDeniedError
@@ -161,6 +196,8 @@ class Sites(GrantMethods):
         Examples
         --------
         >>> client.sites.update("org_1", "site_1", visibility="share-link")  # doctest: +SKIP
+        >>> client.sites.update("org_1", "site_1", proxy="company.com/docs").proxy  # doctest: +SKIP
+        'company.com/docs'
         """
         path = _site_path(org_id, site_id)
         body: dict[str, Any] = {}
@@ -174,9 +211,19 @@ class Sites(GrantMethods):
         if basename is not NOT_GIVEN:
             low, high = BASENAME_CHARS
             body["basename"] = check_text(basename, "basename", min_length=low, max_length=high)
+        if adaptive_content is not NOT_GIVEN:
+            body["adaptiveContent"] = {"enabled": check_bool(adaptive_content, "adaptive_content")}
+        if default_site_section is not NOT_GIVEN:
+            body["defaultSiteSection"] = check_id(default_site_section, "default_site_section")
+        if proxy is not NOT_GIVEN:
+            body["proxy"] = None if proxy is None else _proxy_origin(proxy)
+        if styleguide is not NOT_GIVEN:
+            body["styleguide"] = None if styleguide is None else check_id(styleguide, "styleguide")
         if not body:
             raise ValidationError(
-                "update", "give at least one of visibility, title, default_level, basename"
+                "update",
+                "give at least one of visibility, title, default_level, basename, "
+                "adaptive_content, default_site_section, proxy, styleguide",
             )
         return Site.from_api(self._object("PATCH", path, json=body))
 

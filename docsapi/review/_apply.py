@@ -5,15 +5,30 @@
 outcome ``removed``, ``already absent`` — a 204, which counts as done — or ``updated``) or
 ``failed`` (with the HTTP status and the error's message). Calls that earlier results record
 as done are skipped, so running it again after a failure resumes where it stopped.
+
+Before anything is sent, the plan's organization role changes are checked against the
+organization's current admins (:func:`~docsapi.resources.admins.check_admin_changes`): a plan
+that would leave no enabled admin is refused, and one that takes the admin role from the
+token's own user is sent only with ``allow_self_demotion=True`` (then with an
+:class:`~docsapi.errors.AdminRoleWarning`, and that call last: the token can do no admin work
+after it).
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from docsapi.errors import APIStatusError, DocsAPIError, MissingCredentialError, ValidationError
+from docsapi.errors import (
+    AdminRoleWarning,
+    APIStatusError,
+    DocsAPIError,
+    MissingCredentialError,
+    ValidationError,
+)
+from docsapi.resources.admins import check_admin_changes
 from docsapi.review._operations import OPERATIONS, Target
 
 if TYPE_CHECKING:
@@ -38,6 +53,7 @@ RESULT_COLUMNS: dict[str, Any] = {
     "error": _STRING,
 }
 _DONE = "done"
+_ORG_ROLE = "updateMemberInOrganizationById"
 _TARGET_FIELDS = ("org_id", "space_id", "collection_id", "team_id", "user_id", "role")
 
 
@@ -115,12 +131,50 @@ def _progress_bar(total: int, enabled: bool):
     return tqdm(total=total, desc="Applying the plan", unit="call", disable=not enabled)
 
 
+def _check_admins(
+    client: DocsClient, pending: pd.DataFrame, allow_self_demotion: bool
+) -> pd.DataFrame:
+    """Check the pending organization role changes against the admins; the pending calls,
+    the one demoting the token's own user moved last.
+
+    Raises
+    ------
+    ValidationError
+        When they would leave an organization without an enabled admin, or demote the
+        token's own user without ``allow_self_demotion``.
+    """
+    changes = pending[(pending["operation"] == _ORG_ROLE).to_numpy(dtype=bool)]
+    for org_id in changes["org_id"].dropna().unique():
+        calls = changes[(changes["org_id"] == org_id).to_numpy(dtype=bool)]
+        targets = [_target(call) for call in calls.itertuples(index=False)]
+        roles = {t.need("user_id"): t.role for t in targets}
+        check = check_admin_changes(client, str(org_id), roles, argument="plan")
+        if not check.demotes_caller:
+            continue
+        if not allow_self_demotion:
+            raise ValidationError(
+                "allow_self_demotion",
+                f"{check.warning}. Nothing was sent: to send it anyway, apply with "
+                "allow_self_demotion=True (command line: --allow-self-demotion), or apply the "
+                "plan with another admin's token",
+            )
+        warnings.warn(f"{check.warning}; that call is sent last", AdminRoleWarning, stacklevel=3)
+        own = (
+            (pending["operation"] == _ORG_ROLE)
+            & (pending["org_id"] == org_id)
+            & (pending["user_id"] == check.caller_id)
+        ).to_numpy(dtype=bool)
+        pending = pd.concat([pending[~own], pending[own]])
+    return pending
+
+
 def apply_plan(
     client: DocsClient,
     plan: pd.DataFrame,
     results: pd.DataFrame | None = None,
     *,
     progress: bool = True,
+    allow_self_demotion: bool = False,
 ) -> pd.DataFrame:
     """Send the calls of ``plan`` not yet done; the results of this run (one row per call sent).
 
@@ -137,6 +191,9 @@ def apply_plan(
         Results of earlier runs: the calls they record as done are skipped.
     progress : bool
         Show a progress bar.
+    allow_self_demotion : bool
+        Send a call that takes the admin role from the token's own user (last, with an
+        :class:`~docsapi.errors.AdminRoleWarning`); without it such a plan is refused.
 
     Returns
     -------
@@ -149,9 +206,16 @@ def apply_plan(
     Raises
     ------
     ValidationError
-        For a plan that is not one (nothing is sent).
+        For a plan that is not one, that would leave the organization without an enabled
+        admin, or that demotes the token's own user without ``allow_self_demotion``
+        (nothing is sent).
     MissingCredentialError
         When the client has no token (nothing is sent).
+
+    Warns
+    -----
+    AdminRoleWarning
+        When ``allow_self_demotion`` lets a call take the admin role from the token's user.
 
     Examples
     --------
@@ -160,6 +224,7 @@ def apply_plan(
     check_plan(plan)
     done = done_calls(results)
     pending = plan[~plan["call_id"].astype(str).isin(done)].sort_values("step")
+    pending = _check_admins(client, pending, allow_self_demotion)
     rows: list[dict[str, Any]] = []
     with _progress_bar(len(pending), progress) as bar:
         for call in pending.itertuples(index=False):

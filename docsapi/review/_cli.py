@@ -12,11 +12,13 @@ resume), 2 a usage problem (the plan or results file cannot be read, no token).
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from docsapi.errors import AdminRoleWarning
 from docsapi.review._apply import apply_plan, dry_run_calls, empty_results
 from docsapi.review._files import read_plan, read_results, write_results
 
@@ -53,14 +55,33 @@ def show_dry_run(plan_path: str, results_path: str | None) -> int:
     return EXIT_OK
 
 
+def _print_warning(message: Warning | str, *_args: Any, **_kwargs: Any) -> None:
+    """Print a warning as one ``warning:`` line, when it is given (before the calls)."""
+    print(f"warning: {message}")
+
+
 def run_apply(
-    client: DocsClient, plan_path: str, results_path: str | None, *, progress: bool
+    client: DocsClient,
+    plan_path: str,
+    results_path: str | None,
+    *,
+    progress: bool,
+    allow_self_demotion: bool = False,
 ) -> int:
-    """Send the plan's calls not yet done, keep the results, print one line per call."""
+    """Send the plan's calls not yet done, keep the results, print one line per call.
+
+    A warning (the token's own admin role taken away, with ``allow_self_demotion``) is
+    printed as a ``warning:`` line before any call is sent.
+    """
     plan = read_plan(plan_path)
     results_file = Path(results_path) if results_path else default_results_path(plan_path)
     earlier = read_results(results_file) if results_file.is_file() else empty_results()
-    ran = apply_plan(client, plan, earlier, progress=progress)
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", AdminRoleWarning)
+        warnings.showwarning = _print_warning
+        ran = apply_plan(
+            client, plan, earlier, progress=progress, allow_self_demotion=allow_self_demotion
+        )
     every = pd.concat([earlier, ran], ignore_index=True) if len(earlier) else ran
     write_results(every, results_file)
     row: Any

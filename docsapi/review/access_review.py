@@ -250,7 +250,9 @@ class AccessReview:
         """Write the plan to a ``.csv`` or ``.json`` file for ``docsapi review apply PLAN``."""
         return _files.write_plan(self.plan(), path)
 
-    def apply(self, *, dry_run: bool = False, progress: bool = True) -> pd.DataFrame:
+    def apply(
+        self, *, dry_run: bool = False, progress: bool = True, allow_self_demotion: bool = False
+    ) -> pd.DataFrame:
         """Carry out the plan through :attr:`client`, or show what that would do.
 
         Calls already done (in :attr:`results`, from an earlier sitting too) are skipped,
@@ -265,6 +267,11 @@ class AccessReview:
             ``skip (done)`` and its blast radius.
         progress : bool
             Show a progress bar.
+        allow_self_demotion : bool
+            Send a call that takes the admin role from the client's own user (sent last,
+            with a warning); without it such a plan is refused before anything is sent.
+            A plan that would leave the organization without an enabled admin is always
+            refused.
 
         Returns
         -------
@@ -275,7 +282,8 @@ class AccessReview:
         Raises
         ------
         ValidationError
-            When the review has no client (and ``dry_run`` is false).
+            When the review has no client (and ``dry_run`` is false), or the plan's
+            organization role changes are refused (see ``allow_self_demotion``).
 
         Examples
         --------
@@ -289,7 +297,13 @@ class AccessReview:
             raise ValidationError(
                 "client", "apply() sends requests: create the review with client=DocsClient(...)"
             )
-        ran = apply_plan(self.client, plan, self.results, progress=progress)
+        ran = apply_plan(
+            self.client,
+            plan,
+            self.results,
+            progress=progress,
+            allow_self_demotion=allow_self_demotion,
+        )
         earlier = self.results
         self.results = pd.concat([earlier, ran], ignore_index=True) if len(earlier) else ran
         return ran

@@ -210,7 +210,7 @@ class DocsApp:
         ctx = Ctx(self.store, request, credential)
         rules = self.rules[endpoint]
         if rules is not None:
-            rules.check(ctx)  # reads and checks the body before any lock is taken
+            rules.check(ctx, args)  # reads and checks the body before any lock is taken
         with self.store.lock:
             reply = route.handler(ctx, **args)
             return _to_response(reply)

@@ -64,6 +64,7 @@ def build_demo(
     _grants.collection_grants(builder)
     _grants.space_grants(builder)
     _sites.sites(builder)
+    _sites.structure(builder)
     _sites.invites(builder)
     _grants.facts(builder)
     _history.history(builder)

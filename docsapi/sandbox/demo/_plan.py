@@ -25,6 +25,8 @@ S_PARTNERS = (15, 16, 17, 18, 19)
 S_PRODUCT, S_API, S_API_READ, S_ENGINEERING, S_INTERNAL, S_RUNBOOKS = 20, 21, 22, 23, 24, 25
 #: A space published on its own, which members can read anyway (exposed, but no problem).
 S_PUBLIC = 26
+#: The style guide space (an empty one): sites may attach it (``styleguide``).
+S_STYLEGUIDE = 8
 #: Position -> (collection key or None, default level, visibility) of the fixed spaces.
 PLACES: dict[int, tuple[str | None, str | None, str]] = {
     0: (None, "inherit", "private"),

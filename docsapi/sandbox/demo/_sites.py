@@ -1,4 +1,5 @@
-"""The demo's sites (what they publish, to whom, their share links) and invite links.
+"""The demo's sites (what they publish, to whom, their share links and sections), the style
+guide space and invite links.
 
 Only the deliberate cases expose content that is private inside the organization, leave an
 old share link active or offer admin access through an invite link: every other public or
@@ -8,6 +9,7 @@ link is recent.
 
 from __future__ import annotations
 
+import random
 import re
 from datetime import timedelta
 from typing import TYPE_CHECKING
@@ -25,6 +27,7 @@ from docsapi.sandbox.demo._plan import (
     S_PRODUCT,
     S_PUBLIC,
     S_RUNBOOKS,
+    S_STYLEGUIDE,
     moment,
 )
 
@@ -33,6 +36,8 @@ if TYPE_CHECKING:
 
 #: Position of the private space published only on the unpublished site.
 _UNPUBLISHED_SPACE = 7
+#: The unlisted site's sections (title, path), one per site space, the first the default.
+_SECTIONS = (("Handbook", "handbook"), ("Runbooks", "runbooks"))
 
 
 def slug(title: str) -> str:
@@ -93,6 +98,30 @@ def sites(b: Builder) -> None:
         site_ids=list(state.sites),
         sites=dict(b.site),
         share_link_ids=dict(zip(("stale", "stale-2", "recent", "inactive"), link_ids, strict=True)),
+    )
+
+
+def structure(b: Builder) -> None:
+    """Sections on the unlisted site (one site space each, the default of its section) and
+    the style guide space.
+
+    Their ids come from a Random of their own, so every other id of the demo is the same as
+    without them.
+    """
+    site_id = b.site["unlisted"]
+    rng = random.Random(f"sections:{site_id}")
+    sections: list[dict[str, object]] = []
+    for (title, path), site_space in zip(_SECTIONS, b.state.site_spaces[site_id], strict=True):
+        section_id = "sitesc_" + new_id(rng, 16)
+        sections.append({"id": section_id, "title": title, "path": path, "default": not sections})
+        site_space["section"] = section_id
+        site_space["default"] = True
+    b.state.site_sections[site_id] = sections
+    styleguide = b.space_ids[S_STYLEGUIDE]
+    b.state.spaces[styleguide]["type"] = "styleguide"
+    b.facts.update(
+        site_section_ids={path: s["id"] for (_, path), s in zip(_SECTIONS, sections, strict=True)},
+        styleguide_space_id=styleguide,
     )
 
 

@@ -16,8 +16,10 @@ from docsapi.sandbox.core._errors import bad_request
 from docsapi.sandbox.core._web import Ctx, Reply, Route, paginate
 from docsapi.sandbox.routes._access import org_for
 
-#: Default and largest page size of this list (smaller than other lists').
+#: Default and largest page size of this list (smaller than other lists'), and its smallest
+#: (the description's ``limit`` of this operation starts at 1).
 EVENT_LIMITS = (20, 100)
+EVENT_LEAST_LIMIT = 1
 
 
 def _instant(ctx: Ctx, name: str) -> datetime | None:
@@ -77,7 +79,11 @@ def list_events(ctx: Ctx, org_id: str) -> Reply:
         chosen = [e for e in chosen if e["target"]["id"] == target]
     chosen.reverse()
     return paginate(
-        ctx, chosen, lambda e: events.render(e, org_id, ctx.api_base), limits=EVENT_LIMITS
+        ctx,
+        chosen,
+        lambda e: events.render(e, org_id, ctx.api_base),
+        limits=EVENT_LIMITS,
+        least=EVENT_LEAST_LIMIT,
     )
 
 
