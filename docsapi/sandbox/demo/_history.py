@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from docsapi.sandbox.demo._builder import Builder
 
 #: How far back the log reaches, in days before the build's ``now``.
-LOG_DAYS = 360
+LOG_DAYS = 365
 #: The share of explicit permissions older than the log (no event; guests' excepted).
 PRE_LOG_SHARE = 0.15
 #: The share of the permissions in the log first given with another role, changed later.
