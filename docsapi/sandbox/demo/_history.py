@@ -71,8 +71,11 @@ class _Log:
         action: str,
         target: tuple[str, str, str],
         actor: dict[str, str] | None = None,
+        source: str | None = None,
     ) -> None:
-        source = "api" if self.rng.random() < 0.25 else "ui"
+        """Log a change at ``moment`` by ``actor`` (an admin) through ``source`` (the app or,
+        a quarter of the time, the API)."""
+        source = source or ("api" if self.rng.random() < 0.25 else "ui")
         self.events.append((moment, action, target, actor or self.actor(), source))
 
     def write(self) -> None:
@@ -112,15 +115,16 @@ def _grant_tables(b: Builder) -> list[tuple[str, str, GrantTable]]:
 
 
 def _stories(b: Builder, log: _Log) -> dict[tuple[str, str, str], tuple[datetime, dict]]:
-    """Fixed moments and actors of the grants a demo follows: (target, principal) -> when, who."""
+    """Fixed moments and actors of the grants a demo follows (given through the app):
+    (kind, target, principal) -> when, who."""
     second = log.admins[1] if len(log.admins) > 1 else log.admins[0]
     return {
         ("space", b.deliberate_spaces["guest"], b.direct_guest): (
-            b.now - timedelta(days=75, hours=3),
+            b.now - timedelta(days=75, hours=3, minutes=12),
             second,
         ),
         ("collection", b.collection["partners"], b.partner_guest): (
-            b.now - timedelta(days=40),
+            b.now - timedelta(days=40, hours=7, minutes=48),
             log.admins[0],
         ),
     }
@@ -136,7 +140,8 @@ def _permissions(b: Builder, log: _Log) -> None:
             story = stories.get((kind, target_id, principal_id))
             if story is not None:
                 moment, actor = story
-                log.add(moment, f"{kind}.permission.grant", _target(b, grant, role), actor)
+                target = _target(b, grant, role)
+                log.add(moment, f"{kind}.permission.grant", target, actor, source="ui")
                 continue
             if principal_id not in guests and rng.random() < PRE_LOG_SHARE:
                 continue  # older than the log
