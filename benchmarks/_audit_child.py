@@ -34,11 +34,11 @@ def main() -> None:
 
     baseline = _rss_mb()
     client = docsapi.DocsClient(base_url=url, token=token, timeout=60.0)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     audit = audit_permissions(
         client, org_id, max_workers=workers, progress=False, read_log=read_log
     )
-    elapsed = time.perf_counter() - started
+    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
     print(
         json.dumps(
             {
@@ -46,6 +46,7 @@ def main() -> None:
                 "final_rss_mb": _rss_mb(),
                 "peak_rss_mb_self": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                 "seconds": elapsed,
+                "cpu_seconds": cpu,
                 "requests": client.transport.request_count,
                 "spaces": audit.count("spaces"),
                 "grants": audit.count("grants"),

@@ -6,8 +6,9 @@ about a year of events, at least one per grant. Each audit runs in a fresh inter
 (``_audit_child.py``), with the log (``read_log=True``: one paged read beside the crawl, and
 the join) and without it, A and B interleaved and their order alternated pair by pair, so
 both see the same machine. The figure is the ratio of the median times (target: at most
-1.10), with each pair's own ratio beside it; the load average is printed at the start and the
-end, since other work shares the machine.
+1.10), with each pair's own ratio beside it, and the same for the audit process's CPU time
+(what a loaded machine stretches least); the load average is printed at the start and the end,
+since other work shares the machine.
 
 Usage::
 
@@ -62,12 +63,14 @@ def run(spaces: int, pairs: int) -> dict:
     with RemoteSandbox({"seed": 0, "spaces": spaces, "users": 5000}) as sb:
         _audit(sb, True)  # warm the server's caches and the disk once, unmeasured
         with_log, without, ratios, first = [], [], [], None
+        cpu: dict[bool, list[float]] = {True: [], False: []}
         for pair in range(pairs):
             order = (True, False) if pair % 2 == 0 else (False, True)
             times = {}
             for read_log in order:
                 figures = _audit(sb, read_log)
                 times[read_log] = figures["seconds"]
+                cpu[read_log].append(figures["cpu_seconds"])
                 if read_log and first is None:
                     first = figures
             with_log.append(times[True])
@@ -87,6 +90,9 @@ def run(spaces: int, pairs: int) -> dict:
         "without_log": _spread(without),
         "ratio": ratio,
         "pair_ratios": _spread(ratios),
+        "cpu_with_log": _spread(cpu[True]),
+        "cpu_without_log": _spread(cpu[False]),
+        "cpu_ratio": statistics.median(cpu[True]) / statistics.median(cpu[False]),
         "met": ratio <= TARGET,
         "load_start": load_start,
         "load_end": _load(),
