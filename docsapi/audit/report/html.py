@@ -288,14 +288,20 @@ def _thresholds(limits: object) -> str:
     return ", ".join(f"{name}={value:g}" for name, value in asdict(limits).items())  # type: ignore[call-overload]
 
 
+#: Columns of the findings left out of the notebook view (``.findings`` has them all).
+_COMPACT_DROPPED = ["granted_by_id", "granted_at", "granted_via", "event_id"]
+
+
 def notebook_html(audit: AuditView, *, findings: int = 10) -> str:
-    """A compact HTML view for Jupyter: the summary and the first findings."""
+    """A compact HTML view for Jupyter: the summary and the first findings (who granted each
+    in words; the provenance's ids and times are in ``.findings``)."""
     more = len(audit.findings) - findings
     tail = f"<p>… and {more} more findings in <code>.findings</code>.</p>" if more > 0 else ""
+    shown = audit.findings.head(findings).drop(columns=_COMPACT_DROPPED, errors="ignore")
     return (
         f"<div><h3>Permission audit of {_text(_organization(audit))}</h3>"
         f"{_partial_banner(audit)}{_cards(audit)}"
-        f"{_findings_section(audit.findings.head(findings))}{tail}</div>"
+        f"{_findings_section(shown)}{tail}</div>"
     )
 
 
