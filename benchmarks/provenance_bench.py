@@ -99,6 +99,32 @@ def run(spaces: int, pairs: int) -> dict:
     }
 
 
+def row(quick: bool = False) -> dict:
+    """The figures as a row of ``benchmarks/run.py`` (``--quick``: 300 spaces, 2 pairs)."""
+    spaces, pairs = (300, 2) if quick else (2000, 5)
+    found = run(spaces, pairs)
+    return {
+        "what": (
+            f"audit with vs without reading and joining the audit log, {found['spaces']:,} "
+            f"spaces, {found['grants']:,} grants, {found['events']:,} events (a year), "
+            f"{pairs} pairs interleaved"
+        ),
+        "docsapi": f"{found['with_log']} s",
+        "baseline": f"without the log: {found['without_log']} s",
+        "ratio": (
+            f"{found['ratio']:.2f} (pairs {found['pair_ratios']}; CPU {found['cpu_ratio']:.2f})"
+        ),
+        "target": f"<= {TARGET:.2f}",
+        "met": found["met"],
+        "notes": [
+            "`python benchmarks/provenance_bench.py`; sandbox in its own process, each audit "
+            f"in a fresh interpreter, 8 workers; CPU time of the audit {found['cpu_with_log']} "
+            f"s vs {found['cpu_without_log']} s; load average (1 / 5 / 15 min) "
+            f"{found['load_start']} at the start, {found['load_end']} at the end"
+        ],
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--spaces", type=int, default=2000)
