@@ -144,6 +144,11 @@ def test_the_log_window_starts_where_asked(sandbox, client):
     # Grants older than the window now say so, with the window's first event.
     first = week.data.events["occurred_at"].min()
     assert f"before {first:%Y-%m-%d}" in set(week.grants["provenance"])
+    # Looking back further than any log reads it all, from 1970 or from the year 1.
+    for since in (timedelta(days=10**8), "0001-01-01T00:00:00Z"):
+        every = audit_permissions(client, sandbox.org_id, progress=False, events_since=since)
+        assert every.data.events_since.year in (1, 1970)
+        assert len(every.data.events) == len(everything.data.events)
 
 
 # -- diffs ---------------------------------------------------------------------------------------

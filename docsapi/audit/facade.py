@@ -565,8 +565,12 @@ def _log_start(
             raise ValidationError(
                 "events_since", f"must be a positive duration, got {events_since}"
             )
-        return now - events_since
+        return max(now - min(events_since, now - _EARLIEST), _EARLIEST)
     return pd.Timestamp(check_moment(events_since, "events_since"))
+
+
+#: No audit log holds an event before this: a longer look back reads from here.
+_EARLIEST = pd.Timestamp("1970-01-01", tz="UTC")
 
 
 #: How far before the previous audit its log read starts again (clocks differ a little; an
