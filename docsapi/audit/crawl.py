@@ -33,7 +33,7 @@ import pandas as pd
 
 from docsapi.audit.data import AuditData, ColumnAccumulator, conform
 from docsapi.data.columns import columns, reader
-from docsapi.data.fields import TeamPermissionFields, UserPermissionFields
+from docsapi.data.fields import AuditEventFields, TeamPermissionFields, UserPermissionFields
 from docsapi.errors import (
     APIConnectionError,
     APIStatusError,
@@ -68,6 +68,9 @@ PAGE = 1000
 #: Readers of the permission fields, from their one declaration in :mod:`docsapi.data.fields`.
 _USER_FIELDS = {column.name: reader(column) for column in columns(UserPermissionFields)}
 _TEAM_FIELDS = {column.name: reader(column) for column in columns(TeamPermissionFields)}
+_EVENT_FIELDS = {column.name: reader(column) for column in columns(AuditEventFields)}
+#: Events per page of the audit log (the API's largest page there).
+EVENT_PAGE = 100
 
 
 def _fields(readers: Mapping[str, Callable], names: Iterable[str], items: list) -> dict:
@@ -199,12 +202,13 @@ class _Reader:
     def log(self, since: pd.Timestamp) -> Any:
         """The audit log from ``since`` on (recoverable: a token that may not read it, or an
         organization without it, leaves the audit partial, not failed)."""
-        return _attempt(
-            lambda: self.client.orgs.audit_events(self.org_id, since=since.to_pydatetime()),
-            "organization",
-            self.org_id,
-            "audit log",
-        )
+
+        def read() -> pd.DataFrame:
+            query = {"limit": EVENT_PAGE, "from": since.isoformat()}
+            items = list(self.client.paginate(f"{self.org_path}/audit-events", params=query))
+            return pd.DataFrame(_fields(_EVENT_FIELDS, _EVENT_FIELDS, items))
+
+        return _attempt(read, "organization", self.org_id, "audit log")
 
     def listing(self, what: str, path: str, **params: object) -> Any:
         """An organization-wide list (collections, sites, invite links): recoverable."""
