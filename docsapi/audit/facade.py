@@ -144,6 +144,7 @@ class PermissionAudit:
         coverage: pd.DataFrame,
         aggregate_mismatches: pd.DataFrame,
         summary: pd.DataFrame,
+        provenance: Provenance | None = None,
     ) -> None:
         self.data = data
         self.org_id = data.org_id
@@ -162,7 +163,7 @@ class PermissionAudit:
         self._resolution = resolution
         self._full = full
         self._shown = shown
-        self._log = Provenance.of(data, failed="audit_log" in find_gaps(data).lost)
+        self._log = provenance or Provenance.of(data, failed="audit_log" in find_gaps(data).lost)
 
     @classmethod
     def _from_stored(cls, stored: StoredAudit) -> PermissionAudit:
@@ -715,6 +716,7 @@ def analyze(
         coverage=coverage,
         aggregate_mismatches=mismatches,
         summary=summary,
+        provenance=provenance,
     )
 
 
