@@ -196,6 +196,11 @@ def event_keys(events: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return keys, removal
 
 
+#: The provenance of a path or finding that no setting the log records opens (a rule about a
+#: space as a whole, a path of a kind this version does not know).
+_NO_SETTING = "unknown: no setting of the audit log opens it"
+
+
 def _unless(removed: np.ndarray, values: np.ndarray) -> np.ndarray:
     """``values`` with None where ``removed``."""
     result = values.copy()
@@ -262,8 +267,8 @@ class Provenance:
 
     @cached_property
     def _latest(self) -> pd.DataFrame:
-        """The last event on each key, one row per key, indexed by key; its last row (index
-        None) is the fallback of keys without an event.
+        """The last event on each key, one row per key, indexed by key; its last two rows
+        (index None) are the fallbacks of keys without an event and of no key.
 
         Every event read happened before the crawl ended (the log is read during it), so none
         is dropped by time: ``generated_at`` comes from the server's clock, to the second.
@@ -305,15 +310,17 @@ class Provenance:
             index=pd.Index(latest["key"].astype(object), dtype=object),
         )
         fallback = pd.DataFrame(
-            {"provenance": [self.fallback]}, index=pd.Index([None], dtype=object)
+            {"provenance": [self.fallback, _NO_SETTING]}, index=pd.Index([None, None], dtype=object)
         )
         return pd.concat([table, fallback])
 
     def positions(self, keys: Iterable[str | None]) -> np.ndarray:
-        """Row of :attr:`_latest` for each key (the fallback row for keys without one)."""
-        index = pd.Index(self._latest.index[:-1], dtype=object)
-        found = index.get_indexer(pd.Index(list(keys), dtype=object))
-        return np.where(found < 0, len(index), found)
+        """Row of :attr:`_latest` for each key: the fallback row for a key without an event,
+        the one after it for no key (a path or finding no setting of the log opens)."""
+        wanted = pd.Index(list(keys), dtype=object)
+        index = pd.Index(self._latest.index[:-2], dtype=object)
+        found = index.get_indexer(wanted)
+        return np.where(found >= 0, found, np.where(wanted.isna(), len(index) + 1, len(index)))
 
     def columns(self, positions: np.ndarray, *, large: bool = False) -> dict[str, Any]:
         """The :data:`PROVENANCE_COLUMNS` at rows ``positions`` of :attr:`_latest`.
