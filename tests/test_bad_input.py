@@ -223,6 +223,10 @@ BAD = {
     "action": [1, "", "a\nb", b"x"],
     "actor_id": OPTIONAL_ID_BAD,
     "target_id": OPTIONAL_ID_BAD,
+    # An audit log's target id may name two ids (``<space>/user/<user>``): a query value, not
+    # a path segment, so only what no id is.
+    "orgs.audit_events.target_id": [1, 1.5, b"x", ["x"], "", "a\nb", "\x00", LONG],
+    "orgs.audit_events.progress": FLAG_BAD,
     "display_name": ["", " ", "x" * 65, 5, "a\nb", b"Ada"],
     "photo_url": URL_BAD[1:],
     "url": URL_BAD,

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from docsapi.core.checks import (
     MAX_ID_LENGTH,
+    check_bool,
     check_entity_id,
     check_id,
     check_moment,
@@ -480,6 +481,7 @@ class Orgs(TeamMethods):
             params["target"] = check_text(
                 target_id, "target_id", min_length=1, max_length=3 * MAX_ID_LENGTH
             )
+        check_bool(progress, "progress")
         path = api_path("orgs", org_id, "audit-events")
         from tqdm.auto import tqdm  # type: ignore[import-untyped]
 

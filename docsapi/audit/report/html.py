@@ -253,7 +253,7 @@ def render_html(audit: AuditView) -> str:
 {_cards(audit)}
 {_summary_tables(audit)}
 <h2>Findings</h2>
-{_findings_section(audit.findings, interactive=True)}
+{_findings_section(_compact(audit.findings), interactive=True)}
 <h2>Access paths</h2>
 <p>Every way a user reaches a space: organization admin, the default level, a direct grant,
 a team, a collection, or a team on a collection. A user's effective role on a space is the
@@ -288,16 +288,29 @@ def _thresholds(limits: object) -> str:
     return ", ".join(f"{name}={value:g}" for name, value in asdict(limits).items())  # type: ignore[call-overload]
 
 
-#: Columns of the findings left out of the notebook view (``.findings`` has them all).
-_COMPACT_DROPPED = ["granted_by_id", "granted_at", "granted_via", "event_id"]
+#: Columns of the findings left out of pages (``.findings`` and the workbook have them all).
+_COMPACT_DROPPED = ["granted_by", "granted_by_id", "granted_at", "granted_via", "event_id"]
+
+
+def _compact(findings: pd.DataFrame) -> pd.DataFrame:
+    """The findings as pages show them: who granted each and when at the end of its sentence
+    (``Provenance: Ada Lovelace on 2026-03-02 (ui).``), the separate columns left to the tables
+    and the workbook, so a finding reads whole without scrolling sideways."""
+    detail = findings["detail"].astype(object)
+    said = findings["provenance"].astype(object)
+    joined = [
+        d if pd.isna(p) else f"{d} Provenance: {p}." for d, p in zip(detail, said, strict=True)
+    ]
+    compact = findings.drop(columns=[*_COMPACT_DROPPED, "provenance"], errors="ignore")
+    return compact.assign(detail=pd.array(joined, dtype="string"))
 
 
 def notebook_html(audit: AuditView, *, findings: int = 10) -> str:
     """A compact HTML view for Jupyter: the summary and the first findings (who granted each
-    in words; the provenance's ids and times are in ``.findings``)."""
+    and when, in words; the separate columns are in ``.findings``)."""
     more = len(audit.findings) - findings
     tail = f"<p>… and {more} more findings in <code>.findings</code>.</p>" if more > 0 else ""
-    shown = audit.findings.head(findings).drop(columns=_COMPACT_DROPPED, errors="ignore")
+    shown = _compact(audit.findings.head(findings))
     return (
         f"<div><h3>Permission audit of {_text(_organization(audit))}</h3>"
         f"{_partial_banner(audit)}{_cards(audit)}"
