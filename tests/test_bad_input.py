@@ -14,6 +14,7 @@ import re
 from datetime import date, datetime
 
 import pytest
+from method_arguments import ADS_VALID, EXTRA, VALID
 
 import docsapi
 from docsapi import DocsClient, ValidationError
@@ -122,45 +123,6 @@ POSITION_BAD = [
     7,
 ]
 FLAG_BAD = [None, 1, 0, "true", "yes", b"1"]
-
-#: Values of an otherwise valid call, by parameter name.
-VALID = {
-    "space_id": "sp1",
-    "user_id": "u1",
-    "team_id": "tm1",
-    "org_id": "org1",
-    "file_id": "f1",
-    "page_id": "pg1",
-    "reusable_content_id": "rc1",
-    "template_id": "tpl1",
-    "url": "https://github.com/acme/docs",
-    "ref": "refs/heads/main",
-    "commit_message": "Sync",
-    "query": "install",
-    "role": "read",
-    "source": {"type": "builtin:openapi"},
-    "seed": "s1",
-    "path": "guides/install",
-    "collection_id": "col1",
-    "site_id": "site1",
-    "share_link_id": "sl1",
-    "invite_id": "inv1",
-    "title": "Handbook",
-    "name": "Auditors",
-}
-#: Optional arguments a method needs at least one of, so the baseline call is valid.
-EXTRA = {
-    "users.update": {"display_name": "Ada"},
-    "spaces.update": {"title": "Handbook"},
-    "spaces.move": {"parent": None},
-    "spaces.list": {"org_id": "org1"},
-    "permissions.invite": {"users": ["u1"]},
-    "collections.invite": {"users": ["u1"]},
-    "collections.update": {"title": "Handbook"},
-    "collections.move": {"parent": None},
-    "sites.update": {"visibility": "share-link"},
-    "sites.update_share_link": {"active": False},
-}
 
 #: Bad values by parameter name (``group.method.parameter`` wins over ``parameter``).
 BAD = {
@@ -543,12 +505,6 @@ def test_validation_error_is_also_a_type_error_and_a_value_error():
 
 # -- the ad-network client -----------------------------------------------------------------------
 
-ADS_VALID = {
-    "resource": "affiliate",
-    "id": 1001,
-    "data": {"name": "Ada", "email": "ada@x.example"},
-    "changes": {"company": "Acme"},
-}
 ADS_BAD = {
     "resource": [
         None,

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from docsapi.core.reprs import safe_display
 from docsapi.errors import ValidationError
 
 __all__ = [
@@ -410,6 +411,7 @@ class AuditData:
         """The raw tables by name, in :data:`RAW_SCHEMAS` order."""
         return {name: getattr(self, name) for name in RAW_SCHEMAS}
 
+    @safe_display
     def __repr__(self) -> str:
         sizes = ", ".join(f"{name}={len(table)}" for name, table in self.tables().items())
         return f"AuditData(org_id={self.org_id!r}, {sizes}, not_read={sorted(self.not_read)})"

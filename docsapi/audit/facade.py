@@ -48,6 +48,7 @@ from docsapi.audit.resolve import (
 )
 from docsapi.audit.rules import RULES, AuditThresholds, RuleContext, evaluate_rules
 from docsapi.core.checks import check_moment
+from docsapi.core.reprs import safe_display
 from docsapi.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -429,6 +430,7 @@ class PermissionAudit:
         except KeyError:
             return 0
 
+    @safe_display
     def __repr__(self) -> str:
         state = "complete" if self.complete else "PARTIAL"
         return (
@@ -437,6 +439,7 @@ class PermissionAudit:
             f"findings={self.count('findings')}, errors={self.count('errors')})"
         )
 
+    @safe_display
     def _repr_html_(self) -> str:
         from docsapi.audit.report.html import notebook_html
 

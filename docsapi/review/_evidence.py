@@ -3,9 +3,15 @@
 Both hold the same parts: a summary (the snapshot reviewed, counts of decisions and calls),
 every decision with its reviewer and time, the plan (each call with its blast radius), the
 calls applied and their results, and a sign-off section (sign-offs recorded with
-``review.sign_off``, and lines to sign on paper). The HTML page loads nothing (inline CSS,
-a Content-Security-Policy forbidding every fetch) and escapes every text; registered
-credentials are masked in every table on the way out.
+``review.sign_off``, each with the digest of the plan it approved, and lines to sign on
+paper). The HTML page loads nothing (inline CSS, a Content-Security-Policy forbidding every
+fetch) and escapes every text; registered credentials are masked in every table on the way
+out; the workbook stores every text as text.
+
+Each file gets a sealed manifest beside it (``<file>.manifest.json``, signed when a signing
+key is set; see :mod:`docsapi.core.sidecar`) recording the file's SHA-256, the organization,
+the snapshot's audit digest and the plan's digest: :func:`check_evidence_file` (``docsapi
+verify FILE``) finds any change made since.
 """
 
 from __future__ import annotations
@@ -20,17 +26,35 @@ import pandas as pd
 from docsapi.audit.report.page import (
     CSS,
     excel_target,
-    fit_columns,
     html_table,
     plain,
     text,
     write_page,
+    write_sheet,
+    write_text_cell,
 )
 from docsapi.audit.snapshot.files import scrub_texts
+from docsapi.core.integrity import Verdict, seal_fact
+from docsapi.core.sidecar import file_problems, manifest_of, write_sidecar
+from docsapi.core.version import version
+from docsapi.credentials.signing import signing_key
 from docsapi.review._apply import done_calls
 from docsapi.review._view import ReviewRecord
 
-__all__ = ["SHEETS", "evidence_tables", "render_html", "summary_table", "write_excel", "write_html"]
+__all__ = [
+    "EVIDENCE_FORMAT",
+    "SHEETS",
+    "check_evidence_file",
+    "evidence_tables",
+    "render_html",
+    "summary_table",
+    "write_excel",
+    "write_html",
+]
+
+#: What an evidence file's manifest says it describes, and the newest format written.
+EVIDENCE_FORMAT = "docsapi.review-evidence"
+EVIDENCE_FORMAT_VERSION = 1
 
 #: The workbook's sheets, in order.
 SHEETS: tuple[str, ...] = ("summary", "decisions", "plan", "results", "sign-off")
@@ -124,7 +148,8 @@ def evidence_tables(review: ReviewRecord) -> dict[str, pd.DataFrame]:
 def write_excel(review: ReviewRecord, path: str | os.PathLike[str]) -> Path:
     """Write the evidence workbook: sheets summary, decisions, plan, results, sign-off.
 
-    Times are UTC (Excel stores no time zone).
+    Times are UTC (Excel stores no time zone). Every text is stored as text, never as a
+    formula, whatever it starts with.
 
     Parameters
     ----------
@@ -151,13 +176,13 @@ def write_excel(review: ReviewRecord, path: str | os.PathLike[str]) -> Path:
     tables = evidence_tables(review)
     with pd.ExcelWriter(target, engine="openpyxl") as writer:
         for name in SHEETS:
-            plain(tables[name], naive_times=True).to_excel(writer, sheet_name=name, index=False)
-            fit_columns(writer.sheets[name])
+            write_sheet(writer, name, plain(tables[name], naive_times=True))
         sheet = writer.sheets["sign-off"]
         start = len(tables["sign-off"]) + 3
-        sheet.cell(row=start, column=1, value=_STATEMENT)
+        write_text_cell(sheet, start, 1, _STATEMENT)
         for offset, label in enumerate(("Name", "Role", "Signature", "Date"), start=1):
-            sheet.cell(row=start + offset, column=1, value=f"{label}:")
+            write_text_cell(sheet, start + offset, 1, f"{label}:")
+    _seal(target, review)
     return target
 
 
@@ -237,4 +262,53 @@ def write_html(review: ReviewRecord, path: str | os.PathLike[str]) -> Path:
     --------
     >>> review.to_html("review-2026-Q4.html")                # doctest: +SKIP
     """
-    return write_page(path, render_html(review))
+    target = write_page(path, render_html(review))
+    _seal(target, review)
+    return target
+
+
+def _seal(path: Path, review: ReviewRecord) -> None:
+    """Write the manifest of the evidence file ``path``."""
+    snapshot = review.audit.snapshot
+    manifest = {
+        "format": EVIDENCE_FORMAT,
+        "format_version": EVIDENCE_FORMAT_VERSION,
+        "docsapi_version": version(),
+        "written_at": pd.Timestamp.now(tz="UTC").isoformat(),
+        "org_id": str(review.audit.org_id),
+        "audit_digest": None if snapshot is None else snapshot.audit_digest,
+        "plan_digest": review.plan_digest(),
+    }
+    write_sidecar(path, manifest, signing_key())
+
+
+def check_evidence_file(path: str | os.PathLike[str]) -> Verdict:
+    """Check an evidence file against its manifest (``docsapi verify FILE``).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The workbook or page; its manifest is beside it.
+
+    Returns
+    -------
+    Verdict
+        ``problems`` (the manifest's seal or signature, the file changed since it was
+        written; none when it verifies) and ``facts``.
+
+    Examples
+    --------
+    >>> check_evidence_file("review-2026-Q4.xlsx").ok         # doctest: +SKIP
+    True
+    """
+    target = Path(path)
+    manifest, problem = manifest_of(target, EVIDENCE_FORMAT, EVIDENCE_FORMAT_VERSION)
+    if manifest is None:
+        return Verdict("evidence", target, (str(problem),))
+    key = signing_key()
+    facts = (
+        f"review evidence of organization {manifest.get('org_id')}, written at "
+        f"{manifest.get('written_at')}, plan sha256 {str(manifest.get('plan_digest'))[:16]}",
+        seal_fact(manifest, key),
+    )
+    return Verdict("evidence", target, tuple(file_problems(target, manifest, key)), facts)

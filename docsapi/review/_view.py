@@ -29,6 +29,9 @@ class ReviewRecord(Protocol):
     def plan(self) -> pd.DataFrame:
         """The calls that carry out the decisions."""
 
+    def plan_digest(self) -> str:
+        """The SHA-256 that identifies the plan (what a sign-off approves)."""
+
 
 class ReviewActions(ReviewRecord, Protocol):
     """A review as its panel drives it: select accesses, decide, plan, apply."""

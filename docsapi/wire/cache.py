@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit, urlunsplit
 
 from docsapi.core.clock import SYSTEM_CLOCK, Clock
+from docsapi.core.reprs import safe_display
 from docsapi.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -218,6 +219,7 @@ class CacheSettings:
             f"CacheSettings, got {type(value).__name__}",
         )
 
+    @safe_display
     def __repr__(self) -> str:
         return (
             f"CacheSettings(path={str(self.path)!r}, "
@@ -401,6 +403,7 @@ class ResponseCache:
                 self._connection.close()
                 self._connection = None
 
+    @safe_display
     def __repr__(self) -> str:
         return (
             f"ResponseCache(path={str(self.path)!r}, entries={self.entries}, "

@@ -27,6 +27,7 @@ from urllib3.exceptions import ConnectTimeoutError, MaxRetryError, NewConnection
 
 from docsapi.core.clock import SYSTEM_CLOCK, Clock
 from docsapi.core.redact import scrub
+from docsapi.core.reprs import safe_display
 from docsapi.core.secret import Secret
 
 if TYPE_CHECKING:
@@ -113,6 +114,7 @@ class CredentialAuth(AuthBase):
             request.headers.pop(self._header, None)
         return request
 
+    @safe_display
     def __repr__(self) -> str:
         scheme, host, port = self._origin
         return f"CredentialAuth(origin='{scheme}://{host}:{port}', header={self._header!r})"
@@ -385,6 +387,7 @@ class Sender:
         if self._owns_session:
             self._base_session.close()
 
+    @safe_display
     def __repr__(self) -> str:
         cached = f", cache={str(self.cache.path)!r}" if self.cache is not None else ""
         return f"Sender(session={type(self._base_session).__name__}{cached})"

@@ -23,9 +23,10 @@ import hashlib
 import json as jsonlib
 import logging
 import re
+import secrets
 import threading
 from collections import deque
-from collections.abc import Callable, Hashable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urljoin, urlsplit
@@ -40,6 +41,7 @@ from docsapi.core.checks import (
 from docsapi.core.clock import SYSTEM_CLOCK, Clock
 from docsapi.core.config import RetryPolicy, Timeout
 from docsapi.core.redact import excerpt, register_secret, scrub
+from docsapi.core.reprs import safe_display
 from docsapi.core.secret import Secret
 from docsapi.errors import (
     APIConnectionError,
@@ -72,6 +74,7 @@ __all__ = [
     "ErrorParser",
     "RequestRecord",
     "Response",
+    "SeenDigests",
     "Session",
     "Transport",
     "parse_platform_error",
@@ -133,6 +136,7 @@ class Response:
     method: str
     path: str
 
+    @safe_display
     def __repr__(self) -> str:
         return scrub(f"Response({self.status} {self.method} {self.path})")
 
@@ -307,6 +311,7 @@ class Transport:
         #: The most recent attempts (bounded), for teaching and troubleshooting.
         self.history: deque[RequestRecord] = deque(maxlen=5000)
 
+    @safe_display
     def __repr__(self) -> str:
         has = "set" if self._auth is not None else "missing"
         return f"Transport(base_url={self.base_url!r}, credential={has})"
@@ -335,8 +340,9 @@ class Transport:
             The HTTP method.
         path : str
             Relative to the base URL, starting with ``/``; segments already quoted. Dot
-            segments (also percent-encoded) are refused, so a request never leaves the
-            base URL.
+            segments and separators (also percent-encoded or NFKC-normalised: ``%2e%2e``,
+            ``..%2F``, ``..%3B``, ``‥``) are refused, so a request never leaves the base URL
+            (see :func:`~docsapi.core.checks.check_api_path`).
         params : Mapping, optional
             Query parameters; None values are left out.
         json : Any, optional
@@ -435,8 +441,8 @@ class Transport:
         query = dict(check_params(params) or {})
         if limit is not None:
             query["limit"] = limit
-        cursors: set[str] = set()
-        ids: set[Hashable] = set()
+        cursors = SeenDigests()  # digests only: a server may echo anything as a cursor
+        ids = SeenDigests()  # ... or as an item's id
         data: Any = None
         cursor: str | None = None
         while True:
@@ -452,13 +458,7 @@ class Transport:
                     f"GET {path} did not answer a list envelope with 'items' (got "
                     f"{_kind(data)}); is this a List endpoint?"
                 )
-            for item in data["items"]:
-                item_id = _dig(item, key) if key else None
-                if item_id is not None:
-                    if item_id in ids:
-                        continue
-                    ids.add(item_id)
-                yield item
+            yield from _unseen(data["items"], key, ids)
             try:
                 cursor = _cursor(data, path)
             except ResponseFormatError:
@@ -467,16 +467,15 @@ class Transport:
                 raise
             if cursor is None:
                 return
-            digest = hashlib.sha256(cursor.encode()).hexdigest()
-            if digest in cursors:
-                error = PaginationError(
-                    f"GET {path} sent page cursor {cursor!r} twice; stopped to avoid an "
-                    "endless loop. The server's pagination is inconsistent: try again later."
-                )
+            if not cursors.add(cursor):
                 query.clear()
                 cursor = data = None
-                raise error
-            cursors.add(digest)
+                raise PaginationError(
+                    f"GET {path} sent the same page cursor twice ({len(cursors) + 1} pages "
+                    "read; the cursor is not shown: a server may echo anything in it); stopped "
+                    "to avoid an endless loop. The server's pagination is inconsistent: try "
+                    "again later."
+                )
             query["page"] = cursor
 
     def close(self) -> None:
@@ -711,7 +710,54 @@ def _cursor(data: Mapping[str, Any], path: str) -> str | None:
     )
 
 
-def _dig(item: Any, key: tuple[str, ...]) -> Hashable | None:
+class SeenDigests:
+    """The values seen so far, kept as keyed BLAKE2b digests, never as the values.
+
+    What a server sends back as a page cursor or an item id may be anything, a credential
+    it echoes included: a digest keeps it out of every repr and frame's locals, while
+    telling a repeat apart. The key is random per instance, so a digest cannot be matched
+    against a list of guesses.
+
+    Examples
+    --------
+    >>> seen = SeenDigests()
+    >>> seen.add("c1"), seen.add("c1"), seen.add(1), len(seen)
+    (True, False, True, 2)
+    """
+
+    __slots__ = ("_digests", "_key")
+
+    def __init__(self) -> None:
+        self._key = secrets.token_bytes(16)
+        self._digests: set[bytes] = set()
+
+    def add(self, value: str | int) -> bool:
+        """Remember ``value``; False when it was seen before (``1`` and ``"1"`` differ)."""
+        text = f"{type(value).__name__}:{value}".encode("utf-8", "surrogatepass")
+        digest = hashlib.blake2b(text, key=self._key, digest_size=16).digest()
+        if digest in self._digests:
+            return False
+        self._digests.add(digest)
+        return True
+
+    def __len__(self) -> int:
+        return len(self._digests)
+
+    def __repr__(self) -> str:
+        return f"<SeenDigests: {len(self._digests)} values>"
+
+
+def _unseen(items: list[Any], key: tuple[str, ...] | None, ids: SeenDigests) -> Iterator[Any]:
+    """The items of one page whose id (at ``key``) was not yielded before; items without
+    an id are all yielded. A generator of its own, so no item outlives its page in the
+    frame of :meth:`Transport.paginate`."""
+    for item in items:
+        item_id = _dig(item, key) if key else None
+        if item_id is None or ids.add(item_id):
+            yield item
+
+
+def _dig(item: Any, key: tuple[str, ...]) -> str | int | None:
     """The id at ``key`` inside ``item`` when it is a string or an int, else None."""
     for name in key:
         if item.__class__ is not dict and not isinstance(item, Mapping):

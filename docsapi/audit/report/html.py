@@ -20,11 +20,12 @@ from docsapi.audit.report.page import (
     CSS,
     excel_target,
     figure_png,
-    fit_columns,
     html_table,
     output_path,
     plain,
     write_page,
+    write_sheet,
+    write_table_csv,
 )
 from docsapi.audit.report.plots import plot_audit, timeline_counts
 from docsapi.audit.report.tables import interactive_table, script_element, source_labels
@@ -354,7 +355,9 @@ def write_excel(audit: AuditView, path: str | os.PathLike[str]) -> Path:
     was read).
 
     Each sheet keeps its header row in view (frozen panes) and has an autofilter over its
-    header and data, so every column can be filtered and sorted in Excel.
+    header and data, so every column can be filtered and sorted in Excel. Every text is
+    stored as text, never as a formula, whatever it starts with (a space titled ``=1+1``
+    shows as ``=1+1``); numbers stay numbers.
 
     Parameters
     ----------
@@ -376,10 +379,8 @@ def write_excel(audit: AuditView, path: str | os.PathLike[str]) -> Path:
     target = excel_target(path)
     with pd.ExcelWriter(target, engine="openpyxl") as writer:
         for name, table in _export_tables(audit, excel=True).items():
-            table.to_excel(writer, sheet_name=name, index=False)
-            sheet = writer.sheets[name]
+            sheet = write_sheet(writer, name, table)
             sheet.auto_filter.ref = sheet.dimensions  # a filter menu on every column
-            fit_columns(sheet)
         _timeline_sheet(audit, writer)
     return target
 
@@ -392,9 +393,7 @@ def _timeline_sheet(audit: AuditView, writer: pd.ExcelWriter) -> None:
     if counts.empty:
         return
     table = counts.set_axis([f"{day:%Y-%m}" for day in counts.index]).rename_axis("month")
-    table.reset_index().to_excel(writer, sheet_name="timeline", index=False)
-    sheet = writer.sheets["timeline"]
-    fit_columns(sheet)
+    sheet = write_sheet(writer, "timeline", table.reset_index())  # names stay text
     chart = BarChart()
     chart.type, chart.grouping, chart.overlap = "col", "stacked", 100
     chart.title = "Permission changes per month, by action"
@@ -410,6 +409,10 @@ def _timeline_sheet(audit: AuditView, writer: pd.ExcelWriter) -> None:
 
 def write_csv(audit: AuditView, folder: str | os.PathLike[str]) -> list[Path]:
     """Write one CSV file per table into ``folder`` (created if missing).
+
+    A text a spreadsheet would take for a formula (it starts with ``=``, ``+``, ``-``,
+    ``@``, a tab or a carriage return, or their fullwidth forms) is written with a leading
+    ``'``, as OWASP recommends; numbers stay numbers.
 
     Parameters
     ----------
@@ -428,7 +431,5 @@ def write_csv(audit: AuditView, folder: str | os.PathLike[str]) -> list[Path]:
     target.mkdir(parents=True, exist_ok=True)
     written = []
     for name, table in _export_tables(audit).items():
-        file = target / f"{name}.csv"
-        table.to_csv(file, index=False)
-        written.append(file)
+        written.append(write_table_csv(table, target / f"{name}.csv"))
     return written

@@ -1,8 +1,17 @@
-"""Pieces every page and workbook docsapi writes shares: style, tables, charts, file targets.
+"""Pieces every page, workbook and CSV docsapi writes shares: style, tables, charts, targets.
 
 The audit report, the diff report and the review's evidence build their pages from these, so
 that a page looks the same and is written the same way (parent folders created, a NUL in a
 path refused) wherever it comes from.
+
+Workbooks and CSV files are inert (:func:`write_sheet`, :func:`write_table_csv`): a text that a
+spreadsheet would read as a formula (it starts with ``=``, ``+``, ``-``, ``@``, a tab or a
+carriage return, or their fullwidth forms, possibly after spaces) stays text. In a workbook
+every text cell is stored as a string (never a formula, an error code or a number) and such a
+cell is marked quote-prefixed, so editing it keeps it text; in a CSV such a cell gets a
+leading ``'``, as OWASP recommends for CSV injection, and a text holding a line break is
+quoted. Numbers stay numbers. docsapi reads its own CSV files back unchanged
+(:func:`read_csv_texts` drops the ``'`` it added).
 """
 
 from __future__ import annotations
@@ -10,9 +19,11 @@ from __future__ import annotations
 import base64
 import io
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from docsapi.audit.report.tables import text
@@ -27,10 +38,15 @@ __all__ = [
     "figure_png",
     "fit_columns",
     "html_table",
+    "inert_texts",
     "output_path",
     "plain",
+    "read_csv_texts",
     "text",
     "write_page",
+    "write_sheet",
+    "write_table_csv",
+    "write_text_cell",
 ]
 
 #: The stylesheet of every page (inline: the pages load nothing).
@@ -123,6 +139,127 @@ def fit_columns(sheet: Any) -> None:
     for column in sheet.columns:
         longest = max((len(str(cell.value or "")) for cell in column), default=8)
         sheet.column_dimensions[column[0].column_letter].width = min(60, longest + 2)
+
+
+#: What makes a spreadsheet take a cell for a formula: a tab or carriage return first, or
+#: (after any whitespace) ``=``, ``+``, ``-``, ``@`` or their fullwidth forms.
+_TRIGGER = r"(?:[\t\r]|\s*[=+\-@\uff1d\uff0b\uff0d\uff20])"
+#: A text that gets a leading quote in a CSV: a trigger, after any quotes (so that reading
+#: back drops exactly the quote added, and a text starting with ``'=`` survives the trip).
+_NEEDS_QUOTE = re.compile(f"^'*{_TRIGGER}")
+_QUOTED = re.compile(f"^'+{_TRIGGER}")
+
+
+def _csv_cell(value: object) -> object:
+    if isinstance(value, str) and _NEEDS_QUOTE.match(value):
+        return "'" + value
+    return value
+
+
+def inert_texts(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with a ``'`` before every text a spreadsheet would take for a formula.
+
+    Column labels and text cells change (values that are ``str``); numbers, times and
+    missing values stay as they are.
+
+    Examples
+    --------
+    >>> inert_texts(pd.DataFrame({"title": ["=1+1", "Guides"], "n": [-2, 3]})).values.tolist()
+    [["'=1+1", -2], ['Guides', 3]]
+    """
+    return _map_texts(frame, _csv_cell)
+
+
+def read_csv_texts(frame: pd.DataFrame) -> pd.DataFrame:
+    """A frame read from a CSV that :func:`write_table_csv` wrote, its texts as they were.
+
+    Examples
+    --------
+    >>> read_csv_texts(pd.DataFrame({"t": ["'=1+1", "'quoted'", "''=x"]}))["t"].tolist()
+    ['=1+1', "'quoted'", "'=x"]
+    """
+    return _map_texts(frame, _restored)
+
+
+def _restored(value: object) -> object:
+    return value[1:] if isinstance(value, str) and _QUOTED.match(value) else value
+
+
+def _map_texts(frame: pd.DataFrame, change: Any) -> pd.DataFrame:
+    """``frame`` with ``change`` applied to its column labels and text cells (a copy when
+    anything changed; columns that changed become object columns)."""
+    labels = [change(label) for label in frame.columns]
+    changed = {}
+    for position, (_, series) in enumerate(frame.items()):
+        if series.dtype.kind in "biufcmM":
+            continue  # numbers and times are never text
+        values = series.astype(object).to_numpy()
+        cells = np.empty(len(values), dtype=object)
+        for row, value in enumerate(values):
+            cells[row] = change(value)
+        if any(a is not b for a, b in zip(cells, values, strict=True)):
+            changed[position] = cells
+    if not changed and labels == list(frame.columns):
+        return frame
+    frame = frame.copy()
+    for position, column in changed.items():
+        frame.isetitem(position, column)
+    frame.columns = pd.Index(labels, name=frame.columns.name, dtype=object)
+    return frame
+
+
+def write_table_csv(frame: pd.DataFrame, path: Path) -> Path:
+    """Write ``frame`` (without its index) as an inert CSV file; the path written.
+
+    Lines end in CRLF (RFC 4180), so a text holding a carriage return is quoted: no reader
+    starts a new row inside it (where what follows could be taken for a formula).
+    """
+    inert_texts(frame).to_csv(path, index=False, lineterminator="\r\n")
+    return path
+
+
+#: Characters a workbook cannot hold (XML 1.0 forbids them); shown as their control pictures.
+_UNWRITABLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
+def _writable(value: object) -> object:
+    """A text with each control character a workbook cannot hold shown as its picture (␁)."""
+    if isinstance(value, str) and _UNWRITABLE.search(value):
+        return _UNWRITABLE.sub(lambda match: chr(0x2400 + ord(match.group())), value)
+    return value
+
+
+def _text_cell(cell: Any) -> None:
+    """Store an openpyxl cell holding a ``str`` as a string, never as a formula or error."""
+    if isinstance(cell.value, str):
+        cell.data_type = "s"
+        if _NEEDS_QUOTE.match(cell.value):
+            cell.quotePrefix = True  # Excel keeps it text when the cell is edited
+
+
+def write_sheet(writer: pd.ExcelWriter, name: str, frame: pd.DataFrame) -> Any:
+    """Write ``frame`` to the sheet ``name`` of an openpyxl ``writer``, inert and readable.
+
+    Every text cell is stored as a string (see the module's docstring); the header row is
+    frozen and the columns sized (:func:`fit_columns`).
+
+    Returns
+    -------
+    openpyxl Worksheet
+        The sheet, for more cells (:func:`write_text_cell`) or an autofilter.
+    """
+    _map_texts(frame, _writable).to_excel(writer, sheet_name=name, index=False)
+    sheet = writer.sheets[name]
+    for row in sheet.iter_rows():
+        for cell in row:
+            _text_cell(cell)
+    fit_columns(sheet)
+    return sheet
+
+
+def write_text_cell(sheet: Any, row: int, column: int, value: str) -> None:
+    """Write ``value`` into one cell of an openpyxl ``sheet``, as a string."""
+    _text_cell(sheet.cell(row=row, column=column, value=_writable(value)))
 
 
 def plain(frame: pd.DataFrame, *, naive_times: bool = False) -> pd.DataFrame:

@@ -3,7 +3,8 @@
 A snapshot is a folder::
 
     snapshot.json               what it is: format, versions, organization, time, thresholds,
-                                coverage, counts, and every file with its SHA-256 and layout
+                                coverage, counts, every file with its SHA-256 and layout, and
+                                its seal (the SHA-256 of all that; signed with a signing key)
     audit/<table>.parquet       the audit's public tables (grants, paths, effective, ...)
     data/<table>.parquet        the raw crawled tables, so a loaded audit can be analysed,
                                 compared or planned again without a request
@@ -11,9 +12,17 @@ A snapshot is a folder::
 
 :func:`save_audit` (``audit.save(path)``) writes it into a hidden folder beside the target
 and renames it into place, so a snapshot is never seen half-written. :func:`read_snapshot`
-(``docsapi.load_audit(path)``) checks everything first (the description, the format version,
-each file's checksum and columns) and only then builds the audit: what it returns equals what
-was saved, dtypes included; what it refuses raises :class:`~docsapi.errors.SnapshotError`.
+(``docsapi.load_audit(path)``) checks everything first (the description and its seal, the
+format version, each file's checksum and columns) and only then builds the audit: what it
+returns equals what was saved, dtypes included; what it refuses raises
+:class:`~docsapi.errors.SnapshotError`. :func:`verify_snapshot` (``docsapi verify PATH``)
+lists every problem instead of stopping at the first.
+
+With a signing key (``DOCSAPI_SIGNING_KEY`` or the keyring, see
+:mod:`docsapi.credentials.signing`) ``snapshot.json`` is signed with HMAC-SHA256 as well,
+and a snapshot that is unsigned or signed otherwise is refused while the key is set: a
+file changed and re-hashed by someone without the key does not load. Snapshots of format
+1 (docsapi before seals) still load without a key.
 
 Secrets stay out: share-link keys and query values of published addresses are masked (the
 crawl already masks them; a hand-made audit is masked on the way out) and every text has the
@@ -55,13 +64,18 @@ from docsapi.audit.snapshot.files import (
     FORMAT_VERSION,
     MANIFEST,
     OLDEST_FORMAT_VERSION,
+    SEALED_FORMAT_VERSION,
     SnapshotInfo,
     clean,
     entries,
+    file_problem,
+    manifest_problems,
+    parse_manifest,
     read_entry,
     read_manifest,
     refuse,
     scrub_texts,
+    sealing_key,
     snapshot_info,
     write_manifest,
     write_table,
@@ -74,7 +88,9 @@ from docsapi.audit.tables import (
     PATH_COLUMNS,
 )
 from docsapi.audit.view import AuditView, check_audit
+from docsapi.core.integrity import Verdict, seal_fact
 from docsapi.core.version import version
+from docsapi.credentials.signing import signing_key
 from docsapi.errors import SnapshotError, ValidationError
 
 __all__ = [
@@ -92,6 +108,7 @@ __all__ = [
     "save_audit",
     "save_dated",
     "save_table",
+    "verify_snapshot",
 ]
 
 #: The audit's public tables, in report order (``docs/audit-tables.md``).
@@ -222,7 +239,7 @@ def _write_snapshot(audit: AuditView, folder: Path, expand_teams: bool) -> None:
         )
     for name, table in audit.data.tables().items():
         manifest["files"].append(write_table(folder, f"data/{name}.parquet", clean(name, table)))
-    write_manifest(folder, manifest)  # last: a folder without it is no snapshot
+    write_manifest(folder, manifest, signing_key())  # last: a folder without it is no snapshot
 
 
 def _check_target(target: Path, overwrite: bool) -> None:
@@ -475,7 +492,7 @@ def read_snapshot(path: str | os.PathLike[str]) -> StoredAudit:
         thresholds = AuditThresholds(**info.thresholds)  # type: ignore[arg-type]
     except (TypeError, ValidationError) as exc:
         raise refuse(target, f"its thresholds are not valid: {exc}") from None
-    first = info.format_version < 2  # written before the audit log was read
+    first = info.format_version < 3  # written before the audit log was read
     tables = _read_group(
         target, manifest, "audit", tuple(n for n in AUDIT_TABLES if not first or n != "provenance")
     )
@@ -501,6 +518,59 @@ def read_snapshot(path: str | os.PathLike[str]) -> StoredAudit:
     if is_complete(tables["coverage"]) != info.complete:
         raise refuse(info.path, "its coverage table and snapshot.json disagree on completeness")
     return StoredAudit(data, tables, thresholds, info)
+
+
+def verify_snapshot(path: str | os.PathLike[str]) -> Verdict:
+    """Check a snapshot whole and list every problem (``docsapi verify FOLDER``).
+
+    The seal of ``snapshot.json`` (and its signature when a signing key is set), every file
+    against its SHA-256, then, when those hold, everything :func:`read_snapshot` checks.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The snapshot's folder.
+
+    Returns
+    -------
+    Verdict
+        ``problems`` (one line each; none when it verifies) and ``facts`` (the
+        organization, the files, how it is sealed).
+
+    Examples
+    --------
+    >>> verify_snapshot("reviews/2026-Q3").ok                 # doctest: +SKIP
+    True
+    """
+    target = _snapshot_path(path)
+    key = signing_key()
+    try:
+        manifest = parse_manifest(target)
+    except SnapshotError as exc:
+        return Verdict("snapshot", target, (str(exc),))
+    problems = manifest_problems(manifest, key)
+    if manifest["format_version"] < SEALED_FORMAT_VERSION and key is None:
+        problems.append(
+            f"{MANIFEST} is in format {manifest['format_version']} (docsapi "
+            f"{manifest.get('docsapi_version', '?')}), which has no seal, so nothing shows "
+            "whether it was changed: load it and save it again to seal it"
+        )
+    problems += [p for entry in manifest["files"] if (p := file_problem(target, entry))]
+    if not problems:
+        try:
+            read_snapshot(target)
+        except SnapshotError as exc:
+            problems.append(str(exc))
+    organization = manifest.get("organization")
+    org_id = organization.get("id") if isinstance(organization, dict) else None
+    facts = (
+        f"an audit snapshot of organization {org_id}, format "
+        f"{manifest['format_version']}, {len(manifest['files'])} files",
+        seal_fact(manifest, key)
+        if manifest["format_version"] >= SEALED_FORMAT_VERSION
+        else "not sealed (format 1)",
+    )
+    return Verdict("snapshot", target, tuple(problems), facts)
 
 
 # -- tables saved with a snapshot ----------------------------------------------------------------
@@ -553,6 +623,7 @@ def save_table(snapshot: str | os.PathLike[str], name: str, frame: pd.DataFrame)
     if not isinstance(frame, pd.DataFrame):
         raise ValidationError("frame", f"must be a pandas DataFrame, got {type(frame).__name__}")
     manifest = read_manifest(target)
+    key = sealing_key(target, manifest)
     if manifest["format_version"] != FORMAT_VERSION:
         raise refuse(
             target,
@@ -570,7 +641,7 @@ def save_table(snapshot: str | os.PathLike[str], name: str, frame: pd.DataFrame)
     entry["path"] = relative
     previous = entries(manifest, "extra").get(table)
     manifest["files"] = [e for e in manifest["files"] if e is not previous] + [entry]
-    write_manifest(target, manifest)
+    write_manifest(target, manifest, key)
     if previous is not None and previous["path"] != relative:
         (target / previous["path"]).unlink(missing_ok=True)
     return target / relative
