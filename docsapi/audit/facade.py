@@ -221,25 +221,8 @@ class PermissionAudit:
         return self._log.events
 
     def timeline(self, freq: str = "W", by: str = "action") -> pd.DataFrame:
-        """Changes of access per period: events that changed a setting, counted.
-
-        Parameters
-        ----------
-        freq : {"W", "M"}
-            Weeks (starting on Monday) or months.
-        by : {"action", "actor"}
-            One column per action, or per actor (their name).
-
-        Returns
-        -------
-        DataFrame
-            Indexed by the period's first day (UTC), one column per action or actor,
-            counts as integers; empty when the log holds no change of access.
-
-        Raises
-        ------
-        ValidationError
-            For another ``freq`` or ``by``.
+        """Changes of access per week (``freq="W"``) or month (``"M"``), one column per
+        ``action`` or ``actor``; see :func:`docsapi.audit.report.plots.timeline_counts`.
 
         Examples
         --------
