@@ -187,7 +187,12 @@ BAD = {
     "target_id": OPTIONAL_ID_BAD,
     # An audit log's target id may name two ids (``<space>/user/<user>``): a query value, not
     # a path segment, so only what no id is.
-    "orgs.audit_events.target_id": [1, 1.5, b"x", ["x"], "", "a\nb", "\x00", LONG],
+    "orgs.audit_events.target_id": [
+        *(v for v in OPTIONAL_ID_BAD if v != "a/b"),  # two ids: a permission
+        "a//b",
+        "s1/../u1",
+        "s1/user/u1\n",
+    ],
     "orgs.audit_events.progress": FLAG_BAD,
     "display_name": ["", " ", "x" * 65, 5, "a\nb", b"Ada"],
     "photo_url": URL_BAD[1:],

@@ -48,6 +48,21 @@ def _instant(value: Any, argument: str) -> str:
     return check_moment(value, argument).replace(tzinfo=None).isoformat() + "Z"
 
 
+def _target(value: Any) -> str:
+    """An audit log target: an id, or ids joined by ``/`` (a permission names its content and
+    its holder: ``<space id>/user/<user id>``), each part an id.
+
+    Examples
+    --------
+    >>> _target("s1/user/u1")
+    's1/user/u1'
+    """
+    text = check_text(value, "target_id", min_length=1, max_length=3 * MAX_ID_LENGTH)
+    for part in text.split("/"):
+        check_id(part, "target_id")
+    return text
+
+
 class Orgs(TeamMethods):
     """Organizations, members, teams, invite links and the audit log: ``client.orgs``."""
 
@@ -478,9 +493,7 @@ class Orgs(TeamMethods):
         if actor_id is not None:
             params["actor"] = check_id(actor_id, "actor_id")
         if target_id is not None:
-            params["target"] = check_text(
-                target_id, "target_id", min_length=1, max_length=3 * MAX_ID_LENGTH
-            )
+            params["target"] = _target(target_id)
         check_bool(progress, "progress")
         path = api_path("orgs", org_id, "audit-events")
         from tqdm.auto import tqdm  # type: ignore[import-untyped]
