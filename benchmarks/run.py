@@ -522,6 +522,12 @@ def bench_issue16(cfg: Settings) -> list[Row]:
     return [Row.of("K", found) for found in cache_bench.run(cfg.quick)]
 
 
+def bench_provenance(cfg: Settings) -> list[Row]:
+    import provenance_bench
+
+    return [Row.of("V", provenance_bench.row(cfg.quick))]
+
+
 # -- the report ---------------------------------------------------------------------------------
 
 BENCHES: dict[str, tuple[str, Callable[[Settings], list[Row]]]] = {
@@ -536,6 +542,7 @@ BENCHES: dict[str, tuple[str, Callable[[Settings], list[Row]]]] = {
     "R": ("issue 12: requests and rate limit", bench_issue12),
     "G": ("issue 14: client.api", bench_issue14),
     "K": ("issue 16: second audit with the cache", bench_issue16),
+    "V": ("issue 26: the audit log's cost", bench_provenance),
 }
 
 

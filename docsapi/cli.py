@@ -89,7 +89,20 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--save",
         metavar="DIR",
-        help="also keep a snapshot of the audit in DIR/<org id>/<UTC time>/ (see history, diff)",
+        help="also keep a snapshot of the audit in DIR/<org id>/<UTC time>/ (see history, diff); "
+        "the audit log is then read from the last snapshot kept there",
+    )
+    parser.add_argument(
+        "--log-days",
+        type=int,
+        metavar="N",
+        help="read the audit log of the last N days (default: since the last snapshot in --save "
+        "DIR, else 365)",
+    )
+    parser.add_argument(
+        "--no-log",
+        action="store_true",
+        help="do not read the audit log (no provenance: who made each grant and when)",
     )
 
 
@@ -331,11 +344,36 @@ def _keep_snapshot(audit: PermissionAudit, args: argparse.Namespace) -> None:
 
 
 def _audit(client, org_id: str, args: argparse.Namespace) -> PermissionAudit:
+    from datetime import timedelta
+
     from docsapi.audit import audit_permissions
 
+    if args.log_days is not None and args.log_days < 1:
+        raise _Failure("--log-days must be at least 1", EXIT_USAGE)
     return audit_permissions(
-        client, org_id, max_workers=args.workers, progress=not args.no_progress
+        client,
+        org_id,
+        max_workers=args.workers,
+        progress=not args.no_progress,
+        read_log=not args.no_log,
+        events_since=(
+            None if args.no_log or args.log_days is None else timedelta(days=args.log_days)
+        ),
+        previous=None if args.no_log or args.log_days else _last_snapshot(args.save, org_id),
     )
+
+
+def _last_snapshot(root: str | None, org_id: str) -> str | None:
+    """The newest readable snapshot of ``org_id`` kept under ``root`` (None: none)."""
+    if not root or not Path(root).is_dir():
+        return None
+    from docsapi.audit.snapshot.store import history
+
+    kept = history(root, org_id=org_id)
+    if kept.empty or "problem" not in kept:
+        return None
+    readable = kept[kept["problem"].isna()]
+    return None if readable.empty else str(readable["path"].iloc[-1])
 
 
 def _run_demo(args: argparse.Namespace) -> int:

@@ -109,8 +109,17 @@ def test_grants_stay_raw_one_row_per_permission(audit):
         "principal_id",
         "principal_name",
         "role",
+        "granted_by",
+        "granted_by_id",
+        "granted_at",
+        "granted_via",
+        "event_id",
+        "provenance",
     ]
     assert len(grants) == len(USER_GRANTS) + len(TEAM_GRANTS)
+    # A hand-made organization read no audit log: who made each grant is not known.
+    assert set(grants["provenance"]) == {"unknown: the audit log was not read"}
+    assert grants["granted_by"].isna().all() and grants["granted_at"].isna().all()
     team = grants[grants["principal_id"] == "t2"].iloc[0]
     assert (team.target_title, team.principal_type, team.principal_name, team.role) == (
         "S2",
@@ -167,6 +176,12 @@ def test_findings_are_sorted_most_severe_first_with_a_sentence_each(audit):
         "principal_id",
         "principal_name",
         "detail",
+        "granted_by",
+        "granted_by_id",
+        "granted_at",
+        "granted_via",
+        "event_id",
+        "provenance",
     ]
     ranks = findings["severity"].map({"high": 0, "medium": 1, "low": 2}).tolist()
     assert ranks == sorted(ranks)

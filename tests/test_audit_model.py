@@ -252,6 +252,12 @@ def test_paths_list_each_way_with_the_grant_a_change_would_touch():
         "collection_id",
         "team_id",
         "role",
+        "granted_by",
+        "granted_by_id",
+        "granted_at",
+        "granted_via",
+        "event_id",
+        "provenance",
     ]
     via = paths[paths["kind"] == "collection-team"].iloc[0]
     assert (via.collection_id, via.team_id, via.role) == ("c1", "t1", "edit")

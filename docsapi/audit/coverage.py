@@ -141,6 +141,35 @@ def _token_row(role: str | None) -> dict[str, object]:
     )
 
 
+def _log_row(data: AuditData, gaps: Gaps) -> dict[str, object]:
+    """The audit log: read (from when), not asked for, or not readable (a partial audit)."""
+    if data.events_since is None:
+        return _row(
+            "audit log read",
+            None,
+            None,
+            True,
+            "not asked for: grants and paths carry no provenance (who made them, when).",
+        )
+    since = f"{data.events_since:%Y-%m-%d}"
+    if not gaps.has("audit_log"):
+        return _row(
+            "audit log read",
+            0,
+            None,
+            False,
+            f"not read (from {since}): who made each grant and when is unknown. Audit with an "
+            "organization admin's token, on a plan with an audit log.",
+        )
+    return _row(
+        "audit log read",
+        len(data.events),
+        None,
+        True,
+        f"{len(data.events)} events from {since} on.",
+    )
+
+
 def coverage_table(
     data: AuditData,
     gaps: Gaps,
@@ -274,6 +303,7 @@ def coverage_table(
             "spaces whose effective access was compared with the platform's own list.",
         )
     )
+    rows.append(_log_row(data, gaps))
     failures = len(data.errors)
     rows.append(
         _row(

@@ -9,7 +9,9 @@ What is read, for an organization (list endpoints, up to 1,000 items a page):
   (with the count the API gives), collections, sites and invite links;
 - per space: its user and team permissions and the platform's aggregate of who can reach
   it; per team: its members; per collection: its user and team permissions; per site: the
-  spaces it publishes, its share links, its user and team permissions.
+  spaces it publishes, its share links, its user and team permissions;
+- when asked, the organization's audit log from a given moment on (100 events a page, the
+  API's largest), read once, by one worker, while the others read the rest.
 
 A read that fails in a way that leaves the rest meaningful (a 403 on one space, a team
 whose members keep answering 503, a server without sites) becomes a row of ``errors`` and
@@ -31,7 +33,8 @@ import pandas as pd
 
 from docsapi.audit.data import AuditData, ColumnAccumulator, conform
 from docsapi.core.checks import check_params
-from docsapi.data.fields import TeamPermissionFields, UserPermissionFields
+from docsapi.data.columns import columns
+from docsapi.data.fields import AuditEventFields, TeamPermissionFields, UserPermissionFields
 from docsapi.data.shapes import Shape
 from docsapi.errors import (
     APIConnectionError,
@@ -64,10 +67,13 @@ _RECOVERABLE = (
 #: Items per page asked of every list endpoint (the API's maximum).
 PAGE = 1000
 
+#: Events per page of the audit log (the API's largest page there).
+EVENT_PAGE = 100
 
 _USERS = Shape(UserPermissionFields, ("user_id", "display_name", "email", "role"))
 _TEAMS = Shape(TeamPermissionFields, ("team_id", "title", "role"))
 _AGGREGATE = Shape(UserPermissionFields, ("user_id", "display_name", "role"))
+_EVENTS = Shape(AuditEventFields, tuple(column.name for column in columns(AuditEventFields)))
 
 
 class _Failed:
@@ -108,9 +114,9 @@ class _Reader:
     def items(self, path: str, **params: object) -> list:
         return list(self.client.paginate(path, params={"limit": PAGE, **params}))
 
-    def shaped(self, path: str, columns: Shape) -> list:
+    def shaped(self, path: str, columns: Shape, **params: object) -> list:
         """The items of a large list, decoded into ``columns``' shape where they fit it."""
-        query = check_params({"limit": PAGE})
+        query = check_params({"limit": PAGE, **params})
         return list(self.client.transport.paginate(path, params=query, shape=columns.page))
 
     def organization(self) -> tuple[str | None, bool | None]:
@@ -210,6 +216,17 @@ class _Reader:
             "team members",
         )
 
+    def log(self, since: pd.Timestamp) -> Any:
+        """The audit log from ``since`` on (recoverable: a token that may not read it, or an
+        organization without it, leaves the audit partial, not failed)."""
+
+        def read() -> pd.DataFrame:
+            path = f"{self.org_path}/audit-events"
+            items = self.shaped(path, _EVENTS, limit=EVENT_PAGE, **{"from": since.isoformat()})
+            return pd.DataFrame(_EVENTS.columns(items))
+
+        return _attempt(read, "organization", self.org_id, "audit log")
+
     def listing(self, what: str, path: str, **params: object) -> Any:
         """An organization-wide list (collections, sites, invite links): recoverable."""
         return _attempt(lambda: self.items(path, **params), "organization", self.org_id, what)
@@ -287,7 +304,12 @@ class _Tables:
 
 
 def crawl_organization(
-    client: DocsClient, org_id: str, *, max_workers: int = 8, progress: bool = True
+    client: DocsClient,
+    org_id: str,
+    *,
+    max_workers: int = 8,
+    progress: bool = True,
+    events_since: pd.Timestamp | None = None,
 ) -> AuditData:
     """Read everything an audit of an organization needs (see the module docstring).
 
@@ -301,6 +323,9 @@ def crawl_organization(
         Number of concurrent requests.
     progress : bool
         Show a progress bar over the spaces.
+    events_since : Timestamp, optional
+        Read the organization's audit log from this moment on (one paged read, alongside the
+        others); None reads no log.
 
     Returns
     -------
@@ -332,6 +357,7 @@ def crawl_organization(
             )
             sites_job = pool.submit(read.listing, "sites", f"{read.org_path}/sites")
             invites_job = pool.submit(read.listing, "invite links", f"{read.org_path}/link-invites")
+            log_job = None if events_since is None else pool.submit(read.log, events_since)
             space_records = read.items(f"{read.org_path}/spaces")
             spaces = frames.spaces(space_records)
             del space_records
@@ -359,6 +385,8 @@ def crawl_organization(
                         for s in (record["id"] for record in site_records)
                     ]
                 members = members_job.result()
+                if log_job is not None:
+                    other_jobs.append(log_job)
                 bar.total = len(space_jobs) + len(other_jobs)
                 bar.refresh()
                 for job in as_completed([*space_jobs, *other_jobs]):
@@ -367,6 +395,9 @@ def crawl_organization(
             (org_name, invite_links_on), me = organization.result(), me_job.result()
             reported, clock_offset = count_job.result()
             invite_links = _invite_links(frames, org_id, invites_job.result(), tables)
+            events = None if log_job is None else log_job.result()
+            if tables.failed(events):
+                events = None
         except BaseException:
             # A fatal error (401, Ctrl-C): do not send the requests still queued.
             pool.shutdown(wait=False, cancel_futures=True)
@@ -403,6 +434,8 @@ def crawl_organization(
         share_links=frames.share_links(*tables.site_records["share_links"]),
         invite_links=invite_links,
         aggregate=tables.aggregate.frame(),
+        events=conform("events") if events is None else events,
+        events_since=events_since,
         errors=pd.DataFrame(tables.errors),
     )
 

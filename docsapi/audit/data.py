@@ -130,6 +130,21 @@ RAW_SCHEMAS: dict[str, dict[str, str]] = {
     "invite_links": {"id": _STR, "target_type": _STR, "target_id": _STR, "role": _STR},
     # The platform's own answer: who can access each space, with their effective role.
     "aggregate": {"space_id": _CAT, "user_id": _CAT, "display_name": _CAT, "role": _CAT},
+    # The organization's audit log as read (newest first): who changed what, when, through
+    # which entry point (source: ui, api, ...). Target ids name what changed; see
+    # docsapi.audit.provenance for the targets it reads.
+    "events": {
+        "id": _STR,
+        "occurred_at": _TIME,
+        "action": _CAT,
+        "source": _CAT,
+        "actor_type": _CAT,
+        "actor_id": _CAT,
+        "actor_label": _CAT,
+        "target_type": _CAT,
+        "target_id": _STR,
+        "target_label": _STR,
+    },
     # Reads that failed: target_type organization, space, collection, site or team.
     "errors": {
         "target_type": _STR,
@@ -156,6 +171,7 @@ PARTS: dict[str, str] = {
     "site_permissions": "the user and team permissions of each site",
     "invite_links": "the organization's invite links",
     "aggregate": "the platform's own lists of who can access each space",
+    "audit_log": "the organization's audit log (who made each change, and when)",
 }
 
 #: Stage of a read (``errors.stage``) → the part of :data:`PARTS` it belongs to. A failed
@@ -177,6 +193,7 @@ STAGES: dict[str, str] = {
     "site teams": "site_permissions",
     "invite links": "invite_links",
     "aggregate": "aggregate",
+    "audit log": "audit_log",
 }
 
 #: Keys that identify a row; duplicates (e.g. from pages that shifted) are dropped.
@@ -193,6 +210,7 @@ _KEYS: dict[str, list[str]] = {
     "share_links": ["site_id", "id"],
     "invite_links": ["id"],
     "aggregate": ["space_id", "user_id"],
+    "events": ["id"],
 }
 
 _ROLE_COLUMNS = {
@@ -381,8 +399,11 @@ class AuditData:
     invite_links_enabled : bool or None
         The organization's ``inviteLinks`` setting: while it is off no invite link is
         active. None when it could not be told (links then count as active).
+    events_since : Timestamp or None
+        Where the audit log read starts (``events`` holds what happened from then on);
+        None when the log was not asked for.
     spaces, collections, members, teams, team_members, user_permissions, team_permissions,
-    sites, site_spaces, share_links, invite_links, aggregate, errors : DataFrame
+    sites, site_spaces, share_links, invite_links, aggregate, events, errors : DataFrame
         The tables of :data:`RAW_SCHEMAS`.
     not_read : frozenset of str
         Parts of :data:`PARTS` the crawl could not read at all.
@@ -394,6 +415,7 @@ class AuditData:
     token_role: str | None = None
     spaces_reported: int | None = None
     invite_links_enabled: bool | None = None
+    events_since: pd.Timestamp | None = None
     spaces: pd.DataFrame = field(default_factory=lambda: conform("spaces"))
     collections: pd.DataFrame = field(default_factory=lambda: conform("collections"))
     members: pd.DataFrame = field(default_factory=lambda: conform("members"))
@@ -406,6 +428,7 @@ class AuditData:
     share_links: pd.DataFrame = field(default_factory=lambda: conform("share_links"))
     invite_links: pd.DataFrame = field(default_factory=lambda: conform("invite_links"))
     aggregate: pd.DataFrame = field(default_factory=lambda: conform("aggregate"))
+    events: pd.DataFrame = field(default_factory=lambda: conform("events"))
     errors: pd.DataFrame = field(default_factory=lambda: conform("errors"))
     not_read: frozenset[str] = frozenset()
 
@@ -418,9 +441,9 @@ class AuditData:
                 "not_read", f"unknown parts {sorted(unknown)}; known: {list(PARTS)}"
             )
         self.not_read = frozenset(self.not_read)
-        self.generated_at = pd.Timestamp(self.generated_at)
-        if self.generated_at.tzinfo is None:
-            self.generated_at = self.generated_at.tz_localize("UTC")
+        self.generated_at = _utc(self.generated_at)
+        if self.events_since is not None:
+            self.events_since = _utc(self.events_since)
 
     def tables(self) -> dict[str, pd.DataFrame]:
         """The raw tables by name, in :data:`RAW_SCHEMAS` order."""
@@ -430,6 +453,11 @@ class AuditData:
     def __repr__(self) -> str:
         sizes = ", ".join(f"{name}={len(table)}" for name, table in self.tables().items())
         return f"AuditData(org_id={self.org_id!r}, {sizes}, not_read={sorted(self.not_read)})"
+
+
+def _utc(moment: object) -> pd.Timestamp:
+    stamp = pd.Timestamp(moment)  # type: ignore[arg-type]
+    return stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
 
 
 class _Codes(dict):

@@ -9,19 +9,24 @@ turns them into a :class:`PermissionAudit` without any request:
   permissions) on integer codes, with array operations only;
 - :mod:`docsapi.audit.coverage` judges what the token could not see and marks what depends
   on it;
+- :mod:`docsapi.audit.provenance` joins the organization's audit log to the settings it
+  changed: who made each grant and path, and when;
 - :mod:`docsapi.audit.rules` holds the rules, registered once;
 - :mod:`docsapi.audit.tables` builds the public tables.
 
 The tables and their columns are the contract of ``docs/audit-tables.md``: ``grants``,
 ``paths``, ``effective``, ``exposure``, ``findings``, ``coverage``, ``errors``,
-``aggregate_mismatches``, ``summary`` and ``matrix``. Role columns use the ordered
-categorical :data:`ROLE_DTYPE` (guest < read < comment < edit < review < create < admin):
+``aggregate_mismatches``, ``summary``, ``matrix``, ``provenance`` and ``events``. Role
+columns use the ordered categorical :data:`ROLE_DTYPE` (guest < read < comment < edit < review <
+create < admin):
 ``audit.effective[audit.effective.role >= "edit"]`` selects everyone who can write.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import replace
+from datetime import datetime, timedelta
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -32,6 +37,7 @@ from docsapi.audit import tables as tables_
 from docsapi.audit.coverage import Gaps, coverage_table, find_gaps, is_complete
 from docsapi.audit.crawl import crawl_organization
 from docsapi.audit.data import ROLE_DTYPE, AuditData
+from docsapi.audit.provenance import PROVENANCE_COLUMNS, Provenance
 from docsapi.audit.resolve import (
     COLLECTION_TEAM,
     TEAM,
@@ -41,6 +47,7 @@ from docsapi.audit.resolve import (
     resolve,
 )
 from docsapi.audit.rules import RULES, AuditThresholds, RuleContext, evaluate_rules
+from docsapi.core.checks import check_moment
 from docsapi.core.reprs import safe_display
 from docsapi.errors import ValidationError
 
@@ -53,6 +60,7 @@ if TYPE_CHECKING:
     from docsapi.client import DocsClient
 
 __all__ = [
+    "EVENT_WINDOW",
     "ROLE_DTYPE",
     "AuditData",
     "AuditThresholds",
@@ -62,6 +70,9 @@ __all__ = [
     "load_audit",
 ]
 
+
+#: How far back the audit log is read when neither ``events_since`` nor ``previous`` says.
+EVENT_WINDOW = timedelta(days=365)
 
 #: The columns of :meth:`PermissionAudit.explain`, in order.
 EXPLAIN_COLUMNS = [
@@ -78,6 +89,7 @@ EXPLAIN_COLUMNS = [
     "collection_title",
     "team_id",
     "team_title",
+    *PROVENANCE_COLUMNS,
 ]
 
 
@@ -107,8 +119,11 @@ class PermissionAudit:
     data : AuditData
         The raw crawled tables the audit was computed from.
     grants, paths, effective, exposure, findings, coverage, errors, aggregate_mismatches,
-    summary, matrix : DataFrame
-        The audit's tables. ``paths`` and ``matrix`` are computed on first access.
+    summary, matrix, provenance, events : DataFrame
+        The audit's tables. ``paths``, ``matrix`` and ``provenance`` are computed on first
+        access. ``grants``, ``paths`` and ``findings`` say who made each (``granted_by``,
+        ``granted_at``, ``granted_via``, ``event_id``, ``provenance``); ``provenance`` lists
+        every access setting with its last event, ``events`` the audit log as read.
     snapshot : SnapshotInfo or None
         The snapshot the audit was loaded from or last saved to (see :meth:`save`).
     """
@@ -130,6 +145,7 @@ class PermissionAudit:
         coverage: pd.DataFrame,
         aggregate_mismatches: pd.DataFrame,
         summary: pd.DataFrame,
+        provenance: Provenance | None = None,
     ) -> None:
         self.data = data
         self.org_id = data.org_id
@@ -148,6 +164,7 @@ class PermissionAudit:
         self._resolution = resolution
         self._full = full
         self._shown = shown
+        self._log = provenance or Provenance.of(data, failed="audit_log" in find_gaps(data).lost)
 
     @classmethod
     def _from_stored(cls, stored: StoredAudit) -> PermissionAudit:
@@ -170,6 +187,7 @@ class PermissionAudit:
         audit.errors = tables["errors"]
         audit.__dict__["paths"] = tables["paths"]  # the values of the cached properties
         audit.__dict__["matrix"] = tables["matrix"]
+        audit.__dict__["provenance"] = tables["provenance"]
         audit.snapshot = stored.info
         return audit
 
@@ -177,13 +195,42 @@ class PermissionAudit:
     def paths(self) -> pd.DataFrame:
         """Every way a user reaches a space (computed on first access)."""
         assert self._resolution is not None and self._full is not None  # set unless stored
-        return tables_.paths_table(self._resolution, self._full)
+        return tables_.paths_table(self._resolution, self._full, self._log)
 
     @cached_property
     def matrix(self) -> pd.DataFrame:
         """Users x spaces of effective roles (computed on first access)."""
         assert self._resolution is not None and self._shown is not None  # set unless stored
         return tables_.matrix_table(self._resolution, self._shown)
+
+    @cached_property
+    def provenance(self) -> pd.DataFrame:
+        """Every access setting with the last event that made it (computed on first access).
+
+        One row per grant, member's organization role, default level, published site, share
+        link, invite link and team membership: ``setting``, what and who it is about, its
+        ``value``, and ``granted_by``, ``granted_at``, ``granted_via``, ``event_id``,
+        ``provenance``, ``action`` (see :mod:`docsapi.audit.provenance`).
+        """
+        return self._log.settings(self.grants)
+
+    @property
+    def events(self) -> pd.DataFrame:
+        """The organization's audit log as read, newest first, with the setting each event
+        changed (``setting``, ``key``, ``removal``); empty when the log was not read."""
+        return self._log.events
+
+    def timeline(self, freq: str = "W", by: str = "action") -> pd.DataFrame:
+        """Changes of access per week (``freq="W"``) or month (``"M"``), one column per
+        ``action`` or ``actor``; see :func:`docsapi.audit.report.plots.timeline_counts`.
+
+        Examples
+        --------
+        >>> audit.timeline("M", by="actor").tail(3)             # doctest: +SKIP
+        """
+        from docsapi.audit.report.plots import timeline_counts
+
+        return timeline_counts(self.events, freq=freq, by=by)
 
     @property
     def incomplete(self) -> pd.DataFrame:
@@ -202,6 +249,8 @@ class PermissionAudit:
             "grants": self.grants,
             "aggregate_mismatches": self.aggregate_mismatches,
             "matrix": self.matrix,
+            "provenance": self.provenance,
+            "events": self.events,
             "errors": self.errors,
         }
 
@@ -255,9 +304,11 @@ class PermissionAudit:
 
         The answer to "why can this person do that here?": one row per path of ``paths``
         (organization admin, default level, direct, team, collection, collection-team), the
-        highest role first, each with the role it gives and the grant a change would touch
-        (``collection_id`` / ``team_id`` and their titles). The user's effective role is the
-        highest ``role``; removing access means removing every path that gives it.
+        highest role first, each with the role it gives, the grant a change would touch
+        (``collection_id`` / ``team_id`` and their titles) and who opened it, when
+        (``granted_by``, ``granted_at``, ``granted_via``, ``event_id``, ``provenance``: see
+        :mod:`docsapi.audit.provenance`). The user's effective role is the highest
+        ``role``; removing access means removing every path that gives it.
 
         Parameters
         ----------
@@ -273,7 +324,8 @@ class PermissionAudit:
         DataFrame
             Columns ``space_id``, ``space_title``, ``user_id``, ``display_name``,
             ``member_role``, ``role``, ``kind``, ``source``, ``source_name``,
-            ``collection_id``, ``collection_title``, ``team_id``, ``team_title``. Empty when
+            ``collection_id``, ``collection_title``, ``team_id``, ``team_title`` and the
+            provenance columns. Empty when
             the user reaches the space by no path (a disabled member reaches nothing: their
             grants are in ``grants``).
 
@@ -298,7 +350,7 @@ class PermissionAudit:
         mask = (paths["space_id"] == space_id).to_numpy(dtype=bool) & (
             paths["user_id"] == user_id
         ).to_numpy(dtype=bool)
-        text = [column for column in paths.columns if column != "role"]
+        text = [column for column in paths.columns if column not in ("role", "granted_at")]
         rows = paths[mask].astype(dict.fromkeys(text, "string")).reset_index(drop=True)
         member_role = names.users.set_index("id")["member_role"].get(user_id)
 
@@ -386,9 +438,12 @@ def audit_permissions(
     expand_teams: bool = True,
     max_workers: int = 8,
     progress: bool = True,
+    read_log: bool = True,
+    events_since: datetime | str | timedelta | None = None,
+    previous: PermissionAudit | str | os.PathLike[str] | None = None,
     **thresholds: float,
 ) -> PermissionAudit:
-    """Audit who can access every space of an organization, and flag what is wrong.
+    """Audit who can access every space of an organization, who opened it, and what is wrong.
 
     Parameters
     ----------
@@ -404,7 +459,19 @@ def audit_permissions(
     max_workers : int
         Number of concurrent requests (at least 1).
     progress : bool
-        Show a progress bar ("Auditing spaces").
+        Show a progress bar ("Reading access"; the audit log counts as one target).
+    read_log : bool
+        Read the organization's audit log (once, paged, alongside the other reads) and say
+        who made each grant and path, and when (:mod:`docsapi.audit.provenance`). A token
+        that cannot read it makes the audit partial (``coverage`` says so). False reads no
+        log: provenance is then "unknown".
+    events_since : datetime, str or timedelta, optional
+        Where the log read starts: a moment with a time zone (datetime or ISO 8601 text),
+        or how far back from now. Default: ``previous``'s time when given, else
+        :data:`EVENT_WINDOW` (365 days) back.
+    previous : PermissionAudit or path, optional
+        An earlier audit of the organization (or its snapshot folder): the log is read only
+        from its time, and its events are kept, so provenance reaches back as far as its did.
     **thresholds
         Rule limits (see :class:`AuditThresholds`): ``admin_share`` (0.5), ``max_admins``
         (5), ``inactive_days`` (90), ``share_link_max_age_days`` (90),
@@ -418,7 +485,8 @@ def audit_permissions(
     Raises
     ------
     ValidationError
-        For a bad argument, before any request is sent.
+        For a bad argument (a moment without a time zone, a ``previous`` of another
+        organization), before any request is sent.
     docsapi.errors.APIStatusError
         When the organization's spaces, members or teams cannot be read (401, 403, 404).
         A single space or team that cannot be read is recorded in ``.errors`` instead, and
@@ -442,8 +510,83 @@ def audit_permissions(
             "max_workers", f"must be an integer of at least 1, got {max_workers!r}"
         )
     limits = AuditThresholds.from_kwargs(**thresholds)
-    data = crawl_organization(client, org_id, max_workers=max_workers, progress=bool(progress))
+    earlier = _previous(previous, org_id)
+    since = _log_start(read_log, events_since, earlier)
+    data = crawl_organization(
+        client, org_id, max_workers=max_workers, progress=bool(progress), events_since=since
+    )
+    if earlier is not None and since is not None:
+        data = _with_earlier_events(data, earlier.data)
     return analyze(data, expand_teams=expand_teams, thresholds=limits)
+
+
+def _previous(previous: object, org_id: str) -> PermissionAudit | None:
+    """The earlier audit ``previous`` names (an audit or a snapshot folder), checked."""
+    if previous is None:
+        return None
+    if isinstance(previous, str | os.PathLike):
+        previous = load_audit(previous)
+    if not isinstance(previous, PermissionAudit):
+        raise ValidationError(
+            "previous",
+            f"must be a PermissionAudit or a snapshot folder, got {type(previous).__name__}",
+        )
+    if previous.org_id != org_id:
+        raise ValidationError(
+            "previous", f"is an audit of organization {previous.org_id!r}, not {org_id!r}"
+        )
+    return previous
+
+
+def _log_start(
+    read_log: object, events_since: object, previous: PermissionAudit | None
+) -> pd.Timestamp | None:
+    """Where the audit log read starts (None: no read)."""
+    if not isinstance(read_log, bool):
+        raise ValidationError("read_log", f"must be True or False, got {read_log!r}")
+    if not read_log:
+        if events_since is not None:
+            raise ValidationError("events_since", "has no use with read_log=False")
+        return None
+    now = pd.Timestamp.now(tz="UTC")
+    if events_since is None:
+        if previous is not None:
+            return pd.Timestamp(previous.generated_at) - _OVERLAP
+        return (now - EVENT_WINDOW).floor("D")  # one address a day: a cache can answer it
+    if isinstance(events_since, timedelta):
+        if events_since <= timedelta(0):
+            raise ValidationError(
+                "events_since", f"must be a positive duration, got {events_since}"
+            )
+        return max(now - min(events_since, now - _EARLIEST), _EARLIEST)
+    return pd.Timestamp(check_moment(events_since, "events_since"))
+
+
+#: No audit log holds an event before this: a longer look back reads from here.
+_EARLIEST = pd.Timestamp("1970-01-01", tz="UTC")
+
+
+#: How far before the previous audit its log read starts again (clocks differ a little; an
+#: event read twice is kept once).
+_OVERLAP = timedelta(minutes=10)
+
+
+def _with_earlier_events(data: AuditData, earlier: AuditData) -> AuditData:
+    """``data`` with the events an earlier audit read before it, when this read succeeded
+    and the earlier one reaches further back."""
+    if (
+        data.events_since is None
+        or earlier.events_since is None
+        or "audit_log" in find_gaps(data).lost
+        or "audit_log" in find_gaps(earlier).lost
+    ):
+        return data
+    events = pd.concat([data.events, earlier.events], ignore_index=True)
+    return replace(
+        data,
+        events=events.drop_duplicates("id"),
+        events_since=min(data.events_since, earlier.events_since),
+    )
 
 
 def load_audit(path: str | os.PathLike[str]) -> PermissionAudit:
@@ -515,6 +658,7 @@ def analyze(
     limits = thresholds or AuditThresholds()
     gaps = find_gaps(data)
     resolution = resolve(data, gaps)
+    provenance = Provenance.of(data, failed=not gaps.has("audit_log"))
     paths = resolution.paths
     user_count = len(resolution.users)
     full = effective_access(paths, resolution.sources, user_count)
@@ -528,7 +672,7 @@ def analyze(
     checked = tables_.checked_spaces(data, resolution, gaps.has("aggregate"), gaps.ids("aggregate"))
     mismatches = tables_.aggregate_mismatches(data, resolution, full, checked)
     exposure = tables_.exposure_table(data, resolution)
-    grants = tables_.grants_table(data, resolution)
+    grants = tables_.grants_table(data, resolution, provenance)
     coverage = coverage_table(
         data,
         gaps,
@@ -544,6 +688,7 @@ def analyze(
         mismatches=mismatches,
         gaps=gaps,
         listing_complete=_listing_complete(data, gaps),
+        provenance=provenance,
     )
     findings = evaluate_rules(context, limits)
     effective = tables_.effective_table(resolution, shown)
@@ -569,6 +714,7 @@ def analyze(
         coverage=coverage,
         aggregate_mismatches=mismatches,
         summary=summary,
+        provenance=provenance,
     )
 
 

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from docsapi.audit.data import BOOLEAN, ROLE_DTYPE, ROLES, STRING, AuditData
+from docsapi.audit.provenance import PROVENANCE_COLUMNS, Provenance, grant_key
 from docsapi.audit.resolve import (
     KINDS,
     UNKNOWN,
@@ -55,6 +56,7 @@ GRANT_COLUMNS = [
     "principal_id",
     "principal_name",
     "role",
+    *PROVENANCE_COLUMNS,
 ]
 PATH_COLUMNS = [
     "space_id",
@@ -65,6 +67,7 @@ PATH_COLUMNS = [
     "collection_id",
     "team_id",
     "role",
+    *PROVENANCE_COLUMNS,
 ]
 EFFECTIVE_COLUMNS = [
     "space_id",
@@ -144,12 +147,16 @@ def effective_table(resolution: Resolution, effective: Effective) -> pd.DataFram
     )
 
 
-def paths_table(resolution: Resolution, effective: Effective) -> pd.DataFrame:
-    """``paths``: every way a user reaches a space, sorted by space, user and role.
+def paths_table(
+    resolution: Resolution, effective: Effective, provenance: Provenance
+) -> pd.DataFrame:
+    """``paths``: every way a user reaches a space, sorted by space, user and role, each with
+    the provenance of the setting that opens it.
 
     ``effective`` must aggregate all of ``resolution.paths``: its order is the table's.
     """
     paths = resolution.paths.iloc[effective.order]
+    opened = provenance.columns(provenance.path_positions(resolution, paths), large=True)
     source = paths["source"].to_numpy()
     team, collection = paths["team"].to_numpy(), paths["collection"].to_numpy()
     kinds = pd.CategoricalDtype(list(KINDS))
@@ -163,6 +170,7 @@ def paths_table(resolution: Resolution, effective: Effective) -> pd.DataFrame:
             "collection_id": categorical(collection, resolution.collections["id"]),
             "team_id": categorical(team, resolution.teams["id"]),
             "role": _roles(paths["role"].to_numpy()),
+            **opened,
         },
         columns=PATH_COLUMNS,
         copy=False,
@@ -206,8 +214,9 @@ def target_titles(data: AuditData, types: pd.Series, ids: pd.Series) -> pd.Serie
     return pd.Series(titles, dtype=STRING)
 
 
-def grants_table(data: AuditData, resolution: Resolution) -> pd.DataFrame:
-    """``grants``: every explicit permission on record (spaces, collections, sites).
+def grants_table(data: AuditData, resolution: Resolution, provenance: Provenance) -> pd.DataFrame:
+    """``grants``: every explicit permission on record (spaces, collections, sites), with who
+    made it and when (:mod:`docsapi.audit.provenance`).
 
     Built on integer codes: targets and principals are numbered in (type, title, id) and
     (type, name, id) order, so sorting the codes sorts the table by names.
@@ -252,7 +261,7 @@ def grants_table(data: AuditData, resolution: Resolution) -> pd.DataFrame:
     if targets is None or not len(target_code):
         targets = pd.DataFrame({"id": [], "title": [], "target_type": []}, dtype=STRING, copy=False)
     kinds = ["user", "team"]
-    return pd.DataFrame(
+    table = pd.DataFrame(
         {
             "target_type": categorical(target_code, targets["target_type"]),
             "target_id": categorical(target_code, targets["id"]),
@@ -262,9 +271,20 @@ def grants_table(data: AuditData, resolution: Resolution) -> pd.DataFrame:
             "principal_name": categorical(principal, principal_names),
             "role": _roles(role),
         },
-        columns=GRANT_COLUMNS,
         copy=False,
     )
+    keys = [
+        grant_key(*row)
+        for row in zip(
+            table["target_type"].astype(object),
+            table["target_id"].astype(object),
+            table["principal_type"].astype(object),
+            table["principal_id"].astype(object),
+            strict=True,
+        )
+    ]
+    made = provenance.columns(provenance.positions(keys), large=True)
+    return table.assign(**made)[GRANT_COLUMNS]
 
 
 def internal_defaults(resolution: Resolution) -> pd.Series:

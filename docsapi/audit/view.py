@@ -46,6 +46,14 @@ class AuditView(Protocol):
         """Users x spaces of effective roles."""
 
     @property
+    def provenance(self) -> pd.DataFrame:
+        """Every access setting with the last event that made it."""
+
+    @property
+    def events(self) -> pd.DataFrame:
+        """The audit log as read, with the setting each event changed."""
+
+    @property
     def incomplete(self) -> pd.DataFrame:
         """The coverage items that are not complete."""
 

@@ -64,8 +64,10 @@ MANIFEST = "snapshot.json"
 #: What ``snapshot.json`` says it describes.
 FORMAT = "docsapi.audit-snapshot"
 #: The snapshot format this docsapi writes. Any change to what a snapshot holds (a table, a
-#: column, a dtype, a key of ``snapshot.json``) raises it. Format 2 seals ``snapshot.json``.
-FORMAT_VERSION = 2
+#: column, a dtype, a key of ``snapshot.json``) raises it. Format 2 seals ``snapshot.json``;
+#: format 3 added the audit log (``data/events``, ``events_since`` in ``crawl``) and provenance
+#: (``audit/provenance`` and the provenance columns of grants, paths and findings).
+FORMAT_VERSION = 3
 #: The first format whose ``snapshot.json`` is sealed.
 SEALED_FORMAT_VERSION = 2
 #: The oldest format this docsapi still reads.

@@ -59,7 +59,8 @@ import numpy as np
 import pandas as pd
 
 from docsapi.audit.coverage import COVERAGE_COLUMNS, is_complete
-from docsapi.audit.data import PARTS, RAW_SCHEMAS, AuditData
+from docsapi.audit.data import PARTS, RAW_SCHEMAS, STRING, AuditData, conform
+from docsapi.audit.provenance import PROVENANCE_COLUMNS, SETTING_COLUMNS
 from docsapi.audit.rules import FINDING_COLUMNS, AuditThresholds
 from docsapi.audit.snapshot.files import (
     FORMAT,
@@ -124,6 +125,7 @@ AUDIT_TABLES: tuple[str, ...] = (
     "grants",
     "aggregate_mismatches",
     "matrix",
+    "provenance",
     "errors",
 )
 #: The columns each public table must have (the contract); the matrix's are the spaces.
@@ -137,6 +139,7 @@ _REQUIRED_COLUMNS: dict[str, list[str]] = {
     "grants": GRANT_COLUMNS,
     "aggregate_mismatches": MISMATCH_COLUMNS,
     "matrix": [],
+    "provenance": SETTING_COLUMNS,
     "errors": list(RAW_SCHEMAS["errors"]),
 }
 _NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
@@ -215,6 +218,11 @@ def _manifest_for(audit: AuditView, expand_teams: bool) -> dict[str, Any]:
             "spaces_reported": audit.data.spaces_reported,
             "invite_links_enabled": audit.data.invite_links_enabled,
             "not_read": sorted(audit.data.not_read),
+            "events_since": (
+                None
+                if audit.data.events_since is None
+                else pd.Timestamp(audit.data.events_since).isoformat()
+            ),
         },
         "files": [],
     }
@@ -406,12 +414,38 @@ def _crawl_facts(path: Path, manifest: dict[str, Any]) -> dict[str, Any]:
             "spaces_reported": crawl["spaces_reported"],
             "invite_links_enabled": crawl["invite_links_enabled"],
             "not_read": not_read,
+            "events_since": crawl.get("events_since"),
         }
-    except (KeyError, TypeError) as exc:
+        if facts["events_since"] is not None:
+            facts["events_since"] = pd.Timestamp(facts["events_since"])
+    except (KeyError, TypeError, ValueError) as exc:
         raise refuse(path, f"{MANIFEST} lacks {exc}: the file is damaged") from None
     if not not_read <= set(PARTS):
         raise refuse(path, f"{MANIFEST} names unknown parts {sorted(not_read - set(PARTS))}")
     return facts
+
+
+def _without_log(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """The tables of a format-1 snapshot, with the provenance of an audit that read no log."""
+    unknown = "unknown: the audit log was not read"
+    for name in ("grants", "paths", "findings"):
+        frame = tables[name]
+        filled = {
+            column: (
+                pd.array([pd.NaT] * len(frame), dtype="datetime64[ns, UTC]")
+                if column == "granted_at"
+                else pd.Categorical([unknown if column == "provenance" else None] * len(frame))
+            )
+            for column in PROVENANCE_COLUMNS
+        }
+        tables[name] = frame.assign(**filled)
+    tables["provenance"] = pd.DataFrame(
+        {
+            column: pd.Series(dtype="datetime64[ns, UTC]" if column == "granted_at" else STRING)
+            for column in SETTING_COLUMNS
+        }
+    )
+    return tables
 
 
 class StoredAudit(NamedTuple):
@@ -465,10 +499,18 @@ def read_snapshot(path: str | os.PathLike[str]) -> StoredAudit:
         thresholds = AuditThresholds(**info.thresholds)  # type: ignore[arg-type]
     except (TypeError, ValidationError) as exc:
         raise refuse(target, f"its thresholds are not valid: {exc}") from None
-    tables = _read_group(target, manifest, "audit", AUDIT_TABLES)
-    raw = _read_group(target, manifest, "data", tuple(RAW_SCHEMAS))
+    first = info.format_version < 3  # written before the audit log was read
+    tables = _read_group(
+        target, manifest, "audit", tuple(n for n in AUDIT_TABLES if not first or n != "provenance")
+    )
+    raw = _read_group(
+        target, manifest, "data", tuple(n for n in RAW_SCHEMAS if not first or n != "events")
+    )
     for entry in entries(manifest, "extra").values():  # the snapshot is checked whole
         read_entry(target, entry)
+    if first:
+        raw["events"] = conform("events")
+        tables = _without_log(tables)
     _check_columns(target, tables, raw)
     try:
         data = AuditData(

@@ -1,5 +1,5 @@
 """The demo's sites (what they publish, to whom, their share links and sections), the style
-guide space, invite links and the audit log's history.
+guide space and invite links.
 
 Only the deliberate cases expose content that is private inside the organization, leave an
 old share link active or offer admin access through an invite link: every other public or
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import random
 import re
-import uuid
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
@@ -191,41 +190,3 @@ def invites(b: Builder) -> None:
         records[invite_id] = {"id": invite_id, **offer}
         b.invite[key] = invite_id
     b.facts["invite_ids"] = dict(b.invite)
-
-
-def history(b: Builder) -> None:
-    """Past audit events: the sites' publication, share links, a few access changes."""
-    owner = b.state.users[b.owner]
-    actor = {"type": "user", "id": b.owner, "label": owner["displayName"]}
-    past = []
-    for site_id, site in b.state.sites.items():
-        if site["published"]:
-            past.append((site["createdAt"], "site.publish", ("site", site_id, site["title"])))
-        for link in b.state.share_links[site_id].values():
-            label = f"{site['title']}: {link['name']}"
-            past.append((link["createdAt"], "site.share-link.create", ("site", site_id, label)))
-    partners = b.state.collections[b.collection["partners"]]
-    guest = b.state.users[b.partner_guest]["displayName"]
-    past.append(
-        (
-            iso(b.now - timedelta(days=40)),
-            "collection.permission.grant",
-            ("collection", partners["id"], f"{partners['title']}: {guest} -> edit"),
-        )
-    )
-    for admin in b.admins[1:]:
-        name = b.state.users[admin]["displayName"]
-        when = iso(b.now - timedelta(days=b.rng.randint(100, 300)))
-        past.append((when, "member.role.update", ("user", admin, f"{name} -> admin")))
-    events = b.state.events.setdefault(b.org_id, [])
-    for when, action, (kind, target_id, label) in sorted(past):
-        events.append(
-            {
-                "id": str(uuid.UUID(int=b.rng.getrandbits(128), version=4)),
-                "occurredAt": when,
-                "action": action,
-                "actor": dict(actor),
-                "source": "ui",
-                "target": {"type": kind, "id": target_id, "label": label},
-            }
-        )
