@@ -7,9 +7,11 @@ Examples
 --------
 >>> import docsapi
 >>> from docsapi.sandbox import Sandbox
->>> with Sandbox() as sb:                                   # doctest: +SKIP
+>>> with Sandbox() as sb:
 ...     client = sb.client()
 ...     spaces = client.spaces.list(org_id=sb.org_id)
+>>> list(spaces.columns)[:4]
+['id', 'title', 'emoji', 'visibility']
 """
 
 import importlib as _importlib
@@ -72,13 +74,12 @@ _LAZY = {
     "login": "docsapi.widgets.login",
     "audit_permissions": "docsapi.audit",
     "PermissionAudit": "docsapi.audit",
-    "load_audit": "docsapi.audit.snapshot.store",
+    "load_audit": "docsapi.audit",
     "AccessReview": "docsapi.review",
 }
 
 if _typing.TYPE_CHECKING:
-    from docsapi.audit import PermissionAudit, audit_permissions
-    from docsapi.audit.snapshot.store import load_audit
+    from docsapi.audit import PermissionAudit, audit_permissions, load_audit
     from docsapi.client import DocsClient
     from docsapi.review import AccessReview
     from docsapi.widgets.login import login

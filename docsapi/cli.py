@@ -14,6 +14,7 @@ Examples
     docsapi history snapshots            # list the snapshots kept
     docsapi diff OLD NEW --html changes.html    # what changed between two snapshots
     docsapi review apply plan.json --dry-run    # the calls of a review's plan, not sent
+    docsapi verify plan.json             # a plan, a snapshot or evidence: unchanged and signed?
 
 Exit status: 0 on success, 1 when the API refuses or fails (or a notebook holds what
 looks like a token or key), 2 for a usage or configuration problem (bad argument, missing
@@ -24,7 +25,13 @@ line naming what could not be seen. ``docsapi diff`` exits 3 likewise when eithe
 is partial (unless ``--allow-partial``), and 2 when a snapshot cannot be loaded.
 ``docsapi review apply PLAN`` exits 0 when every call of the plan is done (or, with
 ``--dry-run``, was shown), 1 when a call failed (it stops there; the same command again
-resumes), 2 when the plan cannot be read or no token is found. Errors are one line on stderr.
+resumes), 2 when the plan cannot be read, no token is found, or the plan would leave the
+organization without an admin or demote the token's own user without
+``--allow-self-demotion`` (nothing is sent), 4 when nothing was sent because the plan was
+refused (not signed off, changed since, an edited call) or another ``apply`` of it is
+running. ``docsapi verify PATH`` exits 0 when what it checks is as it was written (and
+signed, with a signing key), 1 otherwise, one line per problem. Errors are one line on
+stderr.
 """
 
 from __future__ import annotations
@@ -56,7 +63,7 @@ __all__ = ["main"]
 TOKEN_VARIABLE = "GITBOOK_API_TOKEN"
 DEFAULT_REPORT = "audit-report.html"
 SANDBOX_PORT = 8765
-EXIT_OK, EXIT_API, EXIT_USAGE, EXIT_PARTIAL = 0, 1, 2, 3
+EXIT_OK, EXIT_API, EXIT_USAGE, EXIT_PARTIAL, EXIT_REFUSED = 0, 1, 2, 3, 4
 
 
 class _Failure(Exception):
@@ -83,7 +90,20 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--save",
         metavar="DIR",
-        help="also keep a snapshot of the audit in DIR/<org id>/<UTC time>/ (see history, diff)",
+        help="also keep a snapshot of the audit in DIR/<org id>/<UTC time>/ (see history, diff); "
+        "the audit log is then read from the last snapshot kept there",
+    )
+    parser.add_argument(
+        "--log-days",
+        type=int,
+        metavar="N",
+        help="read the audit log of the last N days (default: since the last snapshot in --save "
+        "DIR, else 365)",
+    )
+    parser.add_argument(
+        "--no-log",
+        action="store_true",
+        help="do not read the audit log (no provenance: who made each grant and when)",
     )
     _add_model_option(parser, "how the audit combines the levels of access")
 
@@ -219,7 +239,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     diff.set_defaults(handler=_run_diff)
     _add_review_parser(commands)
+
+    verify = commands.add_parser(
+        "verify", help="check a snapshot, a review plan or evidence: unchanged, and signed?"
+    )
+    verify.add_argument(
+        "path", metavar="PATH", help="a snapshot folder, a plan or evidence file, or a manifest"
+    )
+    _add_snapshot_option(verify)
+    verify.set_defaults(handler=_run_verify)
     return parser
+
+
+def _add_snapshot_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--snapshot",
+        metavar="DIR",
+        help="the snapshot a plan was made from, when it is not where the plan's manifest says",
+    )
 
 
 def _add_review_parser(commands) -> None:
@@ -243,6 +280,19 @@ def _add_review_parser(commands) -> None:
         help=f"API address (default: {DEFAULT_BASE_URL})",
     )
     apply.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    apply.add_argument(
+        "--allow-self-demotion",
+        action="store_true",
+        help="send a call that takes the admin role from the token's own user (sent last); "
+        "without it such a plan is refused",
+    )
+    apply.add_argument(
+        "--allow-unsigned",
+        action="store_true",
+        help="send a plan nobody signed off, or that differs from what was signed off "
+        "(the results say so)",
+    )
+    _add_snapshot_option(apply)
     apply.set_defaults(handler=_run_review)
 
 
@@ -308,15 +358,37 @@ def _keep_snapshot(audit: PermissionAudit, args: argparse.Namespace) -> None:
 
 
 def _audit(client, org_id: str, args: argparse.Namespace) -> PermissionAudit:
+    from datetime import timedelta
+
     from docsapi.audit import audit_permissions
 
+    if args.log_days is not None and args.log_days < 1:
+        raise _Failure("--log-days must be at least 1", EXIT_USAGE)
     return audit_permissions(
         client,
         org_id,
         max_workers=args.workers,
         progress=not args.no_progress,
         model=args.model,
+        read_log=not args.no_log,
+        events_since=(
+            None if args.no_log or args.log_days is None else timedelta(days=args.log_days)
+        ),
+        previous=None if args.no_log or args.log_days else _last_snapshot(args.save, org_id),
     )
+
+
+def _last_snapshot(root: str | None, org_id: str) -> str | None:
+    """The newest readable snapshot of ``org_id`` kept under ``root`` (None: none)."""
+    if not root or not Path(root).is_dir():
+        return None
+    from docsapi.audit.snapshot.store import history
+
+    kept = history(root, org_id=org_id)
+    if kept.empty or "problem" not in kept:
+        return None
+    readable = kept[kept["problem"].isna()]
+    return None if readable.empty else str(readable["path"].iloc[-1])
 
 
 def _run_demo(args: argparse.Namespace) -> int:
@@ -507,7 +579,7 @@ def _run_history(args: argparse.Namespace) -> int:
 
 
 def _load(path: str) -> PermissionAudit:
-    from docsapi.audit.snapshot.store import load_audit
+    from docsapi.audit import load_audit
 
     try:
         return load_audit(path)
@@ -562,13 +634,26 @@ def _run_diff(args: argparse.Namespace) -> int:
 def _run_review(args: argparse.Namespace) -> int:
     from docsapi.client import DocsClient
     from docsapi.errors import MissingCredentialError
+    from docsapi.review import PlanBusyError, PlanRefusedError
     from docsapi.review._cli import run_apply, show_dry_run
 
+    options = {"allow_unsigned": args.allow_unsigned, "snapshot": args.snapshot}
     try:
         if args.dry_run:
-            return show_dry_run(args.plan, args.results)
+            return show_dry_run(args.plan, args.results, **options)
         client = DocsClient(base_url=args.base_url)  # token: GITBOOK_API_TOKEN, then the keyring
-        return run_apply(client, args.plan, args.results, progress=not args.no_progress)
+        return run_apply(
+            client,
+            args.plan,
+            args.results,
+            progress=not args.no_progress,
+            allow_self_demotion=args.allow_self_demotion,
+            **options,
+        )
+    except (PlanRefusedError, PlanBusyError) as exc:
+        raise _Failure(str(exc), EXIT_REFUSED) from None
+    except OSError as exc:  # the lock, the journal or the results beside the plan
+        raise _Failure(f"cannot write beside the plan {args.plan}: {exc}", EXIT_USAGE) from None
     except MissingCredentialError as exc:
         raise _Failure(
             f"{exc} Run `docsapi login` or export {TOKEN_VARIABLE}=<token> (an organization "
@@ -577,6 +662,25 @@ def _run_review(args: argparse.Namespace) -> int:
         ) from None
     except ValidationError as exc:
         raise _Failure(str(exc), EXIT_USAGE) from None
+
+
+def _run_verify(args: argparse.Namespace) -> int:
+    from docsapi.review import verify
+
+    try:
+        verdict = verify(args.path, snapshot=args.snapshot)
+    except (SnapshotError, ValidationError) as exc:
+        raise _Failure(str(exc), EXIT_USAGE) from None
+    for fact in verdict.facts:
+        print(f"{verdict.kind}: {fact}")
+    for problem in verdict.problems:
+        print(f"PROBLEM: {problem}")
+    if not verdict.ok:
+        count = len(verdict.problems)
+        print(f"NOT VERIFIED: {verdict.path} ({count} problem{'s' if count != 1 else ''}).")
+        return EXIT_API
+    print(f"Verified: {verdict.path} is as it was written.")
+    return EXIT_OK
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -590,12 +694,16 @@ def main(argv: list[str] | None = None) -> int:
     Returns
     -------
     int
-        The exit status: 0 success, 1 API failure (for ``review apply``: a call failed), 2
-        usage or configuration problem, 3 a partial audit without ``--allow-partial``.
+        The exit status: 0 success, 1 API failure (for ``review apply``: a call failed; for
+        ``verify``: a problem found), 2 usage or configuration problem, 3 a partial audit
+        without ``--allow-partial``, 4 a review plan refused or being applied by another run.
 
     Examples
     --------
-    >>> main(["demo", "--out", "report.html", "--no-progress"])   # doctest: +SKIP
+    >>> main(["demo", "--out", "report.html", "--no-progress"])  # doctest: +ELLIPSIS
+    Audited organization Stark Devices (...): ... spaces, ... users with access, ...
+    Findings: ... high, ... medium, ... low.
+    Report: ...report.html
     0
     """
     parser = build_parser()

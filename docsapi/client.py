@@ -24,7 +24,13 @@ from docsapi.core.config import (
     RetryPolicy,
     Timeout,
 )
-from docsapi.core.reprs import escape, method_listing, methods_html, methods_markdown
+from docsapi.core.reprs import (
+    escape,
+    method_listing,
+    methods_html,
+    methods_markdown,
+    safe_display,
+)
 from docsapi.core.secret import Secret, describe_sources, find_credential
 from docsapi.core.version import version
 from docsapi.credentials.keyring_store import (
@@ -33,6 +39,7 @@ from docsapi.credentials.keyring_store import (
     read_stored,
     service_name,
 )
+from docsapi.errors import ValidationError
 from docsapi.wire.client_base import BaseClient
 from docsapi.wire.transport import Session
 
@@ -340,8 +347,8 @@ class DocsClient(BaseClient):
 
         Examples
         --------
-        >>> client.info().version  # doctest: +SKIP
-        '10.9.1050'
+        >>> type(client.info().version).__name__
+        'str'
         """
         from docsapi.models import ApiInformation
         from docsapi.resources._base import object_of
@@ -364,8 +371,11 @@ class DocsClient(BaseClient):
             The HTTP method, e.g. ``"GET"``.
         path : str
             The path under the base URL, e.g. ``"/orgs/org_1/members/u_1"``; the caller
-            URL-encodes path segments. It must stay under the base URL: full URLs, query
-            strings, and empty, ``.`` or ``..`` segments (also percent-encoded) are refused.
+            URL-encodes path segments, once. It must stay under the base URL: full URLs,
+            query strings and empty segments are refused, and each segment, decoded, must
+            be an id by the rule every method applies (:func:`~docsapi.core.checks.check_id`:
+            no dot segment, also encoded or normalised like ``%2e%2e`` or ``‥``, no encoded
+            ``/``, ``;`` or ``%``), except a page path where the API takes one.
         params : Mapping, optional
             Query parameters (str, numbers, bools or lists of them; None is left out).
         json : Any, optional
@@ -386,7 +396,7 @@ class DocsClient(BaseClient):
 
         Examples
         --------
-        >>> client.request("GET", "/orgs/org_1/members/u_1")["role"]  # doctest: +SKIP
+        >>> client.request("GET", f"/orgs/{org_id}/members/{admin_id}")["role"]
         'admin'
         """
         verb = check_http_method(method)
@@ -402,7 +412,8 @@ class DocsClient(BaseClient):
         Parameters
         ----------
         path : str
-            A List endpoint under the base URL, e.g. ``"/orgs/org_1/members"``.
+            A List endpoint under the base URL, e.g. ``"/orgs/org_1/members"``, checked
+            as :meth:`request` checks its path.
         params : Mapping, optional
             Query parameters sent with every page.
 
@@ -422,8 +433,9 @@ class DocsClient(BaseClient):
 
         Examples
         --------
-        >>> sum(1 for _ in client.paginate("/orgs/org_1/members"))  # doctest: +SKIP
-        60
+        >>> members = client.paginate(f"/orgs/{org_id}/members")
+        >>> sum(1 for _ in members) == len(client.orgs.members(org_id))
+        True
         """
         path = self._path(path)
         query = check_params(params)  # checked now, not when the first page is read
@@ -431,11 +443,23 @@ class DocsClient(BaseClient):
 
     @staticmethod
     def _path(path: Any) -> str:
+        """Check a raw path: each segment one id (:func:`~docsapi.core.checks.check_id`),
+        except where an operation of the description takes a page path."""
         check_text(path, "path", min_length=1)
-        return check_api_path(path if path.startswith("/") else "/" + path)
+        path = path if path.startswith("/") else "/" + path
+        try:
+            return check_api_path(path, page_paths=())
+        except ValidationError:
+            from docsapi.api import page_path_segments  # the description, read only now
+
+            pages = page_path_segments(path)
+            if not pages:
+                raise
+        return check_api_path(path, page_paths=pages)
 
     # -- displays ---------------------------------------------------------------------------
 
+    @safe_display
     def __repr__(self) -> str:
         token = f"from {self.token_source}" if self.token_source else "missing"
         cache = f", cache={str(self.cache.path)!r}" if self.cache is not None else ""
@@ -449,11 +473,13 @@ class DocsClient(BaseClient):
             lines.append((name, f"{doc.rstrip('.')}: {methods}"))
         return lines
 
+    @safe_display
     def _repr_markdown_(self) -> str:
         groups = "\n".join(f"- `client.{name}`: {doc}" for name, doc in self._group_lines())
         methods = methods_markdown("Methods", self, prefix="client.")
         return f"`{self!r}`\n\nResource groups:\n\n{groups}\n\n{methods}"
 
+    @safe_display
     def _repr_html_(self) -> str:
         rows = "".join(
             f"<tr><td style='text-align:left'><code>client.{name}</code></td>"

@@ -16,6 +16,9 @@ Every exception derives from :class:`DocsAPIError`, so one ``except`` catches th
         ├── ConflictError 409         ├── RateLimitError 429 (.reset_at)
         └── ServerError 5xx
 
+One warning category: :class:`AdminRoleWarning` (a ``UserWarning``), when a change about to
+be sent takes the admin role away from the token's own user.
+
 Messages say what to do next. Every string an error holds (message, request id, the
 parsed body, the headers) has registered credentials masked, whatever the server echoed.
 Whether a failed request may be tried again is decided in one place, :func:`retry_flags`.
@@ -34,6 +37,7 @@ __all__ = [
     "APIConnectionError",
     "APIStatusError",
     "APITimeoutError",
+    "AdminRoleWarning",
     "AuthenticationError",
     "BadRequestError",
     "ConflictError",
@@ -71,6 +75,14 @@ class DocsAPIError(Exception):
     def unprocessed(self) -> bool:
         """Whether the server surely did not act on the request, so any method may be retried."""
         return retry_flags(self)[1]
+
+
+class AdminRoleWarning(UserWarning):
+    """A change about to be sent takes the admin role away from the token's own user.
+
+    Sent when ``review apply`` is allowed to send such a change (``allow_self_demotion``);
+    afterwards the token answers 401 or 403 wherever an organization admin is needed.
+    """
 
 
 class ValidationError(DocsAPIError, ValueError, TypeError):

@@ -333,8 +333,17 @@ def check_notebooks(paths: Iterable[str | Path], *, allow: Iterable[str] = ()) -
 
     Examples
     --------
-    >>> check_notebooks(["notebooks"])  # doctest: +SKIP
+    >>> import json, pathlib
+    >>> folder = pathlib.Path("notebooks")
+    >>> folder.mkdir()
+    >>> clean = {"cells": [], "metadata": {}}
+    >>> _ = (folder / "clean.ipynb").write_text(json.dumps(clean))
+    >>> check_notebooks(["notebooks"])
     []
+    >>> leaky = {"cells": [], "metadata": {"api_token": "Q7vT2mX9pL4kR8sW"}}
+    >>> _ = (folder / "leaky.ipynb").write_text(json.dumps(leaky))
+    >>> [finding.kind for finding in check_notebooks(["notebooks"])]
+    ['secret assigned to a name']
     """
     allowed = tuple(allow)
     findings: list[Finding] = []

@@ -8,19 +8,6 @@ import pytest
 CANARY_TOKEN = "gb_api_CANARY7f3a9c2e5b1d4a8f6e0c"
 
 
-@pytest.fixture(autouse=True)
-def memory_keyring():
-    """An empty in-memory keyring for every test, so no test reads or writes the system's."""
-    import keyring
-    from memory_keyring import MemoryKeyring
-
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
-
-
 @pytest.fixture(scope="session")
 def sandbox_server():
     """A documentation-platform sandbox shared by the whole session (seed 0, demo size)."""

@@ -67,7 +67,7 @@ def test_types_enums_lengths_and_patterns(api, session):
         "edit_mode",
         "(enum)",
     )
-    _refused(session, lambda: api.spaces.get_space_by_id("sp 1"), "space_id", "(pattern)")
+    _refused(session, lambda: api.spaces.get_space_by_id("sp.1"), "space_id", "(pattern)")
 
 
 def test_body_schema_is_checked_with_the_callers_names(api, session):
@@ -162,9 +162,11 @@ def test_path_parameters_are_single_segments(api, session):
             session,
             lambda bad=bad: api.space_content.get_page_by_path("sp1", bad),
             "page_path",
-            "one segment",
+            "dot segment",
         )
-    _refused(session, lambda: api.space_content.get_page_by_path("sp1", ""), "page_path", "empty")
+    _refused(
+        session, lambda: api.space_content.get_page_by_path("sp1", ""), "page_path", "name a page"
+    )
     api.space_content.get_page_by_path("sp1", "guides/getting started")
     (sent,) = session.sent
     assert sent.path_url.startswith("/v1/spaces/sp1/content/path/guides%2Fgetting%20started")

@@ -346,6 +346,12 @@ def test_paths_list_each_way_with_the_grant_a_change_would_touch():
         "site_id",
         "level",
         "status",
+        "granted_by",
+        "granted_by_id",
+        "granted_at",
+        "granted_via",
+        "event_id",
+        "provenance",
     ]
     assert paths["status"].astype(str).tolist() == ["decides", "overridden", "overridden"]
     assert paths["level"].astype(str).tolist() == ["space", "site", "collection"]

@@ -14,6 +14,7 @@ import re
 from datetime import date, datetime
 
 import pytest
+from method_arguments import ADS_VALID, EXTRA, VALID
 
 import docsapi
 from docsapi import DocsClient, ValidationError
@@ -123,45 +124,6 @@ POSITION_BAD = [
 ]
 FLAG_BAD = [None, 1, 0, "true", "yes", b"1"]
 
-#: Values of an otherwise valid call, by parameter name.
-VALID = {
-    "space_id": "sp1",
-    "user_id": "u1",
-    "team_id": "tm1",
-    "org_id": "org1",
-    "file_id": "f1",
-    "page_id": "pg1",
-    "reusable_content_id": "rc1",
-    "template_id": "tpl1",
-    "url": "https://github.com/acme/docs",
-    "ref": "refs/heads/main",
-    "commit_message": "Sync",
-    "query": "install",
-    "role": "read",
-    "source": {"type": "builtin:openapi"},
-    "seed": "s1",
-    "path": "guides/install",
-    "collection_id": "col1",
-    "site_id": "site1",
-    "share_link_id": "sl1",
-    "invite_id": "inv1",
-    "title": "Handbook",
-    "name": "Auditors",
-}
-#: Optional arguments a method needs at least one of, so the baseline call is valid.
-EXTRA = {
-    "users.update": {"display_name": "Ada"},
-    "spaces.update": {"title": "Handbook"},
-    "spaces.move": {"parent": None},
-    "spaces.list": {"org_id": "org1"},
-    "permissions.invite": {"users": ["u1"]},
-    "collections.invite": {"users": ["u1"]},
-    "collections.update": {"title": "Handbook"},
-    "collections.move": {"parent": None},
-    "sites.update": {"visibility": "share-link"},
-    "sites.update_share_link": {"active": False},
-}
-
 #: Bad values by parameter name (``group.method.parameter`` wins over ``parameter``).
 BAD = {
     "space_id": ENTITY_ID_BAD,
@@ -192,6 +154,22 @@ BAD = {
     "sites.update.title": [None, 1, "", "x", "x" * 129, "a\x00b"],
     "visibility": [None, 1, "", "private", "Public", b"public"],
     "basename": [None, 1, "", "x" * 101, "a\nb"],
+    "adaptive_content": FLAG_BAD,
+    "default_site_section": ID_BAD,
+    "proxy": [
+        1,
+        b"company.com/docs",
+        "",
+        "https://company.com/docs",
+        "company.com",
+        "company.com/",
+        "company/docs",
+        "company.com/docs/",
+        "company.com/docs\n",
+        "company.com/d\u00e9j\u00e0",
+        "a." * 300 + "com/docs",
+    ],
+    "styleguide": OPTIONAL_ID_BAD,
     "name": [None, 1, "x" * 51, "a\x00b", "a\nb", b"n"],
     "active": FLAG_BAD,
     "sites.set_user_role.role": [None, *ROLE_BAD],
@@ -207,6 +185,15 @@ BAD = {
     "action": [1, "", "a\nb", b"x"],
     "actor_id": OPTIONAL_ID_BAD,
     "target_id": OPTIONAL_ID_BAD,
+    # An audit log's target id may name two ids (``<space>/user/<user>``): a query value, not
+    # a path segment, so only what no id is.
+    "orgs.audit_events.target_id": [
+        *(v for v in OPTIONAL_ID_BAD if v != "a/b"),  # two ids: a permission
+        "a//b",
+        "s1/../u1",
+        "s1/user/u1\n",
+    ],
+    "orgs.audit_events.progress": FLAG_BAD,
     "display_name": ["", " ", "x" * 65, 5, "a\nb", b"Ada"],
     "photo_url": URL_BAD[1:],
     "url": URL_BAD,
@@ -523,12 +510,6 @@ def test_validation_error_is_also_a_type_error_and_a_value_error():
 
 # -- the ad-network client -----------------------------------------------------------------------
 
-ADS_VALID = {
-    "resource": "affiliate",
-    "id": 1001,
-    "data": {"name": "Ada", "email": "ada@x.example"},
-    "changes": {"company": "Acme"},
-}
 ADS_BAD = {
     "resource": [
         None,

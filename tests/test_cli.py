@@ -263,3 +263,28 @@ def test_sandbox_command_serves_until_interrupted(tmp_path):
 def test_sandbox_command_refuses_a_size_below_the_minimum(capsys):
     assert main(["sandbox", "--port", "0", "--spaces", "3"]) == 2
     assert "bad sandbox size" in capsys.readouterr().err
+
+
+def test_audit_save_reads_the_log_from_the_last_snapshot_and_keeps_its_events(
+    sandbox, capsys, monkeypatch, tmp_path
+):
+    from docsapi.audit import load_audit
+
+    monkeypatch.setenv("GITBOOK_API_TOKEN", sandbox.token)
+    common = ["--org", sandbox.org_id, "--base-url", sandbox.url, "--save", str(tmp_path / "kept")]
+    assert run_audit(capsys, *common, "--out", str(tmp_path / "first.html"))[0] == 0
+    before = sandbox.request_count
+    assert run_audit(capsys, *common, "--out", str(tmp_path / "second.html"))[0] == 0
+    reads = [p for _m, p, _s in sandbox.request_log[before:] if "/audit-events?" in p]
+    window = [p for p in reads if "action=" not in p]
+    assert len(window) == 1  # only what is new since the first snapshot: one page
+    assert all("to=" in p for p in reads if "action=" in p)  # creations before it, by action
+    first, second = sorted((tmp_path / "kept" / sandbox.org_id).iterdir())
+    earlier, later = load_audit(first), load_audit(second)
+    assert later.data.events_since == earlier.data.events_since
+    assert set(later.data.events["id"]) == set(earlier.data.events["id"])
+    before = sandbox.request_count
+    # Without the log, who created the private spaces is unknown: a partial audit (exit 3).
+    assert run_audit(capsys, *common, "--no-log", "--out", str(tmp_path / "third.html"))[0] == 3
+    assert not [p for _m, p, _s in sandbox.request_log[before:] if "/audit-events" in p]
+    assert run_audit(capsys, *common, "--log-days", "0")[0] == 2

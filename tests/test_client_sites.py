@@ -68,6 +68,32 @@ def test_update_closes_a_public_site_and_reads_back(client, sandbox, sites):
     assert site_id in set(events["target_id"])
 
 
+def test_update_adaptive_content_proxy_style_guide_and_default_section(client, sandbox, sites):
+    demo = sandbox.demo
+    org_id, site_id = sandbox.org_id, sites["unlisted"]
+    runbooks = demo["site_section_ids"]["runbooks"]
+    updated = client.sites.update(
+        org_id,
+        site_id,
+        adaptive_content=True,
+        default_site_section=runbooks,
+        proxy="company.example/docs",
+        styleguide=demo["styleguide_space_id"],
+    )
+    read = client.sites.get(org_id, site_id)
+    for site in (updated, read):
+        assert site.adaptive_content is True
+        assert site.proxy == "company.example/docs"
+        assert site.styleguide_space_id == demo["styleguide_space_id"]
+    listed = client.sites.list(org_id).set_index("id")
+    assert listed.loc[site_id, "proxy"] == "company.example/docs"
+    cleared = client.sites.update(org_id, site_id, proxy=None, styleguide=None)
+    assert (cleared.proxy, cleared.styleguide_space_id) == (None, None)
+    assert cleared.adaptive_content is True  # not given: unchanged
+    with pytest.raises(BadRequestError, match="not a section"):
+        client.sites.update(org_id, sites["public"], default_site_section=runbooks)
+
+
 def test_update_needs_a_change(client, sandbox, sites):
     before = sandbox.request_count
     with pytest.raises(ValidationError, match="update"):

@@ -13,7 +13,8 @@ import docsapi
 from docsapi import audit_permissions
 from docsapi.audit import analyze
 from docsapi.audit.data import ROLE_DTYPE, ROLES
-from docsapi.audit.diff.changes import ACCESS_CHANGE_COLUMNS, CHANGE_KINDS, AccessDiff
+from docsapi.audit.diff.access_diff import AccessDiff
+from docsapi.audit.diff.changes import ACCESS_CHANGE_COLUMNS, CHANGE_KINDS
 from docsapi.audit.diff.report import OKABE_ITO
 from docsapi.audit.rules import AuditThresholds
 from docsapi.errors import ValidationError

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from docsapi import audit_permissions
+from docsapi import audit_permissions, load_audit
 from docsapi.audit.snapshot.files import MANIFEST, MAX_MANIFEST_BYTES
-from docsapi.audit.snapshot.store import history, load_audit
+from docsapi.audit.snapshot.store import history
 from docsapi.cli import main
+from docsapi.core.integrity import seal
 from docsapi.errors import SnapshotError, ValidationError
 
 
@@ -29,10 +30,16 @@ def saved(saved_once, tmp_path) -> Path:
     return Path(shutil.copytree(saved_once, tmp_path / "snapshot"))
 
 
+def _write_sealed(folder: Path, manifest: dict) -> None:
+    """Write snapshot.json sealed again, as someone without a signing key can: the checks
+    behind the seal are what the change must get past then."""
+    (folder / MANIFEST).write_text(json.dumps(seal(manifest, None)), encoding="utf-8")
+
+
 def _edit(folder: Path, **changes: object) -> None:
     manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
     manifest.update(changes)
-    (folder / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    _write_sealed(folder, manifest)
 
 
 def _refused(folder: Path, words: str) -> None:
@@ -49,13 +56,19 @@ def _refused(folder: Path, words: str) -> None:
         ("expand_teams", None),
         ("organization", {"id": 5, "name": "Acme"}),
         ("organization", {"id": "org1", "name": ["Acme"]}),
-        ("counts", {"spaces": 1e400}),
     ],
     ids=repr,
 )
 def test_wrong_types_in_the_manifest_are_refused(saved, key, value):
     _edit(saved, **{key: value})
     _refused(saved, "snapshot.json lacks or garbles")
+
+
+def test_a_number_json_cannot_state_exactly_is_refused(saved):
+    manifest = json.loads((saved / MANIFEST).read_text(encoding="utf-8"))
+    manifest["counts"]["spaces"] = 1e400  # written as Infinity: no seal can cover it
+    (saved / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    _refused(saved, "snapshot.json: it holds a value JSON cannot state exactly")
 
 
 def test_a_manifest_nested_too_deeply_is_refused(saved):
@@ -111,7 +124,7 @@ def test_a_layout_the_manifest_garbles_is_refused(saved, change):
         entry["layout"]["columns"][0]["dtype"] = change["spec dtype"]
     else:
         entry["layout"].update(change)
-    (saved / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    _write_sealed(saved, manifest)
     _refused(saved, "grants.parquet does not hold the table described")
 
 

@@ -6,7 +6,7 @@ import pytest
 
 import docsapi
 from docsapi import AccessReview
-from docsapi.errors import ValidationError
+from docsapi.errors import AdminRoleWarning, ValidationError
 from docsapi.review import apply_plan
 
 
@@ -124,3 +124,78 @@ def test_apply_needs_a_client_and_a_real_plan(sandbox):
         apply_plan(sandbox.client(), plan, progress=False)
     with pytest.raises(ValidationError, match="columns"):
         apply_plan(sandbox.client(), plan.drop(columns=["operation"]), progress=False)
+
+
+# -- the organization's admins ------------------------------------------------------------------
+def _review_demoting(sandbox, *users: str) -> AccessReview:
+    """A review revoking, for each of ``users`` (organization admins), one access they hold
+    only as an admin (the plan makes them organization guests), after three direct revokes."""
+    review = start(sandbox)
+    decisions = review.decisions
+    for user_id in users:
+        mine = decisions[(decisions["user_id"] == user_id) & (decisions["sources"] == "org-admin")]
+        review.decide(mine.head(1), "revoke", comment="no admin role any more")
+    return review
+
+
+def _org_role_calls(sandbox) -> list[str]:
+    return [path for method, path, _ in sandbox.request_log if method == "PATCH"]
+
+
+def test_a_plan_demoting_the_token_user_needs_the_flag(sandbox):
+    owner = sandbox.demo["owner_id"]
+    review = _review_demoting(sandbox, owner)
+    plan = review.plan()
+    assert "updateMemberInOrganizationById" in set(plan["operation"])
+    sent = len([e for e in sandbox.request_log if e[0] != "GET"])
+
+    with pytest.raises(ValidationError, match="allow_self_demotion") as refused:
+        review.apply(progress=False)
+    assert "takes the admin role" in str(refused.value) and "Nothing was sent" in str(refused.value)
+    assert len([e for e in sandbox.request_log if e[0] != "GET"]) == sent
+    assert review.results.empty
+
+    with pytest.warns(AdminRoleWarning, match="takes the admin role"):
+        results = review.apply(progress=False, allow_self_demotion=True)
+    assert results["status"].tolist() == ["done"] * len(plan)
+    assert results["operation"].iloc[-1] == "updateMemberInOrganizationById"
+    other = next(u for u in sandbox.demo["org_admin_ids"] if u != owner)
+    sandbox.add_token("sbx_other_admin", user_id=other)
+    other_admin = docsapi.DocsClient(base_url=sandbox.url, token="sbx_other_admin")
+    assert other_admin.orgs.member(sandbox.org_id, owner).role is None
+
+
+def test_the_own_demotion_is_sent_after_the_other_admin_changes(sandbox):
+    owner = sandbox.demo["owner_id"]
+    third = sandbox.demo["other_user_id"]
+    sandbox.set_member(third, role="admin")
+    review = _review_demoting(sandbox, owner, third)
+    plan = review.plan()
+    org_calls = plan[plan["operation"] == "updateMemberInOrganizationById"]
+    assert sorted(org_calls["user_id"]) == sorted([owner, third])  # in the decisions' order
+    with pytest.warns(AdminRoleWarning):
+        review.apply(progress=False, allow_self_demotion=True)
+    assert _org_role_calls(sandbox)[-1].endswith(f"/members/{owner}")
+    assert len(_org_role_calls(sandbox)) == 2
+
+
+def test_a_plan_leaving_no_admin_is_refused_even_with_the_flag(sandbox):
+    review = _review_demoting(sandbox, *sandbox.demo["org_admin_ids"])
+    sent = len([e for e in sandbox.request_log if e[0] != "GET"])
+    for allowed in (False, True):
+        with pytest.raises(ValidationError, match="without an enabled admin") as refused:
+            review.apply(progress=False, allow_self_demotion=allowed)
+        assert refused.value.argument == "plan"
+    assert len([e for e in sandbox.request_log if e[0] != "GET"]) == sent
+    assert set(
+        sandbox.client().orgs.members(sandbox.org_id).query("role == 'admin'").user_id
+    ) == set(sandbox.demo["org_admin_ids"])
+
+
+def test_a_plan_demoting_another_admin_needs_no_flag(sandbox):
+    owner = sandbox.demo["owner_id"]
+    other = next(u for u in sandbox.demo["org_admin_ids"] if u != owner)
+    review = _review_demoting(sandbox, other)
+    results = review.apply(progress=False)
+    assert set(results["status"]) == {"done"}
+    assert sandbox.client().orgs.member(sandbox.org_id, other).role is None

@@ -26,13 +26,15 @@ def run(capsys, *args: str) -> tuple[int, str, str]:
 
 @pytest.fixture
 def plan_review(sandbox):
-    """A review of the demo revoking three accesses held only through a direct grant."""
+    """A review of the demo revoking three accesses held only through a direct grant, signed
+    off."""
     audit = docsapi.audit_permissions(
         sandbox.client(), sandbox.org_id, progress=False, model="highest"
     )
     review = AccessReview(audit, reviewer="Rita Reviewer")
     only_direct = review.decisions[review.decisions["sources"] == "direct"]
     review.decide(only_direct.drop_duplicates("space_id").head(3), "revoke")
+    review.sign_off("Grace Owner")
     return review
 
 
@@ -117,6 +119,28 @@ def test_usage_problems_exit_2(sandbox, plan_review, capsys, tmp_path, monkeypat
     (tmp_path / "broken.json").write_text(json.dumps([{"call_id": "x"}]))
     status, _, err = run(capsys, "review", "apply", str(tmp_path / "broken.json"), "--dry-run")
     assert status == 2 and "lacks columns" in err
+
+
+def test_a_plan_demoting_the_token_user_exits_2_unless_allowed(
+    sandbox, plan_review, capsys, tmp_path, token
+):
+    owner = sandbox.demo["owner_id"]
+    decisions = plan_review.decisions
+    own = decisions[(decisions["user_id"] == owner) & (decisions["sources"] == "org-admin")]
+    plan_review.decide(own.head(1), "revoke")
+    plan_review.sign_off("Grace Owner")  # the plan changed: approve it again
+    plan_file = plan_review.save_plan(tmp_path / "plan.json")
+    args = ["review", "apply", str(plan_file), "--base-url", sandbox.url, "--no-progress"]
+    writes = len([e for e in sandbox.request_log if e[0] != "GET"])
+    status, out, err = run(capsys, *args)
+    assert status == 2
+    assert "takes the admin role" in err and "--allow-self-demotion" in err
+    assert len([e for e in sandbox.request_log if e[0] != "GET"]) == writes
+    status, out, err = run(capsys, *args, "--allow-self-demotion")
+    assert status == 0, err
+    assert 0 <= out.index("warning: this takes the admin role") < out.index("done    ")
+    assert out.count("done    ") == 4 and out.index("PATCH") > out.rindex("DELETE")
+    assert token not in out + err
 
 
 @pytest.mark.parametrize("suffix", [".json", ".csv"])

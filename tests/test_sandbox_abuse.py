@@ -244,6 +244,8 @@ def test_every_numeric_query_parameter_refuses_non_numbers(answered, value):
         "{spaceId}": demo["space_ids"][0],
         "{userId}": demo["owner_id"],
         "{teamId}": demo["team_ids"][0],
+        "{collectionId}": demo["collection_ids"][0],
+        "{siteId}": demo["site_ids"][0],
     }
     for template, name, required in NUMERIC:
         path = template

@@ -23,8 +23,10 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import itertools
 import json
 import pickle
+import re
 from typing import Any
 
 import pytest
@@ -303,3 +305,72 @@ def test_valid_query_values_are_not_refused_for_the_description(sandbox, api, me
         validate(response)
 
     run()
+
+
+# -- path parameters ------------------------------------------------------------------------------
+#: A value breaking the description's id pattern (``EntityId``: letters, digits, ``_`` and ``-``).
+MALFORMED_ID = "bad.id"
+
+
+def _patterned_path_parameters() -> list[tuple[str, str, int, str]]:
+    """(method, sandbox rule, position, name) of every path parameter, in every route of the
+    sandbox's route table, whose schema in the description has a pattern."""
+    from docsapi.sandbox._app import ROUTES
+    from docsapi.sandbox.core._validation import path_arguments, path_shape
+
+    templates = {
+        (method.upper(), path_shape(template)): template
+        for template, item in spec()["paths"].items()
+        for method in item
+    }
+    found = []
+    for route in ROUTES:
+        template = templates.get((route.method, path_shape(route.rule)))
+        if template is None:
+            continue
+        item = spec()["paths"][template]
+        parameters = [
+            *item.get("parameters", []),
+            *item[route.method.lower()].get("parameters", []),
+        ]
+        declared = {p["name"]: p for p in map(_resolve, parameters) if p["in"] == "path"}
+        for position, name in enumerate(path_arguments(template)):
+            if "pattern" in _resolve(declared[name]["schema"]):
+                found.append((route.method, route.rule, position, name))
+    return found
+
+
+PATTERNED = _patterned_path_parameters()
+
+
+def test_every_delete_route_with_an_id_pattern_is_covered():
+    deletes = {rule for method, rule, *_ in PATTERNED if method == "DELETE"}
+    assert "/collections/<collection_id>" in deletes
+    assert "/orgs/<org_id>/teams/<team_id>" in deletes
+    assert "/orgs/<org_id>/link-invites/<invite_id>" in deletes
+    assert len(deletes) >= 10
+
+
+@pytest.mark.parametrize(
+    ("method", "rule", "position", "name"),
+    PATTERNED,
+    ids=[f"{m} {r} {n}" for m, r, _, n in PATTERNED],
+)
+def test_an_id_breaking_the_description_pattern_is_400(sandbox, api, method, rule, position, name):
+    """Every route, DELETE included (not a 204), answers an id breaking the description's
+    pattern with the API's 400 naming the parameter, changing nothing."""
+    placeholders = itertools.count()
+    path = re.sub(
+        r"<[^>]+>",
+        lambda _: MALFORMED_ID if next(placeholders) == position else "valid-id",
+        rule,
+    )
+    before = _fingerprint(sandbox)
+    body = {} if method in ("PATCH", "PUT", "POST") else None
+    response = api.request(method, path, json=body)
+    assert response.status_code == 400, (method, path, response.text)
+    message = response.json()["error"]["message"]
+    assert message.startswith(SCHEMA_ERROR_PREFIX), message
+    assert f"path parameter {name!r}" in message and MALFORMED_ID in message, message
+    validate(response)
+    assert _fingerprint(sandbox) == before

@@ -194,6 +194,16 @@ def _walk_sites(sandbox, api):
     yield api.get(f"/orgs/{org}/sites/ghost")
     change = {"title": "Docs", "visibility": "unlisted", "defaultLevel": "read"}
     yield api.patch(public, json=change)
+    unlisted = f"/orgs/{org}/sites/{sites['unlisted']}"
+    settings = {
+        "adaptiveContent": {"enabled": True},
+        "proxy": "company.example/docs",
+        "styleguide": demo["styleguide_space_id"],
+        "defaultSiteSection": demo["site_section_ids"]["runbooks"],
+    }
+    yield api.patch(unlisted, json=settings)
+    yield api.get(f"{unlisted}/site-spaces")
+    yield api.patch(unlisted, json={"defaultSiteSection": "ghost"})
     yield api.get(f"{public}/site-spaces")
     yield api.get(f"{shared}/site-spaces", params={"shareKey": "abc", "default": "true"})
     yield api.get(f"{shared}/share-links")
@@ -215,6 +225,7 @@ def _walk_sites(sandbox, api):
     yield api.get(f"/orgs/{org}/sites/{sites['unlisted']}/permissions/aggregate")
     yield api.patch(f"{public}/permissions/users/{other}", json={"role": "edit"})
     yield api.patch(f"{public}/permissions/users/nobody", json={"role": "edit"})
+    yield api.patch(f"{public}/permissions/users/{other}", json={})
     yield api.delete(f"{public}/permissions/users/{other}")
     yield api.delete(f"{public}/permissions/users/{other}")
     yield api.patch(f"{public}/permissions/teams/{team}", json={"role": "read"})
@@ -329,7 +340,9 @@ def test_validation_catches_a_broken_body(sandbox):
     response = ApiSession(sandbox.url, sandbox.token, check=False).get(
         f"/spaces/{sandbox.demo['space_ids'][0]}"
     )
-    response._content = response.content.replace(b'"object": "space"', b'"object": "page"')
+    body = response.json()
+    assert body["object"] == "space"
+    response._content = json.dumps({**body, "object": "page"}).encode()
     with pytest.raises(ContractError):
         validate(response)
 

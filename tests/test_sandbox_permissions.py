@@ -144,7 +144,25 @@ def test_patch_unknown_user_or_team_is_404_and_bad_role_is_400(sandbox, api):
         api.patch(f"/spaces/{space}/permissions/users/{user}", json={"role": "boss"}).status_code
         == 400
     )
-    assert api.patch(f"/spaces/{space}/permissions/users/{user}", json={}).status_code == 400
+
+
+def test_a_patch_without_role_changes_nothing(sandbox, api):
+    """The description does not require ``role``: a PATCH without it is 204 and keeps every
+    grant as it was (none is created); unknown users and teams are still 404."""
+    space, team = _space_with_a_team(sandbox, api)
+    users, teams = _users(api, space), _teams(api, space)
+    user = next(iter(users))
+    no_grant = next(u for u in sandbox.demo["guest_ids"] if u not in users)
+    for who in (f"users/{user}", f"users/{no_grant}", f"teams/{team}"):
+        assert api.patch(f"/spaces/{space}/permissions/{who}", json={}).status_code == 204
+    assert _users(api, space) == users and _teams(api, space) == teams
+    assert api.patch(f"/spaces/{space}/permissions/users/ghost", json={}).status_code == 404
+    assert api.patch(f"/spaces/{space}/permissions/teams/ghost", json={}).status_code == 404
+    collection = sandbox.demo["collections"]["partners"]
+    granted = f"/collections/{collection}/permissions/users"
+    before = {i["user"]["id"]: i["permission"] for i in api.get(granted).json()["items"]}
+    assert api.patch(f"{granted}/{next(iter(before))}", json={}).status_code == 204
+    assert {i["user"]["id"]: i["permission"] for i in api.get(granted).json()["items"]} == before
 
 
 def test_permissions_of_an_unknown_space_are_404(api):

@@ -61,7 +61,85 @@ def test_update_title_visibility_and_default_level(sandbox, api):
     assert api.get(path).json()["defaultLevel"] is None
     assert api.patch(path, json={"visibility": "everyone"}).status_code == 400
     assert api.patch(path, json={"title": "x"}).status_code == 400
-    assert api.patch(path, json={"proxy": None}).status_code == 400
+    assert api.patch(path, json={"theme": "dark"}).status_code == 400
+
+
+def test_update_adaptive_content_proxy_style_guide_and_default_section(sandbox, api):
+    """The four settings the description allows besides the basic ones are stored and
+    returned in the Site; the default section moves the default site space with it."""
+    demo = sandbox.demo
+    path = _site_path(sandbox, "unlisted")
+    handbook, runbooks = demo["site_section_ids"]["handbook"], demo["site_section_ids"]["runbooks"]
+    settings = {
+        "adaptiveContent": {"enabled": True},
+        "proxy": "www.company.example/developer/docs",
+        "styleguide": demo["styleguide_space_id"],
+        "defaultSiteSection": runbooks,
+    }
+    changed = api.patch(path, json=settings)
+    assert changed.status_code == 200
+    for site in (changed.json(), api.get(path).json()):
+        assert site["adaptiveContent"] == {"enabled": True}
+        assert site["proxy"]["origin"] == "www.company.example/developer/docs"
+        assert site["proxy"]["target"].startswith("https://")
+        assert site["styleguide"] == {"kind": "space", "space": demo["styleguide_space_id"]}
+    spaces = fetch_all(api, f"{path}/site-spaces")
+    assert {s["section"] for s in spaces} == {handbook, runbooks}
+    in_runbooks = next(s for s in spaces if s["section"] == runbooks)
+    assert api.patch(path, json={"defaultSiteSpace": in_runbooks["id"]}).status_code == 200
+    actions = [
+        e["target"]["label"] for e in _events(api, sandbox, target=demo["sites"]["unlisted"])
+    ]
+    assert any("defaultSiteSection" in label for label in actions)
+    assert any("proxy -> www.company.example/developer/docs" in label for label in actions)
+    detached = api.patch(path, json={"proxy": None, "styleguide": None}).json()
+    assert "proxy" not in detached and "styleguide" not in detached
+    assert detached["adaptiveContent"] == {"enabled": True}
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        ({"proxy": "https://company.example/docs"}, "body.proxy"),
+        ({"proxy": "company.example"}, "body.proxy"),
+        ({"adaptiveContent": {}}, "enabled"),
+        ({"adaptiveContent": {"enabled": "yes"}}, "body.adaptiveContent.enabled"),
+        ({"styleguide": 42}, "body.styleguide"),
+        ({"styleguide": "ghost"}, "not a style guide space"),
+        ({"defaultSiteSection": "ghost"}, "not a section of site"),
+        ({"defaultSiteSection": None}, "body.defaultSiteSection"),
+    ],
+)
+def test_bad_site_settings_are_400_and_change_nothing(sandbox, api, body, says):
+    path = _site_path(sandbox, "unlisted")
+    before = api.get(path).json(), fetch_all(api, f"{path}/site-spaces")
+    # a valid change in the same body is not stored either
+    response = api.patch(path, json={"title": "Changed", **body})
+    assert response.status_code == 400
+    assert says in response.json()["error"]["message"]
+    assert (api.get(path).json(), fetch_all(api, f"{path}/site-spaces")) == before
+
+
+def test_site_setting_references_are_checked_against_the_site(sandbox, api):
+    demo = sandbox.demo
+    unlisted, public = _site_path(sandbox, "unlisted"), _site_path(sandbox, "public")
+    regular_space = demo["space_ids"][0]
+    refused = api.patch(unlisted, json={"styleguide": regular_space})
+    assert refused.status_code == 400 and "type is styleguide" in refused.text
+    handbook_section = demo["site_section_ids"]["handbook"]
+    refused = api.patch(public, json={"defaultSiteSection": handbook_section})
+    assert refused.status_code == 400 and "the site has no sections" in refused.text
+    spaces = fetch_all(api, f"{unlisted}/site-spaces")
+    in_runbooks = next(s for s in spaces if s["section"] == demo["site_section_ids"]["runbooks"])
+    refused = api.patch(unlisted, json={"defaultSiteSpace": in_runbooks["id"]})
+    assert refused.status_code == 400 and "default section" in refused.text
+    both = {"defaultSiteSection": in_runbooks["section"], "defaultSiteSpace": in_runbooks["id"]}
+    assert api.patch(unlisted, json=both).status_code == 200
+    # without sections, the site has one default site space, of its own
+    second = fetch_all(api, f"{public}/site-spaces")[1]["id"]
+    assert api.patch(public, json={"defaultSiteSpace": second}).status_code == 200
+    assert [s["id"] for s in fetch_all(api, f"{public}/site-spaces") if s["default"]] == [second]
+    assert api.patch(public, json={"defaultSiteSpace": in_runbooks["id"]}).status_code == 400
 
 
 def test_publish_and_unpublish_are_recorded(sandbox, api):
@@ -126,6 +204,12 @@ def test_site_permissions_set_and_remove(sandbox, api):
     users = {i["user"]["id"]: i["permission"] for i in fetch_all(api, f"{path}/users")}
     teams = {i["team"]["id"]: i["permission"] for i in fetch_all(api, f"{path}/teams")}
     assert users[user] == "edit" and teams[team] == "admin"
+    # no role: nothing changes (the description does not require one)
+    assert api.patch(f"{path}/users/{user}", json={}).status_code == 204
+    assert api.patch(f"{path}/teams/{team}", json={}).status_code == 204
+    assert {i["user"]["id"]: i["permission"] for i in fetch_all(api, f"{path}/users")} == users
+    assert {i["team"]["id"]: i["permission"] for i in fetch_all(api, f"{path}/teams")} == teams
+    assert api.patch(f"{path}/users/ghost", json={}).status_code == 404
     member = api.get(f"/orgs/{sandbox.org_id}/members/{user}").json()
     assert member["sites"] == 1
     assert api.delete(f"{path}/users/{user}").status_code == 205
@@ -181,7 +265,13 @@ def test_every_access_change_shows_up_in_the_audit_log(sandbox, api):
     ]
     assert all(e["actor"]["id"] == sandbox.demo["owner_id"] and e["source"] == "api" for e in since)
     grant = since[-1]
-    assert grant["target"]["id"] == space and "-> edit" in grant["target"]["label"]
+    # A permission has no id of its own: the target names the space and the user.
+    assert grant["target"] == {
+        "type": "space-permission",
+        "id": f"{space}/user/{user}",
+        "label": grant["target"]["label"],
+    }
+    assert "-> edit" in grant["target"]["label"]
     only = _events(api, sandbox, action="member.role.update", actor=sandbox.demo["owner_id"])
     assert only and all(e["action"] == "member.role.update" for e in only)
 

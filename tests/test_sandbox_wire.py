@@ -42,7 +42,7 @@ def test_default_page_size_is_100(sandbox, api):
     assert "next" not in body
 
 
-@pytest.mark.parametrize("limit", ["0", "1001", "-3", "ten", "2.5"])
+@pytest.mark.parametrize("limit", ["1001", "-3", "ten", "2.5"])
 def test_limit_out_of_range_is_400(sandbox, api, limit):
     response = api.get(f"/orgs/{sandbox.org_id}/members", params={"limit": limit})
     assert response.status_code == 400
@@ -55,6 +55,30 @@ def test_limit_bounds_are_accepted(sandbox, api):
         len(api.get(f"/orgs/{sandbox.org_id}/members", params={"limit": 1000}).json()["items"])
         == 59
     )
+
+
+def test_limit_zero_answers_an_empty_page_that_continues_where_it_stands(sandbox, api):
+    """The description's ``listLimit`` allows 0: no item, the list's count, and (while items
+    remain) a next page starting at the same place."""
+    path = f"/orgs/{sandbox.org_id}/members"
+    first = api.get(path, params={"limit": 0})
+    assert first.status_code == 200
+    body = first.json()
+    assert body["items"] == [] and body["count"] == 59
+    following = api.get(path, params={"limit": 5, "page": body["next"]["page"]}).json()
+    assert following["items"] == api.get(path, params={"limit": 5}).json()["items"]
+    cursor = api.get(path, params={"limit": 5}).json()["next"]["page"]
+    middle = api.get(path, params={"limit": 0, "page": cursor}).json()
+    assert middle["items"] == [] and middle["next"]["page"] == cursor
+    empty_team = sandbox.demo["empty_team"][0][1]
+    nothing = api.get(f"/orgs/{sandbox.org_id}/teams/{empty_team}/members", params={"limit": 0})
+    assert nothing.json() == {"items": [], "count": 0}
+
+
+def test_limit_zero_is_refused_where_the_description_starts_at_one(sandbox, api):
+    response = api.get(f"/orgs/{sandbox.org_id}/audit-events", params={"limit": 0})
+    assert response.status_code == 400
+    assert "limit" in response.json()["error"]["message"]
 
 
 @pytest.mark.parametrize("cursor", ["garbage", "eyJvIjoxfQ", "%%%"])
@@ -343,8 +367,9 @@ def test_the_description_rules_come_before_the_seed_rules(sandbox, api):
     response = api.patch(f"/users/{sandbox.demo['owner_id']}", json={"nickname": "x"})
     assert response.status_code == 400
     assert not response.json()["error"]["message"].startswith(SCHEMA_ERROR_PREFIX)
-    # limit=0 passes the description (minimum 0) and is refused by the seed (1 to 1000)
-    response = api.get(f"/orgs/{sandbox.org_id}/members", params={"limit": 0})
+    # limit=2.5 passes the description (a number) and is refused by the sandbox (a page
+    # holds a whole number of items)
+    response = api.get(f"/orgs/{sandbox.org_id}/members", params={"limit": 2.5})
     assert response.status_code == 400
     assert not response.json()["error"]["message"].startswith(SCHEMA_ERROR_PREFIX)
 

@@ -27,6 +27,7 @@ from docsapi.audit.snapshot.store import (
     save_dated,
     save_table,
 )
+from docsapi.core.integrity import seal
 from docsapi.errors import DocsAPIError, SnapshotError, ValidationError
 
 ATTRIBUTES = ("org_id", "org_name", "generated_at", "thresholds", "complete")
@@ -80,9 +81,11 @@ def manifest_of(folder: Path) -> dict:
 
 
 def rewrite_manifest(folder: Path, change) -> None:
+    """Change snapshot.json and seal it again, as someone without a signing key can: the
+    checks behind the seal are what a change must get past then."""
     manifest = manifest_of(folder)
     change(manifest)
-    (folder / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    (folder / MANIFEST).write_text(json.dumps(seal(manifest, None)), encoding="utf-8")
 
 
 # -- round trips ----------------------------------------------------------------------------------
@@ -515,3 +518,22 @@ def test_save_keeps_the_snapshot_info_on_the_audit(tmp_path):
     folder = audit.save(tmp_path / "s")
     assert audit.snapshot.path == folder and audit.snapshot.saved_at <= pd.Timestamp.now(tz="UTC")
     assert audit.snapshot.generated_at == NOW
+
+
+def test_a_snapshot_written_before_the_audit_log_loads_with_unknown_provenance(saved):
+    def as_format_2(manifest: dict) -> None:
+        manifest["format_version"] = 2
+        manifest["files"] = [
+            f
+            for f in manifest["files"]
+            if f["path"] not in ("data/events.parquet", "audit/provenance.parquet")
+        ]
+        del manifest["crawl"]["events_since"]
+
+    rewrite_manifest(saved, as_format_2)
+    for name in ("data/events.parquet", "audit/provenance.parquet"):
+        (saved / name).unlink()
+    loaded = docsapi.load_audit(saved)
+    assert loaded.data.events.empty and loaded.data.events_since is None
+    assert set(loaded.grants["provenance"]) == {"unknown: the audit log was not read"}
+    assert loaded.grants["granted_at"].isna().all() and loaded.provenance.empty

@@ -141,3 +141,98 @@ def test_bad_ids_are_refused_before_anything_is_sent(sandbox, client, org_id):
     with pytest.raises(ValidationError, match="user_id"):
         OrgMemberForm(client, org_id, None)
     assert sandbox.request_count == 0
+
+
+# -- the organization's admins ----------------------------------------------------------------
+@pytest.fixture
+def admins(sandbox) -> tuple[str, str]:
+    """(the token's own user, the other admin) of the demo organization."""
+    owner = sandbox.demo["owner_id"]
+    return owner, next(u for u in sandbox.demo["org_admin_ids"] if u != owner)
+
+
+def test_demoting_yourself_shows_a_warning_and_waits_for_confirm(sandbox, client, org_id, admins):
+    owner, _ = admins
+    form = OrgMemberForm(client, org_id, owner)
+    form.load()
+    form.role_dropdown.value = "read"
+    writes = len(_writes(sandbox))
+    form.change_role_button.click()
+
+    assert len(_writes(sandbox)) == writes  # nothing sent yet
+    assert form.confirm_role_button.layout.display == ""
+    assert "Careful: this takes the admin role" in form.status and "401 or 403" in form.status
+    assert form.change_role_button.disabled and form.role_dropdown.disabled
+    form.confirm_role_button.click()
+
+    assert len(_writes(sandbox)) == writes + 1
+    assert sandbox.client().orgs.member(org_id, owner).role == "read"
+    assert form.status == f"Role of {form.name} changed from admin to read."
+    assert form.confirm_role_button.layout.display == "none"
+
+
+def test_cancel_keeps_your_admin_role(sandbox, client, org_id, admins):
+    owner, _ = admins
+    form = OrgMemberForm(client, org_id, owner)
+    form.load()
+    assert form.change_role(None) is None
+    form.cancel_role_button.click()
+
+    assert form.status == "Role change cancelled."
+    assert not form.role_dropdown.disabled and form.confirm_role_button.layout.display == "none"
+    assert _writes(sandbox) == []
+    assert sandbox.client().orgs.member(org_id, owner).role == "admin"
+    # from code, confirmed=True sends at once
+    assert form.change_role("edit", confirmed=True).role == "edit"
+
+
+def test_demoting_another_admin_needs_no_confirm(sandbox, client, org_id, admins):
+    _, other = admins
+    form = OrgMemberForm(client, org_id, other)
+    form.load()
+    assert form.change_role("create").role == "create"
+    assert form.confirm_role_button.layout.display == "none"
+
+
+def test_the_last_admin_is_not_demoted_nor_removed(sandbox, client, org_id, admins):
+    owner, other = admins
+    client.orgs.update_member(org_id, other, role="edit")
+    form = OrgMemberForm(client, org_id, owner)
+    form.load()
+    writes = len(_writes(sandbox))
+
+    assert form.change_role("read") is None
+    assert form.status.startswith("Role not changed: role: this would leave organization")
+    assert "make another member an admin first" in form.status
+    assert "without an enabled admin" in form.role_error.value
+    with pytest.raises(ValidationError, match="without an enabled admin"):
+        form.change_role("read", raise_errors=True)
+    form.remove_button.click()
+    assert not form.armed and form.status.startswith("Not removed: ")
+    assert form.remove() is None and form.status.startswith("Not removed: ")
+    assert len(_writes(sandbox)) == writes
+    assert sandbox.client().orgs.member(org_id, owner).role == "admin"
+
+
+def test_removing_yourself_warns_before_the_confirm(sandbox, client, org_id, admins):
+    owner, other = admins
+    form = OrgMemberForm(client, org_id, owner)
+    form.load()
+    assert form.remove() is None  # from code too: your own removal waits for a confirm
+    assert form.armed and "Careful: this takes the admin role" in form.status
+    assert _writes(sandbox) == []
+    form.confirm_button.click()
+    assert form.removed
+    sandbox.add_token("sbx_other_admin", user_id=other)
+    other_admin = docsapi.DocsClient(base_url=sandbox.url, token="sbx_other_admin")
+    assert owner not in set(other_admin.orgs.members(org_id).user_id)
+
+
+def test_a_member_who_is_no_admin_is_changed_without_reading_the_admins(
+    sandbox, client, org_id, disabled_id
+):
+    form = OrgMemberForm(client, org_id, disabled_id)
+    form.load()
+    before = len(sandbox.request_log)
+    form.change_role("edit")
+    assert [method for method, _, _ in sandbox.request_log[before:]] == ["PATCH"]

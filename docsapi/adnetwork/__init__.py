@@ -7,8 +7,10 @@ Examples
 >>> client.base_url
 'https://demo.example.com/api'
 >>> from docsapi.sandbox.adnetwork import AdNetworkSandbox
->>> with AdNetworkSandbox(affiliates=120) as ans:                    # doctest: +SKIP
+>>> with AdNetworkSandbox(affiliates=120) as ans:
 ...     frame = ans.client().affiliates(status="active")
+>>> set(frame.status)
+{'active'}
 """
 
 from __future__ import annotations

@@ -97,6 +97,7 @@ def check_resource(value: Any) -> str:
         raise ValidationError(
             "resource", f"must be a str such as 'affiliate', got {type(value).__name__}"
         )
+    check_id(value, "resource")  # one path segment, by the rule every id follows
     if not _RESOURCE.fullmatch(value):
         raise ValidationError(
             "resource",
@@ -117,8 +118,9 @@ def check_record_id(value: Any) -> str:
     Raises
     ------
     ValidationError
-        Another type, a negative number, or a string that is not one path segment
-        (see :func:`docsapi.core.checks.check_id`: no ``/``, ``%``, ``.``, ``..``).
+        Another type, a negative number, or a string that is not an id by
+        :func:`docsapi.core.checks.check_id` (the rule every id follows: one path segment,
+        read decoded and NFKC-normalised).
 
     Examples
     --------

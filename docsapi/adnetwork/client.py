@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from docsapi.adnetwork import frames
@@ -22,7 +22,7 @@ from docsapi.core.config import (
     RetryPolicy,
     Timeout,
 )
-from docsapi.core.reprs import methods_html, methods_markdown
+from docsapi.core.reprs import methods_html, methods_markdown, safe_display
 from docsapi.core.secret import Secret, describe_sources, find_credential
 from docsapi.core.version import version
 from docsapi.credentials.keyring_store import (
@@ -33,7 +33,7 @@ from docsapi.credentials.keyring_store import (
 )
 from docsapi.errors import PaginationError, ResponseFormatError, ValidationError
 from docsapi.wire.client_base import BaseClient
-from docsapi.wire.transport import Session, quote_segment
+from docsapi.wire.transport import SeenDigests, Session, quote_segment
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -218,13 +218,16 @@ class AdNetworkClient(BaseClient):
         problem = keyring_problem(API_KEY_ENV)
         return f"{message} {problem}" if problem else message
 
+    @safe_display
     def __repr__(self) -> str:
         has = f"from {self.api_key_source}" if self.api_key_source else "missing"
         return f"AdNetworkClient(network={self.network!r}, scheme={self.scheme!r}, api_key={has})"
 
+    @safe_display
     def _repr_markdown_(self) -> str:
         return methods_markdown(f"AdNetworkClient for {self.base_url}", self, prefix=".")
 
+    @safe_display
     def _repr_html_(self) -> str:
         return methods_html(f"AdNetworkClient for {self.base_url}", self, prefix=".")
 
@@ -258,10 +261,13 @@ class AdNetworkClient(BaseClient):
 
         Examples
         --------
-        >>> active = client.affiliates(status="active")        # doctest: +SKIP
-        >>> active.groupby("country").size()                   # doctest: +SKIP
+        >>> active = ads.affiliates(status="active")
+        >>> set(active.status)
+        {'active'}
+        >>> per_country = active.groupby("country").size()
         """
-        return frames.affiliates(self.paginate("affiliate", page_size=page_size, **filters))
+        # Read whole first: a read that fails half-way leaves no record in a frame's locals.
+        return frames.affiliates(list(self.paginate("affiliate", page_size=page_size, **filters)))
 
     def paginate(
         self, resource: str, *, page_size: int = MAX_PAGE_SIZE, **filters: Any
@@ -299,7 +305,9 @@ class AdNetworkClient(BaseClient):
 
         Examples
         --------
-        >>> first = next(client.paginate("affiliate", status="paused"))   # doctest: +SKIP
+        >>> first = next(ads.paginate("affiliate", status="paused"))
+        >>> first["status"]
+        'paused'
         """
         path = "/" + check_resource(resource)
         query = {
@@ -310,7 +318,7 @@ class AdNetworkClient(BaseClient):
 
     def _pages(self, resource: str, path: str, query: dict[str, Any]) -> Iterator[Record]:
         page = 1
-        seen: set[Hashable] = set()
+        seen = SeenDigests()  # digests only: a server may echo anything as a row's id
         while True:
             data = self._data("GET", path, params={**query, "offset": page})
             rows = data.get("rowset") if isinstance(data, Mapping) else None
@@ -320,21 +328,12 @@ class AdNetworkClient(BaseClient):
                 )
             served = data.get("offset")
             if served is not None and str(served) != str(page):
+                data = rows = None  # what the server sent stays out of this frame
                 raise PaginationError(
-                    f"GET {path} answered page {served} when page {page} was asked for; "
-                    "stopped to avoid reading rows twice or forever. Try again later."
+                    f"GET {path} answered page {_shown_page(served)} when page {page} was asked "
+                    "for; stopped to avoid reading rows twice or forever. Try again later."
                 )
-            for row in rows:
-                if not isinstance(row, dict):
-                    raise ResponseFormatError(
-                        f"GET {path}: a row is {type(row).__name__}, not a JSON object"
-                    )
-                row_id = row.get("id")
-                if isinstance(row_id, str | int) and not isinstance(row_id, bool):
-                    if row_id in seen:
-                        continue  # pages shifted while the collection changed
-                    seen.add(row_id)
-                yield row
+            yield from _unseen_rows(rows, path, seen)
             total_pages = data.get("totalPages")
             if not rows or not isinstance(total_pages, int) or page >= total_pages:
                 return
@@ -369,8 +368,8 @@ class AdNetworkClient(BaseClient):
 
         Examples
         --------
-        >>> client.get("affiliate", 1001)["email"]             # doctest: +SKIP
-        'ava.lee@brightleads.example'
+        >>> ads.get("affiliate", 1001)["id"]
+        1001
         """
         path = "/" + check_resource(resource) if id is None else self._path(resource, id)
         return self._data("GET", path, params=params)
@@ -400,8 +399,8 @@ class AdNetworkClient(BaseClient):
         Examples
         --------
         >>> new = {"name": "Ada", "email": "ada@example.com"}
-        >>> client.create("affiliate", new)["id"]              # doctest: +SKIP
-        1301
+        >>> ads.create("affiliate", new)["email"]
+        'ada@example.com'
         """
         body = _check_body(data, "data")
         return self._data("POST", "/" + check_resource(resource), json=body)
@@ -430,8 +429,9 @@ class AdNetworkClient(BaseClient):
 
         Examples
         --------
-        >>> record = client.get("affiliate", 1001)                          # doctest: +SKIP
-        >>> client.replace("affiliate", 1001, {**record, "company": "Acme"})   # doctest: +SKIP
+        >>> record = ads.get("affiliate", 1001)
+        >>> ads.replace("affiliate", 1001, {**record, "company": "Acme"})["company"]
+        'Acme'
         """
         body = _check_body(data, "data")
         return self._data("PUT", self._path(resource, id), json=body)
@@ -469,8 +469,9 @@ class AdNetworkClient(BaseClient):
 
         Examples
         --------
-        >>> record = client.get("affiliate", 1001)                       # doctest: +SKIP
-        >>> client.update("affiliate", 1001, {"status": "paused"}, current=record)  # doctest: +SKIP
+        >>> record = ads.get("affiliate", 1001)
+        >>> ads.update("affiliate", 1001, {"status": "paused"}, current=record)["status"]
+        'paused'
         """
         path = self._path(resource, id)
         return self._data("PATCH", path, json=check_changes(changes, current))
@@ -499,8 +500,11 @@ class AdNetworkClient(BaseClient):
 
         Examples
         --------
-        >>> client.update("affiliate", 1001, {"status": "paused"})      # doctest: +SKIP
-        >>> client.delete("affiliate", 1001)                             # doctest: +SKIP
+        >>> new = ads.create("affiliate", {"name": "Grace", "email": "grace@example.com"})
+        >>> ads.update("affiliate", new["id"], {"status": "paused"})["status"]
+        'paused'
+        >>> ads.delete("affiliate", new["id"])["deleted"]
+        True
         """
         return self._data("DELETE", self._path(resource, id))
 
@@ -529,6 +533,26 @@ class AdNetworkClient(BaseClient):
                 f"{type(body).__name__}; is {self.base_url!r} the network's API address?"
             )
         return body.get("data")
+
+
+def _unseen_rows(rows: list[Any], path: str, seen: SeenDigests) -> Iterator[Record]:
+    """The rows of one page whose id was not yielded before (rows without an id all are)."""
+    for row in rows:
+        if not isinstance(row, dict):
+            raise ResponseFormatError(
+                f"GET {path}: a row is {type(row).__name__}, not a JSON object"
+            )
+        row_id = row.get("id")
+        if isinstance(row_id, str | int) and not isinstance(row_id, bool) and not seen.add(row_id):
+            continue  # pages shifted while the collection changed
+        yield row
+
+
+def _shown_page(served: Any) -> str:
+    """A page number the server sent, for a message: a number, or its type only."""
+    if isinstance(served, int | str) and not isinstance(served, bool) and str(served).isdigit():
+        return str(served)[:20]
+    return f"of type {type(served).__name__}"
 
 
 def _check_body(data: Any, argument: str) -> dict[str, Any]:

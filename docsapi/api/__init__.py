@@ -27,7 +27,7 @@ from docsapi.api._methods import Caller, StreamingNotSupportedError, build_metho
 from docsapi.api._operation import NOT_GIVEN, Operation, operations_of
 from docsapi.api._results import ApiObject, list_shape
 from docsapi.api._spec import load_description, reader, snake_case
-from docsapi.core.reprs import short_signature
+from docsapi.core.reprs import safe_display, short_signature
 from docsapi.errors import ValidationError
 from docsapi.wire.transport import Transport
 
@@ -41,6 +41,7 @@ __all__ = [
     "ApiObject",
     "StreamingNotSupportedError",
     "catalog",
+    "page_path_segments",
 ]
 
 
@@ -56,6 +57,54 @@ def catalog() -> dict[str, tuple[Operation, ...]]:
         for group in _groups_of(operation):
             groups.setdefault(group, []).append(operation)
     return {name: tuple(groups[name]) for name in sorted(groups)}
+
+
+@functools.cache
+def _page_path_templates() -> tuple[tuple[tuple[str, ...], frozenset[int]], ...]:
+    """The path templates taking a page path: their segments, and where the page path is."""
+    templates = {}
+    for operations in catalog().values():
+        for operation in operations:
+            pages = {"{" + p.name + "}" for p in operation.path_parameters if p.page_path}
+            if pages:
+                segments = tuple(operation.path[1:].split("/"))
+                where = frozenset(i for i, part in enumerate(segments) if part in pages)
+                templates[segments] = where
+    return tuple(templates.items())
+
+
+def page_path_segments(path: str) -> frozenset[int]:
+    """Where a path under the base URL holds a page path, by the operations it matches.
+
+    Parameters
+    ----------
+    path : str
+        A path as :meth:`DocsClient.request <docsapi.DocsClient.request>` takes it, its
+        segments percent-encoded.
+
+    Returns
+    -------
+    frozenset of int
+        The 0-based indexes of its segments (after the leading ``/``) where an operation of
+        the description takes a page path (slugs with encoded ``/`` between them); empty
+        when it matches none: each of its segments is then one id.
+
+    Examples
+    --------
+    >>> sorted(page_path_segments("/spaces/sp1/content/path/guides%2Finstall"))
+    [4]
+    >>> page_path_segments("/users/a%2Fb")
+    frozenset()
+    """
+    segments = path[1:].split("/")
+    found: set[int] = set()
+    for template, where in _page_path_templates():
+        if len(template) == len(segments) and all(
+            part.startswith("{") or part == segment
+            for part, segment in zip(template, segments, strict=True)
+        ):
+            found |= where
+    return frozenset(found)
 
 
 def _groups_of(operation: Operation) -> list[str]:
@@ -114,9 +163,11 @@ class ApiGroup:
     def _missing(self, name: str) -> str:
         import difflib
 
-        close = difflib.get_close_matches(name, list(self._operations), n=1)
+        # Read from __dict__: on a half-built group, attribute lookups come back here.
+        operations = self.__dict__.get("_operations", {})
+        close = difflib.get_close_matches(name, list(operations), n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
-        return f"client.api.{self._name} has no operation {name!r}{hint}"
+        return f"client.api.{self.__dict__.get('_name', '?')} has no operation {name!r}{hint}"
 
     def __dir__(self) -> list[str]:
         return sorted(set(self._operations) | set(super().__dir__()))
@@ -142,14 +193,17 @@ class ApiGroup:
             lines.append((name, signature, summary))
         return lines
 
+    @safe_display
     def __repr__(self) -> str:
         return f"<ApiGroup {self._name}: {', '.join(self._operations)}>"
 
+    @safe_display
     def _repr_markdown_(self) -> str:
         head = f"**client.api.{self._name}** — {self.__doc__}"
         rows = [f"- `{name}{sig}`: {summary}" for name, sig, summary in self._lines()]
         return "\n".join([head, "", *rows])
 
+    @safe_display
     def _repr_html_(self) -> str:
         rows = "".join(
             f"<tr><td style='text-align:left'><code>{escape(name + sig)}</code></td>"
@@ -174,7 +228,9 @@ class ApiNamespace:
 
     Examples
     --------
-    >>> client.api.sites.list_sites(organization_id="org_1")  # doctest: +SKIP
+    >>> sites = client.api.sites.list_sites(organization_id=org_id)
+    >>> site_id in set(sites.id)
+    True
     """
 
     def __init__(self, transport: Transport) -> None:
@@ -218,8 +274,8 @@ class ApiNamespace:
 
         Examples
         --------
-        >>> client.api.operation("listSites")  # doctest: +SKIP
-        <function sites.list_sites ...>
+        >>> client.api.operation("listSites")  # doctest: +ELLIPSIS
+        <function sites.list_sites at ...>
         """
         key = snake_case(operation_id)
         for operation_key, groups in self._groups_of.items():
@@ -261,7 +317,9 @@ class ApiNamespace:
 
         Examples
         --------
-        >>> client.api.find("insights")[["group", "name"]]  # doctest: +SKIP
+        >>> found = client.api.find("insights")
+        >>> "site_insights" in set(found.group)
+        True
         """
         if not isinstance(text, str):
             raise ValidationError("text", f"must be a str to look for, got {type(text).__name__}")
@@ -273,6 +331,7 @@ class ApiNamespace:
     def __len__(self) -> int:
         return len({op.operation_id for ops in self._catalog.values() for op in ops})
 
+    @safe_display
     def __repr__(self) -> str:
         return f"<ApiNamespace: {len(self)} operations in {len(self._catalog)} groups>"
 
@@ -282,12 +341,14 @@ class ApiNamespace:
             for name, ops in self._catalog.items()
         ]
 
+    @safe_display
     def _repr_markdown_(self) -> str:
         lines = [f"**client.api** — {len(self)} operations in {len(self._catalog)} groups", ""]
         for name, _title, methods in self._summary_lines():
             lines.append(f"- `client.api.{name}` ({len(methods)}): {', '.join(methods)}")
         return "\n".join(lines)
 
+    @safe_display
     def _repr_html_(self) -> str:
         rows = "".join(
             f"<tr><td style='text-align:left'><code>client.api.{escape(name)}</code></td>"

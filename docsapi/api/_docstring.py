@@ -125,7 +125,8 @@ def returns_text(operation: Operation) -> tuple[str, list[str]]:
 def _example(operation: Operation, group: str) -> str:
     required = [p for p in operation.parameters if p.required]
     arguments = ", ".join(f"{p.python_name}=..." for p in required)
-    return f">>> client.api.{group}.{operation.python_name}({arguments})  # doctest: +SKIP"
+    call = f"client.api.{group}.{operation.python_name}({arguments})"
+    return f">>> {call}  # fill in the arguments  # doctest: +SKIP"
 
 
 def docstring(operation: Operation, group: str, aliases: Sequence[str] = ()) -> str:

@@ -96,6 +96,12 @@ class Parameter:
     pointer: str = ""
     allow_empty: bool = False
 
+    @property
+    def page_path(self) -> bool:
+        """Whether it is a path parameter holding a page path (``pagePath``: slugs with
+        ``/`` between them) rather than one id."""
+        return self.location == "path" and self.name.endswith("Path")
+
 
 @dataclass(frozen=True)
 class Body:

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from docsapi.api._secrets import conceal
 from docsapi.api._spec import Schema, SchemaReader, reader, snake_case
-from docsapi.core.reprs import field_table_html
+from docsapi.core.reprs import field_table_html, safe_display
+from docsapi.errors import ValidationError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -312,13 +313,23 @@ class ApiObject:
     def __init__(
         self, raw: Mapping[str, Any], *, schema: Schema | None = None, kind: str | None = None
     ) -> None:
+        # Every slot first: a slot left unset would send attribute lookups to __getattr__.
+        self._raw: Mapping[str, Any] = {}
+        self._schema: Schema | None = None
+        self._kind = "ApiObject"
+        self._fields: tuple[dict[str, Schema], dict[str, str]] | None = None
+        self._shown: Mapping[str, Any] | None = None
+        if not isinstance(raw, Mapping):
+            raise ValidationError("raw", f"must be a JSON object (dict), got {type(raw).__name__}")
+        if schema is not None and not isinstance(schema, Mapping):
+            raise ValidationError("schema", f"must be a dict or None, got {type(schema).__name__}")
+        if kind is not None and not isinstance(kind, str):
+            raise ValidationError("kind", f"must be a str or None, got {type(kind).__name__}")
         self._raw = raw
         self._schema = schema
         self._kind = (
             kind or (reader().ref_name(schema) if schema is not None else None) or "ApiObject"
         )
-        self._fields: tuple[dict[str, Schema], dict[str, str]] | None = None
-        self._shown: Mapping[str, Any] | None = None
 
     def _visible(self) -> Mapping[str, Any]:
         """The object as shown and read by attribute: credentials masked (``.raw`` keeps them)."""
@@ -390,6 +401,7 @@ class ApiObject:
         text = repr(value)
         return text if len(text) <= _MAX_REPR_VALUE else text[: _MAX_REPR_VALUE - 1] + "…"
 
+    @safe_display
     def __repr__(self) -> str:
         visible = self._visible()
         keys = list(visible)
@@ -399,6 +411,7 @@ class ApiObject:
         more = f", … {len(keys) - _MAX_REPR_FIELDS} more" if len(keys) > _MAX_REPR_FIELDS else ""
         return f"{self._kind}({shown}{more})"
 
+    @safe_display
     def _repr_html_(self) -> str:
         rows = [(snake_case(k), self._short_html(v)) for k, v in self._visible().items()]
         return field_table_html(self._kind, rows)
@@ -409,6 +422,7 @@ class ApiObject:
             return ", ".join(f"{snake_case(k)}: {v}" for k, v in value.items()) or "{}"
         return value
 
+    @safe_display
     def _repr_markdown_(self) -> str:
         lines = [f"**{escape(self._kind)}**", "", "| field | value |", "|---|---|"]
         lines += [f"| {snake_case(k)} | {self._short(v)} |" for k, v in self._visible().items()]

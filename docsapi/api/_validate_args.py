@@ -42,7 +42,6 @@ __all__ = ["SPEC_URI", "Call", "prepare", "schema_validator", "to_json"]
 SPEC_URI = "urn:docsapi:openapi"
 _MAX_SHOWN = 60
 _MAX_CHOICES = 12
-_DOT_SEGMENTS = frozenset({".", ".."})
 _HEADER_VALUE = re.compile(r"[\x20-\x7e]*")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 #: The deepest nesting of a JSON argument (a body the API takes is a few levels deep).
@@ -321,20 +320,13 @@ def _header(parameter: Parameter, value: Any) -> str:
 def _segment(parameter: Parameter, value: Any) -> str:
     """One path parameter as its quoted path segment.
 
-    A parameter named like a path (``pagePath``) is a relative path of slugs without ``.``,
-    ``..`` or empty segments; any other is one segment: an id without ``/``, ``%``,
-    whitespace or control characters, and not ``.`` or ``..``.
+    A page path parameter (``pagePath``) is checked by
+    :func:`~docsapi.core.checks.check_page_path`, any other by
+    :func:`~docsapi.core.checks.check_id`: the rule every method and
+    :meth:`DocsClient.request <docsapi.DocsClient.request>` apply to an id.
     """
     text = _wire(value)
-    if not isinstance(text, str) or not text:
-        raise ValidationError(parameter.python_name, "must not be empty (a path segment)")
-    if text in _DOT_SEGMENTS:
-        raise ValidationError(
-            parameter.python_name,
-            f"must not be {text!r}: a path parameter is one segment of the path, "
-            "and dot segments would address another resource",
-        )
-    if parameter.name.endswith("Path"):
+    if parameter.page_path:
         return quote_segment(check_page_path(text, parameter.python_name))
     return quote_segment(check_id(text, parameter.python_name))
 
@@ -492,10 +484,13 @@ def prepare(operation: Operation, args: tuple[Any, ...], kwargs: Mapping[str, An
             and "integer" in reader().types(parameter.schema)
         ):
             value = int(value)
-        _check_parameter(parameter, value)
         if parameter.location == "path":
-            path = path.replace("{" + parameter.name + "}", _segment(parameter, value))
-        elif parameter.location == "query":
+            segment = _segment(parameter, value)  # the id rule first, the same everywhere
+            _check_parameter(parameter, value)
+            path = path.replace("{" + parameter.name + "}", segment)
+            continue
+        _check_parameter(parameter, value)
+        if parameter.location == "query":
             params[parameter.name] = _query(parameter, value)
         else:
             headers[parameter.name] = _header(parameter, value)

@@ -18,6 +18,7 @@ from docsapi.audit.facade import (
     PermissionAudit,
     analyze,
     audit_permissions,
+    load_audit,
 )
 
 __all__ = [
@@ -28,4 +29,5 @@ __all__ = [
     "PermissionAudit",
     "analyze",
     "audit_permissions",
+    "load_audit",
 ]

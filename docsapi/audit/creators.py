@@ -32,7 +32,7 @@ from docsapi.audit.data import conform
 if TYPE_CHECKING:
     from docsapi.client import DocsClient
 
-__all__ = ["CREATE_ACTIONS", "creators_from_events", "read_creators"]
+__all__ = ["CREATE_ACTIONS", "creators_from_events", "read_earlier_creations"]
 
 #: The audit log's actions that create content, by the content type they create.
 CREATE_ACTIONS: dict[str, tuple[str, ...]] = {
@@ -77,10 +77,13 @@ def creators_from_events(events: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def read_creators(client: DocsClient, org_id: str) -> pd.DataFrame:
-    """Read who created each space and collection from the organization's audit log.
+def read_earlier_creations(client: DocsClient, org_id: str, before: pd.Timestamp) -> pd.DataFrame:
+    """The log's create events up to ``before`` (where the audit's window of the log starts).
 
-    One filtered read of the log per create action (every page of it).
+    The audit reads its window of the log once; a creation is usually older than that
+    window, so each create action is read on its own (every page of it) up to where the
+    window starts: :func:`creators_from_events` of these and the window's events names every
+    creator the log knows.
 
     Parameters
     ----------
@@ -88,11 +91,13 @@ def read_creators(client: DocsClient, org_id: str) -> pd.DataFrame:
         A client whose token may read the audit log (an organization admin's).
     org_id : str
         The organization's id.
+    before : Timestamp
+        Where the audit's window of the log starts.
 
     Returns
     -------
     DataFrame
-        The raw ``creators`` table (see :func:`creators_from_events`).
+        Audit events (columns of ``client.orgs.audit_events``).
 
     Raises
     ------
@@ -101,5 +106,5 @@ def read_creators(client: DocsClient, org_id: str) -> pd.DataFrame:
         without the audit log).
     """
     actions = [action for names in CREATE_ACTIONS.values() for action in names]
-    events = [client.orgs.audit_events(org_id, action=action) for action in actions]
-    return creators_from_events(pd.concat(events, ignore_index=True))
+    found = [client.orgs.audit_events(org_id, action=a, until=before) for a in actions]
+    return pd.concat(found, ignore_index=True)

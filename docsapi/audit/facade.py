@@ -12,19 +12,25 @@ turns them into a :class:`PermissionAudit` without any request:
 - :mod:`docsapi.audit.rule_set_check` compares both rule sets with the platform's aggregate;
 - :mod:`docsapi.audit.coverage` judges what the token could not see and marks what depends
   on it;
+- :mod:`docsapi.audit.provenance` joins the organization's audit log to the settings it
+  changed: who made each grant and path, and when;
 - :mod:`docsapi.audit.rules` holds the rules, registered once;
 - :mod:`docsapi.audit.tables` builds the public tables.
 
 The tables and their columns are the contract of ``docs/audit-tables.md``: ``grants``,
 ``paths``, ``effective``, ``exposure``, ``findings``, ``coverage``, ``errors``,
-``aggregate_mismatches``, ``rule_set_matches``, ``summary`` and ``matrix``. Role columns
-use the ordered categorical :data:`ROLE_DTYPE` (guest < read < comment < edit < review <
+``aggregate_mismatches``, ``rule_set_matches``, ``summary``, ``matrix``, ``provenance`` and
+``events``. Role columns use the ordered categorical :data:`ROLE_DTYPE` (guest < read < comment
+< edit < review <
 create < admin):
 ``audit.effective[audit.effective.role >= "edit"]`` selects everyone who can write.
 """
 
 from __future__ import annotations
 
+import os
+from dataclasses import replace
+from datetime import datetime, timedelta
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -35,6 +41,7 @@ from docsapi.audit import tables as tables_
 from docsapi.audit.coverage import Gaps, coverage_table, find_gaps, is_complete
 from docsapi.audit.crawl import crawl_organization
 from docsapi.audit.data import ROLE_DTYPE, AuditData
+from docsapi.audit.provenance import PROVENANCE_COLUMNS, Provenance
 from docsapi.audit.resolve import (
     COLLECTION_TEAM,
     DEFAULT_RULE_SET,
@@ -49,24 +56,32 @@ from docsapi.audit.resolve import (
 )
 from docsapi.audit.rule_set_check import RULE_SET_MATCH_COLUMNS, rule_set_matches, verdict
 from docsapi.audit.rules import RULES, AuditThresholds, RuleContext, evaluate_rules
+from docsapi.core.checks import check_moment
+from docsapi.core.reprs import safe_display
 from docsapi.errors import ValidationError
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from docsapi.audit.diff.changes import AccessDiff
-    from docsapi.audit.snapshot.store import SnapshotInfo
+    from docsapi.audit.diff.access_diff import AccessDiff
+    from docsapi.audit.snapshot.files import SnapshotInfo
+    from docsapi.audit.snapshot.store import StoredAudit
     from docsapi.client import DocsClient
 
 __all__ = [
+    "EVENT_WINDOW",
     "ROLE_DTYPE",
     "AuditData",
     "AuditThresholds",
     "PermissionAudit",
     "analyze",
     "audit_permissions",
+    "load_audit",
 ]
 
+
+#: How far back the audit log is read when neither ``events_since`` nor ``previous`` says.
+EVENT_WINDOW = timedelta(days=365)
 
 #: The columns of :meth:`PermissionAudit.explain`, in order.
 EXPLAIN_COLUMNS = [
@@ -87,6 +102,7 @@ EXPLAIN_COLUMNS = [
     "site_title",
     "level",
     "status",
+    *PROVENANCE_COLUMNS,
 ]
 
 
@@ -119,8 +135,11 @@ class PermissionAudit:
     data : AuditData
         The raw crawled tables the audit was computed from.
     grants, paths, effective, exposure, findings, coverage, errors, aggregate_mismatches,
-    rule_set_matches, summary, matrix : DataFrame
-        The audit's tables. ``paths`` and ``matrix`` are computed on first access.
+    rule_set_matches, summary, matrix, provenance, events : DataFrame
+        The audit's tables. ``paths``, ``matrix`` and ``provenance`` are computed on first
+        access. ``grants``, ``paths`` and ``findings`` say who made each (``granted_by``,
+        ``granted_at``, ``granted_via``, ``event_id``, ``provenance``); ``provenance`` lists
+        every access setting with its last event, ``events`` the audit log as read.
     snapshot : SnapshotInfo or None
         The snapshot the audit was loaded from or last saved to (see :meth:`save`).
     """
@@ -132,9 +151,9 @@ class PermissionAudit:
         data: AuditData,
         *,
         thresholds: AuditThresholds,
-        resolution: Resolution,
-        full: Effective,
-        shown: Effective,
+        resolution: Resolution | None,
+        full: Effective | None,
+        shown: Effective | None,
         grants: pd.DataFrame,
         effective: pd.DataFrame,
         exposure: pd.DataFrame,
@@ -144,6 +163,7 @@ class PermissionAudit:
         summary: pd.DataFrame,
         model: str = DEFAULT_RULE_SET,
         rule_set_matches: pd.DataFrame | None = None,
+        provenance: Provenance | None = None,
     ) -> None:
         self.data = data
         self.org_id = data.org_id
@@ -168,16 +188,75 @@ class PermissionAudit:
         self._resolution = resolution
         self._full = full
         self._shown = shown
+        self._log = provenance or Provenance.of(data, failed="audit_log" in find_gaps(data).lost)
+
+    @classmethod
+    def _from_stored(cls, stored: StoredAudit) -> PermissionAudit:
+        """The audit a snapshot holds, its stored tables as they are (none recomputed)."""
+        tables = stored.tables
+        audit = cls(
+            stored.data,
+            thresholds=stored.thresholds,
+            resolution=None,  # the stored tables need no resolution
+            full=None,
+            shown=None,
+            grants=tables["grants"],
+            effective=tables["effective"],
+            exposure=tables["exposure"],
+            findings=tables["findings"],
+            coverage=tables["coverage"],
+            aggregate_mismatches=tables["aggregate_mismatches"],
+            summary=tables["summary"],
+            model=stored.model,
+            rule_set_matches=tables["rule_set_matches"],
+        )
+        audit.errors = tables["errors"]
+        audit.__dict__["paths"] = tables["paths"]  # the values of the cached properties
+        audit.__dict__["matrix"] = tables["matrix"]
+        audit.__dict__["provenance"] = tables["provenance"]
+        audit.snapshot = stored.info
+        return audit
 
     @cached_property
     def paths(self) -> pd.DataFrame:
         """Every way a user reaches a space (computed on first access)."""
-        return tables_.paths_table(self._resolution, self._full)
+        assert self._resolution is not None and self._full is not None  # set unless stored
+        return tables_.paths_table(self._resolution, self._full, self._log)
 
     @cached_property
     def matrix(self) -> pd.DataFrame:
         """Users x spaces of effective roles (computed on first access)."""
+        assert self._resolution is not None and self._shown is not None  # set unless stored
         return tables_.matrix_table(self._resolution, self._shown)
+
+    @cached_property
+    def provenance(self) -> pd.DataFrame:
+        """Every access setting with the last event that made it (computed on first access).
+
+        One row per grant, member's organization role, default level, published site, share
+        link, invite link and team membership: ``setting``, what and who it is about, its
+        ``value``, and ``granted_by``, ``granted_at``, ``granted_via``, ``event_id``,
+        ``provenance``, ``action`` (see :mod:`docsapi.audit.provenance`).
+        """
+        return self._log.settings(self.grants)
+
+    @property
+    def events(self) -> pd.DataFrame:
+        """The organization's audit log as read, newest first, with the setting each event
+        changed (``setting``, ``key``, ``removal``); empty when the log was not read."""
+        return self._log.events
+
+    def timeline(self, freq: str = "W", by: str = "action") -> pd.DataFrame:
+        """Changes of access per week (``freq="W"``) or month (``"M"``), one column per
+        ``action`` or ``actor``; see :func:`docsapi.audit.report.plots.timeline_counts`.
+
+        Examples
+        --------
+        >>> audit.timeline("M", by="actor").tail(3)             # doctest: +SKIP
+        """
+        from docsapi.audit.report.plots import timeline_counts
+
+        return timeline_counts(self.events, freq=freq, by=by)
 
     @property
     def incomplete(self) -> pd.DataFrame:
@@ -197,6 +276,8 @@ class PermissionAudit:
             "aggregate_mismatches": self.aggregate_mismatches,
             "rule_set_matches": self.rule_set_matches,
             "matrix": self.matrix,
+            "provenance": self.provenance,
+            "events": self.events,
             "errors": self.errors,
         }
 
@@ -245,9 +326,9 @@ class PermissionAudit:
     def diff(self, previous: PermissionAudit) -> AccessDiff:
         """What changed since ``previous``, an earlier audit of the same organization.
 
-        See :func:`docsapi.audit.diff.changes.diff_audits`.
+        See :func:`docsapi.audit.diff.access_diff.diff_audits`.
         """
-        from docsapi.audit.diff.changes import diff_audits
+        from docsapi.audit.diff.access_diff import diff_audits
 
         return diff_audits(previous, self)
 
@@ -259,10 +340,12 @@ class PermissionAudit:
         site-team, site default level, creator), each with the role it gives, its ``level``
         (space, site, collection, organization), its ``status`` under the audit's rule set
         (``decides``, ``lower``: another path of the deciding level gives more,
-        ``overridden``: a nearer level decided) and the grant a change would touch
-        (``collection_id`` / ``team_id`` / ``site_id`` and their titles), the paths that
-        decide first. When every path is overridden, a first row names the default level
-        that decided, giving ``guest`` (no access).
+        ``overridden``: a nearer level decided), the grant a change would touch
+        (``collection_id`` / ``team_id`` / ``site_id`` and their titles) and who opened it,
+        when (``granted_by``, ``granted_at``, ``granted_via``, ``event_id``, ``provenance``:
+        see :mod:`docsapi.audit.provenance`), the paths that decide first. When every path is
+        overridden, a first row names the default level that decided, giving ``guest`` (no
+        access).
 
         Parameters
         ----------
@@ -279,9 +362,9 @@ class PermissionAudit:
             Columns ``space_id``, ``space_title``, ``user_id``, ``display_name``,
             ``member_role``, ``role``, ``kind``, ``source``, ``source_name``,
             ``collection_id``, ``collection_title``, ``team_id``, ``team_title``,
-            ``site_id``, ``site_title``, ``level``, ``status``. Empty when the user reaches
-            the space by no path (a disabled member reaches nothing: their grants are in
-            ``grants``).
+            ``site_id``, ``site_title``, ``level``, ``status`` and the provenance columns.
+            Empty when the user reaches the space by no path (a disabled member reaches
+            nothing: their grants are in ``grants``).
 
         Raises
         ------
@@ -292,8 +375,10 @@ class PermissionAudit:
 
         Examples
         --------
-        >>> audit.explain("Brand guidelines", "Niklaus Knuth")      # doctest: +SKIP
-        >>> audit.explain(space_id, user_id)[["source_name", "role"]]  # doctest: +SKIP
+        >>> why = audit.explain("Onboarding handbook", guest_id)  # titles, names, ids, emails
+        >>> why[["kind", "source_name", "role"]]
+             kind source_name  role
+        0  direct      direct  edit
         """
         names = self._names
         space_id, space_title = _pick("space", space, names.spaces)
@@ -302,7 +387,7 @@ class PermissionAudit:
         mask = (paths["space_id"] == space_id).to_numpy(dtype=bool) & (
             paths["user_id"] == user_id
         ).to_numpy(dtype=bool)
-        text = [column for column in paths.columns if column != "role"]
+        text = [column for column in paths.columns if column not in ("role", "granted_at")]
         rows = paths[mask].astype(dict.fromkeys(text, "string")).reset_index(drop=True)
         member_role = names.users.set_index("id")["member_role"].get(user_id)
 
@@ -380,6 +465,7 @@ class PermissionAudit:
         except KeyError:
             return 0
 
+    @safe_display
     def __repr__(self) -> str:
         state = "complete" if self.complete else "PARTIAL"
         return (
@@ -388,6 +474,7 @@ class PermissionAudit:
             f"findings={self.count('findings')}, errors={self.count('errors')})"
         )
 
+    @safe_display
     def _repr_html_(self) -> str:
         from docsapi.audit.report.html import notebook_html
 
@@ -402,9 +489,12 @@ def audit_permissions(
     max_workers: int = 8,
     progress: bool = True,
     model: str = DEFAULT_RULE_SET,
+    read_log: bool = True,
+    events_since: datetime | str | timedelta | None = None,
+    previous: PermissionAudit | str | os.PathLike[str] | None = None,
     **thresholds: float,
 ) -> PermissionAudit:
-    """Audit who can access every space of an organization, and flag what is wrong.
+    """Audit who can access every space of an organization, who opened it, and what is wrong.
 
     Parameters
     ----------
@@ -420,13 +510,26 @@ def audit_permissions(
     max_workers : int
         Number of concurrent requests (at least 1).
     progress : bool
-        Show a progress bar ("Auditing spaces").
+        Show a progress bar ("Reading access"; the audit log counts as one target).
     model : str
         How the levels of access combine (``docs/access-model.md``): ``"precedence"`` (the
         platform's documentation since 2026-05-31: the nearest level with a say decides) or
         ``"highest"`` (its earlier version: the highest role over every path). Both are
         compared with the platform's aggregate either way (``.rule_set_matches``,
         ``.verdict``).
+    read_log : bool
+        Read the organization's audit log (once, paged, alongside the other reads) and say
+        who made each grant and path, and when (:mod:`docsapi.audit.provenance`); and read
+        who created each space and collection (content set to No access keeps its creator).
+        A token that cannot read the log makes the audit partial (``coverage`` says so).
+        False reads no log: provenance and creators are then "unknown".
+    events_since : datetime, str or timedelta, optional
+        Where the log read starts: a moment with a time zone (datetime or ISO 8601 text),
+        or how far back from now. Default: ``previous``'s time when given, else
+        :data:`EVENT_WINDOW` (365 days) back.
+    previous : PermissionAudit or path, optional
+        An earlier audit of the organization (or its snapshot folder): the log is read only
+        from its time, and its events are kept, so provenance reaches back as far as its did.
     **thresholds
         Rule limits (see :class:`AuditThresholds`): ``admin_share`` (0.5), ``max_admins``
         (5), ``inactive_days`` (90), ``share_link_max_age_days`` (90),
@@ -440,7 +543,8 @@ def audit_permissions(
     Raises
     ------
     ValidationError
-        For a bad argument, before any request is sent.
+        For a bad argument (a moment without a time zone, a ``previous`` of another
+        organization), before any request is sent.
     docsapi.errors.APIStatusError
         When the organization's spaces, members or teams cannot be read (401, 403, 404).
         A single space or team that cannot be read is recorded in ``.errors`` instead, and
@@ -449,9 +553,13 @@ def audit_permissions(
     Examples
     --------
     >>> from docsapi.sandbox import Sandbox
-    >>> with Sandbox() as sb:                                   # doctest: +SKIP
+    >>> with Sandbox() as sb:
     ...     audit = audit_permissions(sb.client(), sb.org_id, progress=False)
-    ...     audit.findings.groupby("rule").size()
+    >>> audit.complete  # an organization admin's token sees everything
+    True
+    >>> per_rule = audit.findings.groupby("rule").size()
+    >>> int(per_rule["guest_write"]) > 0
+    True
     """
     if not isinstance(org_id, str) or not org_id.strip():
         raise ValidationError("org_id", "pass the organization's id as a non-empty string")
@@ -461,8 +569,121 @@ def audit_permissions(
         )
     limits = AuditThresholds.from_kwargs(**thresholds)
     rule_set = check_rule_set(model)
-    data = crawl_organization(client, org_id, max_workers=max_workers, progress=bool(progress))
+    earlier = _previous(previous, org_id)
+    since = _log_start(read_log, events_since, earlier)
+    data = crawl_organization(
+        client, org_id, max_workers=max_workers, progress=bool(progress), events_since=since
+    )
+    if earlier is not None and since is not None:
+        data = _with_earlier_events(data, earlier.data)
     return analyze(data, expand_teams=expand_teams, thresholds=limits, model=rule_set)
+
+
+def _previous(previous: object, org_id: str) -> PermissionAudit | None:
+    """The earlier audit ``previous`` names (an audit or a snapshot folder), checked."""
+    if previous is None:
+        return None
+    if isinstance(previous, str | os.PathLike):
+        previous = load_audit(previous)
+    if not isinstance(previous, PermissionAudit):
+        raise ValidationError(
+            "previous",
+            f"must be a PermissionAudit or a snapshot folder, got {type(previous).__name__}",
+        )
+    if previous.org_id != org_id:
+        raise ValidationError(
+            "previous", f"is an audit of organization {previous.org_id!r}, not {org_id!r}"
+        )
+    return previous
+
+
+def _log_start(
+    read_log: object, events_since: object, previous: PermissionAudit | None
+) -> pd.Timestamp | None:
+    """Where the audit log read starts (None: no read)."""
+    if not isinstance(read_log, bool):
+        raise ValidationError("read_log", f"must be True or False, got {read_log!r}")
+    if not read_log:
+        if events_since is not None:
+            raise ValidationError("events_since", "has no use with read_log=False")
+        return None
+    now = pd.Timestamp.now(tz="UTC")
+    if events_since is None:
+        if previous is not None:
+            return pd.Timestamp(previous.generated_at) - _OVERLAP
+        return (now - EVENT_WINDOW).floor("D")  # one address a day: a cache can answer it
+    if isinstance(events_since, timedelta):
+        if events_since <= timedelta(0):
+            raise ValidationError(
+                "events_since", f"must be a positive duration, got {events_since}"
+            )
+        return max(now - min(events_since, now - _EARLIEST), _EARLIEST)
+    return pd.Timestamp(check_moment(events_since, "events_since"))
+
+
+#: No audit log holds an event before this: a longer look back reads from here.
+_EARLIEST = pd.Timestamp("1970-01-01", tz="UTC")
+
+
+#: How far before the previous audit its log read starts again (clocks differ a little; an
+#: event read twice is kept once).
+_OVERLAP = timedelta(minutes=10)
+
+
+def _with_earlier_events(data: AuditData, earlier: AuditData) -> AuditData:
+    """``data`` with the events an earlier audit read before it, when this read succeeded
+    and the earlier one reaches further back."""
+    if (
+        data.events_since is None
+        or earlier.events_since is None
+        or "audit_log" in find_gaps(data).lost
+        or "audit_log" in find_gaps(earlier).lost
+    ):
+        return data
+    events = pd.concat([data.events, earlier.events], ignore_index=True)
+    return replace(
+        data,
+        events=events.drop_duplicates("id"),
+        events_since=min(data.events_since, earlier.events_since),
+    )
+
+
+def load_audit(path: str | os.PathLike[str]) -> PermissionAudit:
+    """Load a snapshot written by ``audit.save(path)`` back into a :class:`PermissionAudit`.
+
+    Everything is checked before the audit is built (the format version, each file's
+    SHA-256, each table's columns; see :func:`~docsapi.audit.snapshot.store.read_snapshot`),
+    so a damaged snapshot is refused whole, never half loaded. The audit returned equals the
+    one saved: every table with its dtypes, the organization, time, thresholds, completeness
+    and the raw tables (``.data``), from which it can be analysed, compared or planned again
+    without a request. Its ``.snapshot`` says where it came from.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The snapshot's folder.
+
+    Returns
+    -------
+    PermissionAudit
+
+    Raises
+    ------
+    SnapshotError
+        For a folder that is not a snapshot, a snapshot written in a format this docsapi
+        does not read (the message names both versions), a missing, changed or truncated
+        file, or a table without its columns.
+
+    Examples
+    --------
+    >>> folder = audit.save("snapshots/2026-Q4")
+    >>> loaded = docsapi.load_audit(folder)
+    >>> loaded.findings.equals(audit.findings), loaded.snapshot.path == folder
+    (True, True)
+    """
+    from docsapi.audit.snapshot.store import read_snapshot
+
+    return PermissionAudit._from_stored(read_snapshot(path))
 
 
 def analyze(
@@ -493,13 +714,18 @@ def analyze(
 
     Examples
     --------
-    >>> audit = analyze(data)                                   # doctest: +SKIP
-    >>> audit.findings[audit.findings.rule == "no_admin"]       # doctest: +SKIP
+    >>> again = analyze(audit.data)  # the crawled tables: no request is sent
+    >>> again.findings.equals(audit.findings)
+    True
+    >>> strict = analyze(audit.data, thresholds=AuditThresholds(max_admins=2))
+    >>> len(strict.findings) >= len(audit.findings)
+    True
     """
     limits = thresholds or AuditThresholds()
     rule_set = check_rule_set(model)
     gaps = find_gaps(data)
     resolution = resolve(data, gaps)
+    provenance = Provenance.of(data, failed=not gaps.has("audit_log"))
     paths = resolution.paths
     user_count = len(resolution.users)
     keys = path_keys(paths, resolution.spaces, rule_set)
@@ -516,7 +742,7 @@ def analyze(
     mismatches = tables_.aggregate_mismatches(resolution, codes)
     matches = rule_set_matches(resolution, full, rule_set, platform, codes[0])
     exposure = tables_.exposure_table(data, resolution, rule_set)
-    grants = tables_.grants_table(data, resolution)
+    grants = tables_.grants_table(data, resolution, provenance)
     coverage = coverage_table(
         data,
         gaps,
@@ -532,6 +758,7 @@ def analyze(
         mismatches=mismatches,
         gaps=gaps,
         listing_complete=_listing_complete(data, gaps),
+        provenance=provenance,
     )
     findings = evaluate_rules(context, limits)
     effective = tables_.effective_table(resolution, shown)
@@ -560,6 +787,7 @@ def analyze(
         summary=summary,
         model=rule_set,
         rule_set_matches=matches,
+        provenance=provenance,
     )
 
 

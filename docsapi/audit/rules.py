@@ -21,6 +21,7 @@ import pandas as pd
 
 from docsapi.audit.coverage import Gaps
 from docsapi.audit.data import ROLE_DTYPE, ROLES, SEVERITY_DTYPE, STRING, AuditData
+from docsapi.audit.provenance import PROVENANCE_COLUMNS, Provenance, grant_key, path_doors
 from docsapi.audit.resolve import (
     COLLECTION,
     COLLECTION_TEAM,
@@ -72,6 +73,7 @@ FINDING_COLUMNS = [
     "principal_id",
     "principal_name",
     "detail",
+    *PROVENANCE_COLUMNS,
 ]
 _ROLE_NAMES = np.array(ROLES, dtype=object)
 
@@ -189,6 +191,9 @@ class RuleContext:
     listing_complete : bool
         Whether every space of the organization was listed (shares of spaces are only
         meaningful then).
+    provenance : Provenance, optional
+        The audit log joined to the settings: findings say who made what they are about,
+        and when (missing columns without it).
     """
 
     data: AuditData
@@ -198,6 +203,7 @@ class RuleContext:
     mismatches: pd.DataFrame
     gaps: Gaps
     listing_complete: bool
+    provenance: Provenance | None = None
 
     @cached_property
     def user_ids(self) -> np.ndarray:
@@ -928,8 +934,93 @@ def evaluate_rules(ctx: RuleContext, thresholds: AuditThresholds) -> pd.DataFram
             )
         parts.append(rows.assign(severity=entry.severity, rule=entry.name))
     findings = pd.concat(parts, ignore_index=True) if parts else _rows(0)
-    findings = findings.reindex(columns=FINDING_COLUMNS)
+    findings = findings.reindex(columns=FINDING_COLUMNS).reset_index(drop=True)
     findings["severity"] = pd.Categorical(findings["severity"], dtype=SEVERITY_DTYPE)
     for column in FINDING_COLUMNS[1:]:
-        findings[column] = findings[column].astype(STRING)
-    return findings
+        if column not in PROVENANCE_COLUMNS:
+            findings[column] = findings[column].astype(STRING)
+    made: dict[str, Any]
+    if ctx.provenance is None:
+        made = {c: pd.array([None] * len(findings), dtype=STRING) for c in PROVENANCE_COLUMNS}
+        made["granted_at"] = pd.array([pd.NaT] * len(findings), dtype="datetime64[ns, UTC]")
+    else:
+        made = ctx.provenance.columns(ctx.provenance.positions(_finding_doors(ctx, findings)))
+    return findings.assign(**made)[FINDING_COLUMNS]
+
+
+def _finding_doors(ctx: RuleContext, findings: pd.DataFrame) -> list[str | None]:
+    """The setting each finding is about: the permission it names, the invite or share link,
+    the published site; for a person reaching a space by no permission of their own there,
+    the setting that opens their highest path."""
+    data = ctx.data
+    held = {
+        grant_key(*row)
+        for frame, principal, column in (
+            (data.user_permissions, "user", "user_id"),
+            (data.team_permissions, "team", "team_id"),
+        )
+        for row in zip(
+            frame["target_type"].astype(object),
+            frame["target_id"].astype(object),
+            [principal] * len(frame),
+            frame[column].astype(object),
+            strict=True,
+        )
+    }
+    doors: list[str | None] = []
+    reached: dict[int, tuple[str, str]] = {}
+    for row, (kind, target, who, who_id, space) in enumerate(
+        zip(
+            *(
+                _objects(findings[column])
+                for column in ("target_type", "target_id", "principal_type", "principal_id")
+            ),
+            _objects(findings["space_id"]),
+            strict=True,
+        )
+    ):  # one per finding: few
+        door = None
+        if who in ("user", "team") and kind in ("space", "collection", "site"):
+            door = grant_key(kind, target, who, who_id)
+            if door not in held and who == "user" and isinstance(space, str):
+                reached[row] = (space, who_id)
+                door = None
+        elif who == "invite-link":
+            door = f"invite-link|{who_id}"
+        elif who == "share-link":
+            door = f"share-link|{who_id}"
+        elif kind == "site":
+            door = f"published|{target}"
+        doors.append(door)
+    for row, door in _best_path_doors(ctx, reached).items():
+        doors[row] = door
+    return doors
+
+
+def _objects(column: pd.Series) -> list[object]:
+    """The values of a column as Python objects, missing ones as None."""
+    return [None if pd.isna(value) else value for value in column.astype(object)]
+
+
+def _best_path_doors(ctx: RuleContext, pairs: dict[int, tuple[str, str]]) -> dict[int, str]:
+    """For each finding row naming (space id, user id): the door of the user's highest path."""
+    if not pairs:
+        return {}
+    resolution = ctx.resolution
+    spaces = pd.Index(resolution.spaces["id"].astype(object))
+    users = pd.Index(resolution.users["user_id"].astype(object))
+    width = max(len(users), 1)
+    wanted = {
+        int(s) * width + int(u): row
+        for row, (space, user) in pairs.items()
+        for s, u in [(spaces.get_indexer([space])[0], users.get_indexer([user])[0])]
+        if s >= 0 and u >= 0
+    }
+    paths = resolution.paths
+    codes = paths["space"].to_numpy().astype(np.int64) * width + paths["user"].to_numpy()
+    chosen = paths[np.isin(codes, np.fromiter(wanted, dtype=np.int64, count=len(wanted)))]
+    chosen = chosen.sort_values("role", ascending=False, kind="stable")
+    chosen = chosen.assign(pair=chosen["space"].astype(np.int64) * width + chosen["user"])
+    chosen = chosen.drop_duplicates("pair")
+    doors = path_doors(ctx.data, resolution, chosen)
+    return {wanted[int(p)]: d for p, d in zip(chosen["pair"], doors, strict=True)}

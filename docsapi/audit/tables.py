@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from docsapi.audit.data import BOOLEAN, ROLE_DTYPE, ROLES, STRING, AuditData
+from docsapi.audit.provenance import PROVENANCE_COLUMNS, Provenance, grant_key
 from docsapi.audit.resolve import (
     KINDS,
     LEVELS,
@@ -67,6 +68,7 @@ GRANT_COLUMNS = [
     "principal_id",
     "principal_name",
     "role",
+    *PROVENANCE_COLUMNS,
 ]
 PATH_COLUMNS = [
     "space_id",
@@ -80,6 +82,7 @@ PATH_COLUMNS = [
     "site_id",
     "level",
     "status",
+    *PROVENANCE_COLUMNS,
 ]
 EFFECTIVE_COLUMNS = [
     "space_id",
@@ -159,28 +162,30 @@ def effective_table(resolution: Resolution, effective: Effective) -> pd.DataFram
     )
 
 
-def paths_table(resolution: Resolution, effective: Effective) -> pd.DataFrame:
+def paths_table(
+    resolution: Resolution, effective: Effective, provenance: Provenance
+) -> pd.DataFrame:
     """``paths``: every way a user reaches a space, sorted by space, user, then as the rule
-    set weighs them (the paths that decide first, highest role first).
+    set weighs them (the paths that decide first, highest role first), each with the
+    provenance of the setting that opens it.
 
     ``effective`` must aggregate all of ``resolution.paths``: its order is the table's.
     ``status`` says what each path does (:data:`~docsapi.audit.resolve.STATUSES`).
     """
     paths = resolution.paths.iloc[effective.order]
+    opened = provenance.columns(provenance.path_positions(resolution, paths), large=True)
     source, rank = paths["source"].to_numpy(), paths["rank"].to_numpy()
+    team, collection = paths["team"].to_numpy(), paths["collection"].to_numpy()
+    kinds = pd.CategoricalDtype(list(KINDS))
     return pd.DataFrame(
         {
             "space_id": categorical(paths["space"].to_numpy(), resolution.spaces["id"]),
             "user_id": categorical(paths["user"].to_numpy(), resolution.users["user_id"]),
-            "kind": pd.Categorical.from_codes(
-                paths["kind"].to_numpy(), dtype=pd.CategoricalDtype(list(KINDS))
-            ),
+            "kind": pd.Categorical.from_codes(paths["kind"].to_numpy(), dtype=kinds),
             "source": categorical(source, resolution.sources["source"]),
             "source_name": categorical(source, resolution.sources["source_name"]),
-            "collection_id": categorical(
-                paths["collection"].to_numpy(), resolution.collections["id"]
-            ),
-            "team_id": categorical(paths["team"].to_numpy(), resolution.teams["id"]),
+            "collection_id": categorical(collection, resolution.collections["id"]),
+            "team_id": categorical(team, resolution.teams["id"]),
             "role": _roles(paths["role"].to_numpy()),
             "site_id": categorical(paths["site"].to_numpy(), resolution.sites["id"]),
             "level": pd.Categorical.from_codes(
@@ -189,6 +194,7 @@ def paths_table(resolution: Resolution, effective: Effective) -> pd.DataFrame:
             "status": pd.Categorical.from_codes(
                 effective.status[effective.order], dtype=pd.CategoricalDtype(list(STATUSES))
             ),
+            **opened,
         },
         columns=PATH_COLUMNS,
         copy=False,
@@ -256,8 +262,9 @@ def target_titles(data: AuditData, types: pd.Series, ids: pd.Series) -> pd.Serie
     return pd.Series(titles, dtype=STRING)
 
 
-def grants_table(data: AuditData, resolution: Resolution) -> pd.DataFrame:
-    """``grants``: every explicit permission on record (spaces, collections, sites).
+def grants_table(data: AuditData, resolution: Resolution, provenance: Provenance) -> pd.DataFrame:
+    """``grants``: every explicit permission on record (spaces, collections, sites), with who
+    made it and when (:mod:`docsapi.audit.provenance`).
 
     Built on integer codes: targets and principals are numbered in (type, title, id) and
     (type, name, id) order, so sorting the codes sorts the table by names.
@@ -302,7 +309,7 @@ def grants_table(data: AuditData, resolution: Resolution) -> pd.DataFrame:
     if targets is None or not len(target_code):
         targets = pd.DataFrame({"id": [], "title": [], "target_type": []}, dtype=STRING, copy=False)
     kinds = ["user", "team"]
-    return pd.DataFrame(
+    table = pd.DataFrame(
         {
             "target_type": categorical(target_code, targets["target_type"]),
             "target_id": categorical(target_code, targets["id"]),
@@ -312,9 +319,20 @@ def grants_table(data: AuditData, resolution: Resolution) -> pd.DataFrame:
             "principal_name": categorical(principal, principal_names),
             "role": _roles(role),
         },
-        columns=GRANT_COLUMNS,
         copy=False,
     )
+    keys = [
+        grant_key(*row)
+        for row in zip(
+            table["target_type"].astype(object),
+            table["target_id"].astype(object),
+            table["principal_type"].astype(object),
+            table["principal_id"].astype(object),
+            strict=True,
+        )
+    ]
+    made = provenance.columns(provenance.positions(keys), large=True)
+    return table.assign(**made)[GRANT_COLUMNS]
 
 
 def internal_defaults(resolution: Resolution, rule_set: str) -> pd.Series:
@@ -420,8 +438,10 @@ def mask_urls(urls: pd.Series, *, share_link: pd.Series) -> pd.Series:
     return pd.Series(result, index=urls.index, dtype=STRING)
 
 
-#: Above this many (space, user) cells, the cross-check matches sorted keys instead of
-#: writing roles into a dense array.
+#: Rows of the platform's aggregate compared at a time (bounds the cross-check's memory).
+_SLICE = 1 << 20
+#: Up to this many (space, user) cells, the cross-check compares on a dense grid (one byte a
+#: cell, 50 MB at most); beyond, on sorted keys.
 _DENSE_CELLS = 50_000_000
 
 
@@ -445,13 +465,18 @@ def platform_pairs(data: AuditData, resolution: Resolution, checked: np.ndarray)
     """
     spaces, users = resolution.spaces, resolution.users
     user_count = max(len(users), 1)
-    aggregate = data.aggregate
-    space = codes_in(pd.Index(spaces["id"], dtype=object), aggregate["space_id"])
-    user = codes_in(pd.Index(users["user_id"], dtype=object), aggregate["user_id"])
-    valid = (space >= 0) & (user >= 0)
-    valid[valid] = checked[space[valid]]
-    keys = space[valid].astype(np.int64) * user_count + user[valid]
-    return PlatformPairs(keys, role_codes(aggregate["role"])[valid], checked)
+    space_index = pd.Index(spaces["id"], dtype=object)
+    user_index = pd.Index(users["user_id"], dtype=object)
+    keys, roles = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int8)]
+    for start in range(0, len(data.aggregate), _SLICE):  # a slice at a time: bounded memory
+        rows = data.aggregate.iloc[start : start + _SLICE]
+        space = codes_in(space_index, rows["space_id"])
+        user = codes_in(user_index, rows["user_id"])
+        valid = (space >= 0) & (user >= 0)
+        valid[valid] = checked[space[valid]]
+        keys.append(space[valid].astype(np.int64) * user_count + user[valid])
+        roles.append(role_codes(rows["role"])[valid].astype(np.int8))
+    return PlatformPairs(np.concatenate(keys), np.concatenate(roles), checked)
 
 
 def _our_pairs(

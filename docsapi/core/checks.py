@@ -5,10 +5,13 @@ Every check either returns the value to send (sometimes normalised) or raises
 value of the wrong Python type too: ``ValidationError`` is also a ``TypeError``). Only the
 standard library is used, so forms and the command line can reuse these helpers.
 
-Anything that ends up in a URL path is checked to be what it claims: an id is exactly one
-path segment (no ``/``, no ``%``, no ``.`` or ``..``, no control characters), a page path
-is a relative path without dot segments, and a raw API path never leaves the base URL.
-Patterns are matched whole (``fullmatch``), so a trailing newline cannot slip through.
+Anything that ends up in a URL path is checked to be what it claims, by one rule
+(:func:`check_id`): a segment is read as a server could read it (percent-decoded, NFKC
+normalised, so ``%2e%2e`` and ``‥`` are ``..``) before the dot-segment and separator checks.
+An id is exactly one path segment, the same verdict for every method, ``client.api`` and
+:meth:`~docsapi.DocsClient.request`; a page path is a relative path of such segments; a raw
+API path never leaves the base URL. Patterns are matched whole (``fullmatch``), so a
+trailing newline cannot slip through.
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping
+import unicodedata
+from collections.abc import Container, Iterable, Mapping
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import unquote, urlencode, urlsplit
 
@@ -53,6 +58,7 @@ __all__ = [
     "check_json_body",
     "check_limit",
     "check_mapping",
+    "check_moment",
     "check_optional_text",
     "check_page_path",
     "check_params",
@@ -124,10 +130,26 @@ MAX_QUERY = 6144
 #: Methods :meth:`DocsClient.request` accepts.
 HTTP_METHODS: tuple[str, ...] = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
 
-#: Letters, digits and the characters RFC 3986 allows unencoded in a path segment, minus
-#: ``%`` (an id is never percent-encoded by its caller).
-_SEGMENT_ID = re.compile(r"[A-Za-z0-9._~:@!$&'()*+,;=-]+")
+#: What an id is made of: the characters RFC 3986 leaves unencoded everywhere in a URL
+#: ("unreserved"). No ``%`` (an id is never percent-encoded by its caller) and none of the
+#: sub-delimiters (``;`` starts path parameters: some servers read ``..;x`` as ``..``).
+_ID = re.compile(r"[A-Za-z0-9._~-]+")
+ID_RULE = (
+    "an id is one path segment of ASCII letters, digits, '-', '.', '_' and '~' (not only "
+    f"dots), at most {MAX_ID_LENGTH} characters, passed unencoded"
+)
 _ENTITY_ID = re.compile(r"[A-Za-z0-9_-]+")
+_SEPARATOR = re.compile(r"[/\\;%?#]")
+#: Characters that end a path segment or change how a server reads it, once the segment
+#: is decoded and normalised: what each does, for messages.
+_SEPARATORS = {
+    "/": "separates path segments",
+    "\\": "separates path segments on some servers",
+    ";": "starts path parameters ('..;x' reads as '..' on some servers)",
+    "%": "starts a percent-escape (pass the value unencoded; docsapi encodes it)",
+    "?": "starts the query string",
+    "#": "starts the fragment",
+}
 #: Control characters, line and paragraph separators, and the bidirectional overrides and
 #: isolates that make text display in another order than it is stored (a title or name that
 #: reads differently in a report than in the data).
@@ -136,7 +158,6 @@ _CONTROL_BUT_LINES = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u2
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _HEADER_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
-_DOT_SEGMENTS = (".", "..")
 
 
 def _show(value: Any, limit: int = 60) -> str:
@@ -165,8 +186,54 @@ def _no_controls(value: str, argument: str, *, lines: bool = False) -> str:
     return value
 
 
+def _segment_problem(text: str) -> str | None:
+    """Why ``text``, one path segment as a server receives it (percent-decoded), could be
+    read as something else than one segment; None when it cannot.
+
+    The segment is NFKC-normalised first, as some servers and proxies do: ``‥`` (U+2025)
+    is ``..``, ``﹒`` (U+FE52) is ``.``, the fullwidth solidus (U+FF0F) is ``/``.
+    """
+    if _SURROGATE.search(text):
+        return "it holds a lone surrogate (not valid Unicode)"
+    normal = unicodedata.normalize("NFKC", text)
+    read = "" if normal == text else f" (read as {_show(normal)} once normalised, NFKC)"
+    control = _CONTROL.search(text) or _CONTROL.search(normal)
+    if control is not None:
+        return f"it holds the control character U+{ord(control.group()):04X}"
+    separator = _SEPARATOR.search(normal)
+    if separator is not None:
+        char = separator.group()
+        return f"it holds {char!r}{read}, which {_SEPARATORS[char]}"
+    if not normal.strip():
+        return "it is empty"
+    if not normal.replace(".", "").strip():
+        return f"it is a dot segment{read}: '.' and '..' address this resource or its parent"
+    return None
+
+
+def _id_problem(value: str) -> str | None:
+    """Why ``value`` is not an id (see :func:`check_id`), or None when it is one."""
+    if len(value) > MAX_ID_LENGTH:
+        return f"it has {len(value)} characters"
+    problem = _segment_problem(value)
+    if problem is None and not _ID.fullmatch(value):
+        odd = next(char for char in value if not _ID.fullmatch(char))
+        problem = f"it holds {odd!r}"
+    return problem
+
+
 def check_id(value: Any, argument: str) -> str:
-    """Check an identifier: exactly one URL path segment.
+    """Check an identifier: exactly one URL path segment, the same verdict everywhere.
+
+    This is the one rule for every id that goes into a request: each method's id
+    arguments, each path parameter of ``client.api``, and each segment of a path given to
+    :meth:`DocsClient.request <docsapi.DocsClient.request>` or ``paginate`` (read once
+    percent-decoded, as the server reads it). The id is read as a server or proxy could
+    read it, NFKC-normalised (``‥`` is ``..``, U+FF0F is ``/``), before the dot-segment and
+    separator checks. A ``%`` is refused rather than decoded: an id is never
+    percent-encoded by its caller (docsapi encodes it), so a ``%`` can only smuggle an
+    encoded ``.``, ``/`` or ``;`` past a server that decodes twice; refusing it gives one
+    verdict however many times a server decodes.
 
     Parameters
     ----------
@@ -183,8 +250,10 @@ def check_id(value: Any, argument: str) -> str:
     Raises
     ------
     ValidationError
-        If ``value`` is not a string, is empty, longer than :data:`MAX_ID_LENGTH`, is
-        ``.`` or ``..``, or holds a ``/``, a ``%``, whitespace or a control character.
+        If ``value`` is not a string, is empty, longer than :data:`MAX_ID_LENGTH`, made
+        only of dots (also once normalised: ``‥``), or holds anything but ASCII letters,
+        digits, ``-``, ``.``, ``_`` and ``~`` (a ``/``, ``%``, ``;``, whitespace, a control
+        character, non-ASCII text).
 
     Examples
     --------
@@ -193,22 +262,16 @@ def check_id(value: Any, argument: str) -> str:
     >>> check_id("..", "user_id")
     Traceback (most recent call last):
     ...
-    docsapi.errors.ValidationError: user_id: '..' is not an id: ...
+    docsapi.errors.ValidationError: user_id: '..' is not an id: it is a dot segment...
+    >>> check_id("\u2025", "user_id")
+    Traceback (most recent call last):
+    ...
+    docsapi.errors.ValidationError: user_id: '‥' is not an id: it is a dot segment (read as '..'...
     """
     _require_str(value, argument)
-    if not value.strip():
-        raise ValidationError(argument, "must be a non-empty id string")
-    if len(value) > MAX_ID_LENGTH:
-        raise ValidationError(
-            argument, f"must have at most {MAX_ID_LENGTH} characters, got {len(value)}"
-        )
-    if value in _DOT_SEGMENTS or not _SEGMENT_ID.fullmatch(value):
-        raise ValidationError(
-            argument,
-            f"{_show(value)} is not an id: an id is one path segment of letters, digits "
-            "and -._~:@!$&'()*+,;= (no '/', '%', spaces or control characters, and not "
-            "'.' or '..')",
-        )
+    problem = _id_problem(value)
+    if problem is not None:
+        raise ValidationError(argument, f"{_show(value)} is not an id: {problem}; {ID_RULE}")
     return value
 
 
@@ -310,13 +373,15 @@ def check_optional_text(value: Any, argument: str, *, max_length: int) -> str | 
 def check_page_path(value: Any, argument: str = "path") -> str:
     """Check a page path: a relative path of page slugs, without ``.`` or ``..`` segments.
 
-    Leading and trailing slashes are dropped.
+    Leading and trailing slashes are dropped. Each slug is read as :func:`check_id` reads
+    an id (NFKC-normalised, so ``‥`` is a dot segment and U+FF0F a slash); unlike an id, a
+    slug may hold spaces and non-ASCII letters.
 
     Raises
     ------
     ValidationError
         If it is not a string, names no page, has an empty, ``.`` or ``..`` segment, or
-        holds ``%``, ``\\`` or a control character.
+        holds ``%``, ``\\``, ``;``, ``?``, ``#`` or a control character.
 
     Examples
     --------
@@ -327,28 +392,42 @@ def check_page_path(value: Any, argument: str = "path") -> str:
     page_path = value.strip("/")
     if not page_path.strip():
         raise ValidationError(argument, "must name a page, e.g. 'guides/install'")
-    if "%" in page_path or "\\" in page_path:
-        raise ValidationError(
-            argument, f"pass the path unencoded, without '%' or '\\'; got {_show(value)}"
-        )
-    segments = page_path.split("/")
-    if any(segment.strip() in ("", *_DOT_SEGMENTS) for segment in segments):
-        raise ValidationError(
-            argument,
-            f"must be a relative page path like 'guides/install', without empty, '.' or "
-            f"'..' segments; got {_show(value)}",
-        )
+    for slug in page_path.split("/"):
+        problem = _segment_problem(slug)
+        if problem is not None:
+            raise ValidationError(
+                argument,
+                f"{_show(value)} is not a page path: its segment {_show(slug)} is not one "
+                f"slug: {problem}; a page path is slugs separated by '/', like "
+                "'guides/install', passed unencoded",
+            )
     return page_path
 
 
-def check_api_path(value: Any, argument: str = "path") -> str:
+def check_api_path(
+    value: Any, argument: str = "path", *, page_paths: Container[int] | None = None
+) -> str:
     """Check a path under the API's base URL, as :meth:`DocsClient.request` takes it.
 
     The path must start with ``/`` and stay under the base URL: no full URL, no query
-    string or fragment (pass ``params=``), no whitespace or control characters, and no
-    empty, ``.`` or ``..`` segment, written plainly or percent-encoded (``%2e%2e``).
-    Segments are the caller's to encode; an encoded slash (``%2F``) inside a segment is
-    kept, as page paths need it.
+    string or fragment (pass ``params=``), no whitespace or control characters, no empty
+    segment (also not last: ``/members/`` is what ``/members/{id}`` becomes with an empty
+    id, and addresses the whole list). Segments are the caller's to percent-encode, once:
+    each is read decoded, as the server reads it, and must then be one id by
+    :func:`check_id`'s rule, so ``..%2F..%2Fy``, ``%2e%2e``, ``%252e%252e``, ``..%3B`` and
+    ``‥`` are refused. A segment named in ``page_paths`` may instead hold a page path (slugs
+    with encoded ``/`` between them, see :func:`check_page_path`).
+
+    Parameters
+    ----------
+    value : Any
+        The path.
+    argument : str
+        The argument's name, used in the error message.
+    page_paths : container of int, optional
+        The (0-based) indexes of the segments where a page path is expected. None: any
+        segment may hold one and only the dot-segment and separator checks apply (the
+        transport's last check of paths the client has already built).
 
     Raises
     ------
@@ -362,7 +441,7 @@ def check_api_path(value: Any, argument: str = "path") -> str:
     >>> check_api_path("/../_sandbox/")
     Traceback (most recent call last):
     ...
-    docsapi.errors.ValidationError: path: must stay under base_url: ...
+    docsapi.errors.ValidationError: path: must stay under base_url: the segment '..' is ...
     """
     check_text(value, argument, min_length=1, max_length=MAX_API_PATH)
     if "://" in value or value.startswith("//"):
@@ -377,17 +456,28 @@ def check_api_path(value: Any, argument: str = "path") -> str:
         raise ValidationError(
             argument, f"must not hold whitespace or '\\' (URL-encode segments); got {_show(value)}"
         )
-    if value != "/":
-        segments = value[1:].split("/")
-        if segments[-1] == "":
-            segments.pop()  # a trailing slash
-        for segment in segments:
-            if segment == "" or unquote(unquote(segment)) in _DOT_SEGMENTS:
-                raise ValidationError(
-                    argument,
-                    "must stay under base_url: no empty, '.' or '..' segments (also not "
-                    f"percent-encoded); got {_show(value)}",
-                )
+    segments = value[1:].split("/") if value != "/" else []
+    trailing = bool(segments) and segments[-1] == ""
+    for index, segment in enumerate(segments[:-1] if trailing else segments):
+        text = unquote(segment)
+        if page_paths is None or index in page_paths:
+            slugs = text.split("/")
+            problem = next((p for p in map(_segment_problem, slugs) if p is not None), None)
+        else:
+            problem = _id_problem(text)
+        if problem is not None:
+            decoded = "" if text == segment else f" ({_show(text)} once decoded)"
+            raise ValidationError(
+                argument,
+                f"must stay under base_url: the segment {_show(segment)}{decoded} is not "
+                f"one id: {problem}; each segment is one id (or, where the API takes one, "
+                "a page path), percent-encoded once",
+            )
+    if trailing:
+        raise ValidationError(
+            argument,
+            f"must not end with '/' (an empty last segment: is an id empty?); got {_show(value)}",
+        )
     return value
 
 
@@ -805,3 +895,51 @@ def require_any(arguments: Mapping[str, Any], message: str, *, missing: Any = No
     if all(value is missing for value in arguments.values()):
         names = " or ".join(arguments)
         raise ValidationError(names, message)
+
+
+def check_moment(value: Any, argument: str) -> datetime:
+    """A moment as an aware datetime in UTC: a datetime with a time zone, or ISO 8601 text
+    with its offset.
+
+    Raises
+    ------
+    ValidationError
+        For another type, text that is no date-time, a moment without a time zone (it
+        would mean another moment on another machine), or one out of range.
+
+    Examples
+    --------
+    >>> check_moment("2025-01-31T13:00:00+01:00", "since").isoformat()
+    '2025-01-31T12:00:00+00:00'
+    """
+    if isinstance(value, str):
+        check_text(value, argument, min_length=1)
+        try:
+            moment = datetime.fromisoformat(value)
+        except ValueError:
+            raise ValidationError(
+                argument,
+                f"must be an ISO 8601 date-time such as '2025-01-31T12:00:00Z', got {value!r}",
+            ) from None
+    elif isinstance(value, datetime):
+        moment = value
+    else:
+        raise ValidationError(
+            argument,
+            "must be a datetime with a time zone or an ISO 8601 string, got "
+            + type(value).__name__,
+        )
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValidationError(
+            argument,
+            "has no time zone, so the moment it means depends on where the code runs: pass "
+            "an aware datetime such as datetime(2025, 1, 31, tzinfo=UTC) or a string with an "
+            "offset such as '2025-01-31T12:00:00Z'",
+        )
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:
+        raise ValidationError(
+            argument,
+            f"is out of range: {moment.isoformat()} is not a moment of years 1 to 9999 in UTC",
+        ) from None

@@ -1,18 +1,25 @@
-"""Rich displays for Jupyter: small HTML tables for models, method listings for API groups."""
+"""Rich displays for Jupyter: small HTML tables for models, method listings for API groups.
+
+:func:`safe_display` makes a display method total: an object whose ``__init__`` stopped
+half-way is shown, never raises again.
+"""
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Iterable
-from typing import Any
+import functools
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 __all__ = [
     "field_table_html",
     "method_listing",
     "methods_html",
     "methods_markdown",
+    "safe_display",
     "short_signature",
 ]
+
+_Shown = TypeVar("_Shown")
 
 _MAX_CELL = 120
 
@@ -22,6 +29,43 @@ def escape(text: str) -> str:
     import html
 
     return html.escape(text)
+
+
+def safe_display(display: Callable[[_Shown], str]) -> Callable[[_Shown], str]:
+    """Make a display method (``__repr__``, ``_repr_html_``, ``_repr_markdown_``) never raise.
+
+    A constructor that refuses an argument leaves its half-built object as ``self`` in the
+    failing frame, where ``pytest -l``, debuggers and
+    ``traceback.TracebackException(capture_locals=True)`` show it; a display reading an
+    attribute not yet set would raise there and hide the real error. Wrapped, such an object
+    (or one built around values of the wrong type) reads as
+    ``<DocsClient, incomplete: AttributeError while showing it>`` (HTML-escaped for the rich
+    displays). Only the exception's type is shown: its message might quote a value.
+
+    Examples
+    --------
+    >>> class Half:
+    ...     def __init__(self, name):
+    ...         if not isinstance(name, str):
+    ...             raise TypeError("name must be a str")
+    ...         self.name = name
+    ...     @safe_display
+    ...     def __repr__(self):
+    ...         return f"Half({self.name!r})"
+    >>> half = Half.__new__(Half)
+    >>> half
+    <Half, incomplete: AttributeError while showing it>
+    """
+
+    @functools.wraps(display)
+    def shown(self: _Shown) -> str:
+        try:
+            return display(self)
+        except Exception as error:  # a display must not raise, whatever the object holds
+            text = f"<{type(self).__name__}, incomplete: {type(error).__name__} while showing it>"
+            return text if display.__name__ == "__repr__" else escape(text)
+
+    return shown
 
 
 def _cell(value: Any) -> str:
@@ -56,6 +100,8 @@ def short_signature(function: Any) -> str:
     >>> short_signature(move)
     '(space_id, *, parent=None) -> None'
     """
+    import inspect  # on first display: ``from docsapi import DocsClient`` does not load it
+
     signature = inspect.signature(function)
     parts: list[str] = []
     keyword_only_marked = False
@@ -87,6 +133,8 @@ def method_listing(obj: object) -> list[tuple[str, str, str]]:
     Properties and attributes are skipped, as are names starting with ``_``.
     """
     listing = []
+    import inspect
+
     for name, member in inspect.getmembers(type(obj)):
         if name.startswith("_") or not inspect.isfunction(member):
             continue

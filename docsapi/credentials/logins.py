@@ -115,7 +115,7 @@ def login(token: str, *, base_url: str = DEFAULT_BASE_URL) -> LoginResult:
     Examples
     --------
     >>> from docsapi.credentials.logins import login
-    >>> print(login(getpass.getpass("Token: ")))  # doctest: +SKIP
+    >>> print(login(getpass.getpass("Token: ")))  # a real token, the keyring  # doctest: +SKIP
     Logged in as Ada Lovelace <ada@example.com>. The credential is stored in the keyring ...
     """
     secret = Secret(token, "token")
@@ -143,7 +143,7 @@ def logout(*, base_url: str = DEFAULT_BASE_URL) -> bool:
     Examples
     --------
     >>> from docsapi.credentials.logins import logout
-    >>> logout()  # doctest: +SKIP
+    >>> logout()  # changes the system keyring  # doctest: +SKIP
     True
     """
     return forget(token_service(check_base_url(base_url, suffix=API_VERSION_SUFFIX)))
@@ -177,7 +177,7 @@ def login_adnetwork(api_key: str, network: str, *, scheme: str = "https") -> Log
 
     Examples
     --------
-    >>> print(login_adnetwork(getpass.getpass("Key: "), "demo.example.com"))  # doctest: +SKIP
+    >>> print(login_adnetwork(getpass.getpass(), "demo.example.com"))  # real key  # doctest: +SKIP
     Logged in as demo.example.com. The credential is stored in the keyring ...
     """
     secret = Secret(api_key, "api_key")
@@ -201,7 +201,7 @@ def logout_adnetwork(network: str, *, scheme: str = "https") -> bool:
 
     Examples
     --------
-    >>> logout_adnetwork("demo.example.com")  # doctest: +SKIP
+    >>> logout_adnetwork("demo.example.com")  # changes the system keyring  # doctest: +SKIP
     False
     """
     return forget(api_key_service(check_network(network), check_scheme(scheme)))

@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any, ClassVar, NamedTuple, Self, TypeVar, dataclass_transform
 
-from docsapi.core.reprs import field_table_html
+from docsapi.core.reprs import field_table_html, safe_display
 from docsapi.data import fields as f
 from docsapi.data.columns import TIMESTAMP, columns, flag, reader, text, timestamp, value
 
@@ -222,12 +222,14 @@ class Model:
             items.append((name, shown))
         return items
 
+    @safe_display
     def __repr__(self) -> str:
         shown = ", ".join(
             f"{name}={value!r}" for name, value in self._summary_items() if value is not None
         )
         return f"{type(self).__name__}({shown})"
 
+    @safe_display
     def _repr_html_(self) -> str:
         return field_table_html(type(self).__name__, self._summary_items())
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Final, Literal
 
 from docsapi.core.checks import check_entity_id, require_any
-from docsapi.core.reprs import method_listing, methods_html, methods_markdown
+from docsapi.core.reprs import method_listing, methods_html, methods_markdown, safe_display
 from docsapi.errors import ResponseFormatError, ValidationError
 from docsapi.wire.transport import Response, Transport, quote_segment
 
@@ -180,33 +180,40 @@ class ResourceGroup:
         *,
         key: tuple[str, ...] = ("id",),
         limit: int = PAGE_SIZE,
+        counted: Callable[[int], object] | None = None,
     ) -> list[dict[str, Any]]:
         """Every item of a List endpoint, each a JSON object, each id once.
 
         ``key`` says where an item's id is (``("user", "id")`` for a member): a server
         whose pages shift while the list changes may repeat an item, which is kept once.
+        ``counted`` is called with 1 for each item (a progress bar's ``update``).
 
         Raises
         ------
         ResponseFormatError
             An answer that is not a list envelope, or an item that is not an object.
         """
-        items = []
-        for item in self._transport.paginate(path, params=params, limit=limit, key=key):
-            if not isinstance(item, dict):
-                raise ResponseFormatError(
-                    f"GET {path}: a list item is {type(item).__name__}, not a JSON object"
-                )
-            items.append(item)
+        # Read whole before looking: a read that fails half-way (the server may have echoed
+        # anything as an id) leaves none of its items in this frame's locals.
+        pages = self._transport.paginate(path, params=params, limit=limit, key=key)
+        items = list(pages if counted is None else _counting(pages, counted))
+        kinds = {type(item).__name__ for item in items if not isinstance(item, dict)}
+        if kinds:
+            raise ResponseFormatError(
+                f"GET {path}: a list item is {', '.join(sorted(kinds))}, not a JSON object"
+            )
         return items
 
+    @safe_display
     def __repr__(self) -> str:
         names = ", ".join(name for name, _, _ in method_listing(self))
         return f"<{type(self).__name__} {self._name}: {names}>"
 
+    @safe_display
     def _repr_markdown_(self) -> str:
         return methods_markdown(f"client.{self._name}", self, prefix=f"client.{self._name}.")
 
+    @safe_display
     def _repr_html_(self) -> str:
         return methods_html(f"client.{self._name}", self, prefix=f"client.{self._name}.")
 
@@ -228,3 +235,12 @@ def object_of(response: Response) -> dict[str, Any]:
             status=response.status,
         )
     return data
+
+
+def _counting(items: Iterator[Any], counted: Callable[[int], object]) -> Iterator[Any]:
+    """``items``, calling ``counted(1)`` for each; holding none of them once it is passed on
+    (a read failing half-way leaves no item in this frame's locals either)."""
+    for item in items:
+        counted(1)
+        yield item
+        item = None

@@ -63,7 +63,9 @@ class TeamMethods(ResourceGroup):
 
         Examples
         --------
-        >>> client.orgs.teams("org_1").sort_values("members")  # doctest: +SKIP
+        >>> teams = client.orgs.teams(org_id).sort_values("members")
+        >>> int(teams.members.iloc[0])  # an empty team: no one gets its permissions
+        0
         """
         from docsapi.data import frames
 
@@ -89,7 +91,9 @@ class TeamMethods(ResourceGroup):
 
         Examples
         --------
-        >>> client.orgs.team("org_1", "tm_1").members  # doctest: +SKIP
+        >>> team = client.orgs.team(org_id, team_id)
+        >>> team.title, team.members > 0
+        ('Design', True)
         """
         return Team.from_api(self._get(_team_path(org_id, team_id)))
 
@@ -113,7 +117,9 @@ class TeamMethods(ResourceGroup):
 
         Examples
         --------
-        >>> client.orgs.team_members("org_1", "tm_1")  # doctest: +SKIP
+        >>> members = client.orgs.team_members(org_id, team_id)
+        >>> list(members.columns)
+        ['org_id', 'team_id', 'user_id', 'display_name', 'email', 'role']
         """
         from docsapi.data import frames
 
@@ -147,7 +153,9 @@ class TeamMethods(ResourceGroup):
 
         Examples
         --------
-        >>> client.orgs.create_team("org_1", title="Reviewers", members=["u_1"])  # doctest: +SKIP
+        >>> team = client.orgs.create_team(org_id, title="Reviewers", members=[user_id])
+        >>> team.title, team.members
+        ('Reviewers', 1)
         """
         check_entity_id(org_id, "org_id")
         body: dict[str, Any] = {"title": _team_title(title)}
@@ -178,7 +186,8 @@ class TeamMethods(ResourceGroup):
 
         Examples
         --------
-        >>> client.orgs.update_team("org_1", "tm_1", title="Editors").title  # doctest: +SKIP
+        >>> team = client.orgs.create_team(org_id, title="Reviewers")
+        >>> client.orgs.update_team(org_id, team.id, title="Editors").title
         'Editors'
         """
         path = _team_path(org_id, team_id)
@@ -204,7 +213,8 @@ class TeamMethods(ResourceGroup):
 
         Examples
         --------
-        >>> client.orgs.delete_team("org_1", "tm_1")  # doctest: +SKIP
+        >>> team = client.orgs.create_team(org_id, title="Reviewers")
+        >>> client.orgs.delete_team(org_id, team.id)
         True
         """
         return was_removed(self._transport.request("DELETE", _team_path(org_id, team_id)))
@@ -229,7 +239,9 @@ class TeamMethods(ResourceGroup):
 
         Examples
         --------
-        >>> client.orgs.add_team_member("org_1", "tm_1", "u_1", role="owner")  # doctest: +SKIP
+        >>> client.orgs.add_team_member(org_id, team_id, user_id, role="owner")
+        >>> client.orgs.team_members(org_id, team_id).set_index("user_id").role[user_id]
+        'owner'
         """
         path = _team_path(org_id, team_id, "members") + api_path(check_id(user_id, "user_id"))
         body = None if role is None else {"role": check_choice(role, TEAM_MEMBER_ROLES, "role")}
@@ -255,7 +267,8 @@ class TeamMethods(ResourceGroup):
 
         Examples
         --------
-        >>> client.orgs.remove_team_member("org_1", "tm_1", "u_1")  # doctest: +SKIP
+        >>> client.orgs.add_team_member(org_id, team_id, user_id)
+        >>> client.orgs.remove_team_member(org_id, team_id, user_id)
         True
         """
         path = _team_path(org_id, team_id, "members") + api_path(check_id(user_id, "user_id"))

@@ -46,8 +46,9 @@ class ChangeRequests(ResourceGroup):
 
         Examples
         --------
-        >>> client.change_requests.create("sp_abc", subject="Fix typos").number  # doctest: +SKIP
-        7
+        >>> change = client.change_requests.create(space_id, subject="Fix typos")
+        >>> change.subject, change.status
+        ('Fix typos', 'open')
         """
         check_entity_id(space_id, "space_id")
         body: dict[str, Any] = {}
@@ -80,7 +81,9 @@ class ChangeRequests(ResourceGroup):
 
         Examples
         --------
-        >>> client.change_requests.list("sp_abc", status="draft")  # doctest: +SKIP
+        >>> drafts = client.change_requests.list(space_id, status="draft")
+        >>> set(drafts.status)
+        {'draft'}
         """
         from docsapi.data import frames
 

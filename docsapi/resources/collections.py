@@ -67,7 +67,10 @@ class Collections(GrantMethods):
 
         Examples
         --------
-        >>> client.collections.list("org_1")[["title", "parent", "default_level"]]  # doctest: +SKIP
+        >>> collections = client.collections.list(org_id)
+        >>> top_level = collections[collections.parent.isna()]
+        >>> collection_id in set(top_level.id)
+        True
         """
         from docsapi.data import frames
 
@@ -94,8 +97,9 @@ class Collections(GrantMethods):
 
         Examples
         --------
-        >>> client.collections.get("col_1").default_level  # doctest: +SKIP
-        'inherit'
+        >>> collection = client.collections.get(collection_id)
+        >>> collection.title, collection.default_level
+        ('Product documentation', 'inherit')
         """
         check_entity_id(collection_id, "collection_id")
         return Collection.from_api(self._get(api_path("collections", collection_id)))
@@ -122,7 +126,9 @@ class Collections(GrantMethods):
 
         Examples
         --------
-        >>> client.collections.spaces("col_1")[["id", "title"]]  # doctest: +SKIP
+        >>> spaces = client.collections.spaces(collection_id)
+        >>> list(spaces.columns)[:4]
+        ['id', 'title', 'emoji', 'visibility']
         """
         from docsapi.data import frames
 
@@ -155,7 +161,9 @@ class Collections(GrantMethods):
 
         Examples
         --------
-        >>> client.collections.create("org_1", title="Runbooks", parent="col_1")  # doctest: +SKIP
+        >>> runbooks = client.collections.create(org_id, title="Runbooks", parent=collection_id)
+        >>> runbooks.parent == collection_id, runbooks.default_level
+        (True, 'inherit')
         """
         check_entity_id(org_id, "org_id")
         body = {"title": _title(title)}
@@ -203,7 +211,10 @@ class Collections(GrantMethods):
 
         Examples
         --------
-        >>> client.collections.update("col_1", default_level=None)  # private  # doctest: +SKIP
+        >>> drafts = client.collections.create(org_id, title="Drafts")
+        >>> private = client.collections.update(drafts.id, default_level=None)
+        >>> private.default_level is None
+        True
         """
         check_entity_id(collection_id, "collection_id")
         body: dict[str, Any] = {}
@@ -242,7 +253,8 @@ class Collections(GrantMethods):
 
         Examples
         --------
-        >>> client.collections.delete("col_1")  # doctest: +SKIP
+        >>> drafts = client.collections.create(org_id, title="Drafts")
+        >>> client.collections.delete(drafts.id)
         True
         """
         check_entity_id(collection_id, "collection_id")
@@ -287,7 +299,9 @@ class Collections(GrantMethods):
 
         Examples
         --------
-        >>> client.collections.move("col_2", parent=None)  # to the top level  # doctest: +SKIP
+        >>> drafts = client.collections.create(org_id, title="Drafts", parent=collection_id)
+        >>> client.collections.move(drafts.id, parent=None).parent is None  # to the top level
+        True
         """
         check_entity_id(collection_id, "collection_id")
         body = move_body(parent, position)
@@ -320,7 +334,9 @@ class Collections(GrantMethods):
 
         Examples
         --------
-        >>> client.collections.users("col_1")  # doctest: +SKIP
+        >>> users = client.collections.users(collection_id)
+        >>> list(users.columns)
+        ['collection_id', 'user_id', 'display_name', 'email', 'role']
         """
         return self._grant_frame("users", (collection_id,))
 
@@ -344,7 +360,9 @@ class Collections(GrantMethods):
 
         Examples
         --------
-        >>> client.collections.teams("col_1")  # doctest: +SKIP
+        >>> teams = client.collections.teams(collection_id)
+        >>> list(teams.columns)
+        ['collection_id', 'team_id', 'title', 'members', 'role']
         """
         return self._grant_frame("teams", (collection_id,))
 
@@ -373,7 +391,9 @@ class Collections(GrantMethods):
 
         Examples
         --------
-        >>> client.collections.aggregate("col_1", role="edit")  # doctest: +SKIP
+        >>> editors = client.collections.aggregate(collection_id, role="edit")
+        >>> set(editors.role)
+        {'edit'}
         """
         return self._aggregate_frame((collection_id,), role)
 
@@ -405,7 +425,9 @@ class Collections(GrantMethods):
 
         Examples
         --------
-        >>> client.collections.invite("col_1", role="edit", teams=["tm_1"])  # doctest: +SKIP
+        >>> client.collections.invite(collection_id, role="edit", teams=[team_id])
+        >>> client.collections.teams(collection_id).set_index("team_id").role[team_id]
+        'edit'
         """
         self._invite((collection_id,), role, users, teams)
 
@@ -428,7 +450,9 @@ class Collections(GrantMethods):
 
         Examples
         --------
-        >>> client.collections.set_user_role("col_1", "u_1", "read")  # doctest: +SKIP
+        >>> client.collections.set_user_role(collection_id, user_id, "comment")
+        >>> client.collections.users(collection_id).set_index("user_id").role[user_id]
+        'comment'
         """
         self._set_grant_role("users", (collection_id,), user_id, role)
 
@@ -451,7 +475,9 @@ class Collections(GrantMethods):
 
         Examples
         --------
-        >>> client.collections.set_team_role("col_1", "tm_1", "comment")  # doctest: +SKIP
+        >>> client.collections.set_team_role(collection_id, team_id, "comment")
+        >>> client.collections.teams(collection_id).set_index("team_id").role[team_id]
+        'comment'
         """
         self._set_grant_role("teams", (collection_id,), team_id, role)
 
@@ -475,7 +501,8 @@ class Collections(GrantMethods):
 
         Examples
         --------
-        >>> client.collections.remove_user("col_1", "u_1")  # doctest: +SKIP
+        >>> client.collections.set_user_role(collection_id, user_id, "read")
+        >>> client.collections.remove_user(collection_id, user_id)
         True
         """
         return self._remove_grant("users", (collection_id,), user_id)
@@ -500,7 +527,8 @@ class Collections(GrantMethods):
 
         Examples
         --------
-        >>> client.collections.remove_team("col_1", "tm_1")  # doctest: +SKIP
+        >>> client.collections.set_team_role(collection_id, team_id, "read")
+        >>> client.collections.remove_team(collection_id, team_id)
         True
         """
         return self._remove_grant("teams", (collection_id,), team_id)

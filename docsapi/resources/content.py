@@ -93,8 +93,9 @@ class Content(ResourceGroup):
 
         Examples
         --------
-        >>> client.content.revision("sp_abc").page_count  # doctest: +SKIP
-        12
+        >>> revision = client.content.revision(space_id)
+        >>> revision.page_count == len(client.content.pages(space_id))
+        True
         """
         check_entity_id(space_id, "space_id")
         return Revision.from_api(self._get(api_path("spaces", space_id, "content")))
@@ -120,7 +121,10 @@ class Content(ResourceGroup):
 
         Examples
         --------
-        >>> client.content.pages("sp_abc").query("depth == 0")  # doctest: +SKIP
+        >>> pages = client.content.pages(space_id)
+        >>> top = pages.query("depth == 0")
+        >>> top.title.iloc[0]
+        'Overview'
         """
         from docsapi.data import frames
 
@@ -151,7 +155,11 @@ class Content(ResourceGroup):
 
         Examples
         --------
-        >>> client.content.files("sp_abc").size.sum()  # doctest: +SKIP
+        >>> files = client.content.files(space_id)
+        >>> list(files.columns)[:5]
+        ['space_id', 'id', 'name', 'content_type', 'size']
+        >>> int(files["size"].sum()) > 0  # bytes (files.size would count the frame's cells)
+        True
         """
         from docsapi.data import frames
 
@@ -178,7 +186,8 @@ class Content(ResourceGroup):
 
         Examples
         --------
-        >>> client.content.file("sp_abc", "f_1").download_url  # doctest: +SKIP
+        >>> client.content.file(space_id, file_id).download_url.startswith("http")
+        True
         """
         check_entity_id(space_id, "space_id")
         check_entity_id(file_id, "file_id")
@@ -223,7 +232,9 @@ class Content(ResourceGroup):
 
         Examples
         --------
-        >>> page = client.content.page("sp_abc", "pg_1", format="markdown")  # doctest: +SKIP
+        >>> page = client.content.page(space_id, page_id, format="markdown")
+        >>> page.markdown.startswith(f"# {page.title}")
+        True
         """
         check_entity_id(space_id, "space_id")
         check_entity_id(page_id, "page_id")
@@ -267,8 +278,8 @@ class Content(ResourceGroup):
 
         Examples
         --------
-        >>> client.content.page_by_path("sp_abc", "guides/install").title  # doctest: +SKIP
-        'Install'
+        >>> client.content.page_by_path(space_id, "getting-started/quickstart").title
+        'Quickstart'
         """
         check_entity_id(space_id, "space_id")
         page_path = check_page_path(path)
@@ -295,7 +306,8 @@ class Content(ResourceGroup):
 
         Examples
         --------
-        >>> client.content.meta_links("sp_abc", "pg_1").canonical  # doctest: +SKIP
+        >>> client.content.meta_links(space_id, page_id).canonical["page"] == page_id
+        True
         """
         check_entity_id(space_id, "space_id")
         check_entity_id(page_id, "page_id")
@@ -321,7 +333,10 @@ class Content(ResourceGroup):
 
         Examples
         --------
-        >>> client.content.reusable_content("sp_abc", "rc_1").title  # doctest: +SKIP
+        >>> payments = client.spaces.list(org_id=org_id).set_index("title").id["Payments API"]
+        >>> block = client.content.revision(payments).reusable_contents[0]
+        >>> client.content.reusable_content(payments, block.id).title == block.title
+        True
         """
         check_entity_id(space_id, "space_id")
         check_entity_id(reusable_content_id, "reusable_content_id")
@@ -344,7 +359,7 @@ class Content(ResourceGroup):
             The space's id.
         source : dict
             A ``ComputedContentSourceDocument`` object, e.g.
-            ``{"type": "integration", "integration": "...", "source": "...", "props": {}}``.
+            ``{"type": "integration:<integration>:<source>", "props": {...}}``.
         seed : str
             Seed for the ids generated in the document.
         schema : {"current", "next"}, optional
@@ -361,7 +376,9 @@ class Content(ResourceGroup):
 
         Examples
         --------
-        >>> client.content.computed_document("sp_abc", source=src, seed="1")  # doctest: +SKIP
+        >>> src = {"type": "integration:openapi:petstore", "props": {"page": "pets"}}
+        >>> client.content.computed_document(space_id, source=src, seed="1").object
+        'document'
         """
         check_entity_id(space_id, "space_id")
         body = _computed_body(source, seed)
@@ -396,7 +413,10 @@ class Content(ResourceGroup):
 
         Examples
         --------
-        >>> client.content.computed_revision("sp_abc", source=src, seed="1")  # doctest: +SKIP
+        >>> src = {"type": "integration:openapi:petstore", "props": {"models": True}}
+        >>> computed = client.content.computed_revision(space_id, source=src, seed="1")
+        >>> computed.page_count == len(computed.pages) > 0
+        True
         """
         check_entity_id(space_id, "space_id")
         body = _computed_body(source, seed)
@@ -433,7 +453,9 @@ class Content(ResourceGroup):
 
         Examples
         --------
-        >>> client.content.apply_template("sp_abc", "tpl_docs")  # doctest: +SKIP
+        >>> client.content.apply_template(space_id, "team-handbook")
+        >>> "Team handbook" in set(client.content.pages(space_id).title)
+        True
         """
         check_entity_id(space_id, "space_id")
         body: dict[str, Any] = {"id": check_id(template_id, "template_id")}

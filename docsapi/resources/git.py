@@ -80,9 +80,9 @@ class Git(ResourceGroup):
 
         Examples
         --------
-        >>> client.git.import_repo(
-        ...     "sp_abc", url="https://github.com/o/r", ref="refs/heads/main"
-        ... )  # doctest: +SKIP
+        >>> client.git.import_repo(space_id, url="https://github.com/o/r", ref="refs/heads/main")
+        >>> client.git.info(space_id).repo_name
+        'o/r'
         """
         check_entity_id(space_id, "space_id")
         body = _git_body(url, ref, options)
@@ -116,8 +116,10 @@ class Git(ResourceGroup):
 
         Examples
         --------
-        >>> client.git.export_repo("sp_abc", url="https://github.com/o/r",
-        ...                        ref="refs/heads/main", commit_message="Sync")  # doctest: +SKIP
+        >>> client.git.export_repo(git_space_id, url="https://github.com/o/r",
+        ...                        ref="refs/heads/main", commit_message="Sync")
+        >>> client.git.info(git_space_id).operation_state  # queued: it runs in the background
+        'running'
         """
         check_entity_id(space_id, "space_id")
         body = _git_body(url, ref, options)
@@ -145,7 +147,7 @@ class Git(ResourceGroup):
 
         Examples
         --------
-        >>> client.git.info("sp_abc").installation_status  # doctest: +SKIP
+        >>> client.git.info(git_space_id).installation_status
         'active'
         """
         check_entity_id(space_id, "space_id")

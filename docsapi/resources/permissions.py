@@ -45,7 +45,9 @@ class Permissions(GrantMethods):
 
         Examples
         --------
-        >>> client.permissions.users("sp_abc").role.value_counts()  # doctest: +SKIP
+        >>> grants = client.permissions.users(space_id)
+        >>> grants.set_index("user_id").role[guest_id]  # a guest who can edit
+        'edit'
         """
         return self._grant_frame("users", (space_id,))
 
@@ -69,7 +71,9 @@ class Permissions(GrantMethods):
 
         Examples
         --------
-        >>> client.permissions.teams("sp_abc")  # doctest: +SKIP
+        >>> teams = client.permissions.teams(space_id)
+        >>> list(teams.columns)
+        ['space_id', 'team_id', 'title', 'members', 'role']
         """
         return self._grant_frame("teams", (space_id,))
 
@@ -105,8 +109,12 @@ class Permissions(GrantMethods):
 
         Examples
         --------
-        >>> client.permissions.aggregate("sp_abc").role.value_counts()  # doctest: +SKIP
-        >>> client.permissions.aggregate("sp_abc", role="admin").display_name  # doctest: +SKIP
+        >>> everyone = client.permissions.aggregate(space_id)
+        >>> everyone.set_index("user_id").role[guest_id]
+        'edit'
+        >>> admins = client.permissions.aggregate(space_id, role="admin")
+        >>> admin_id in set(admins.user_id)  # an organization admin reaches every space
+        True
         """
         return self._aggregate_frame((space_id,), role)
 
@@ -134,8 +142,9 @@ class Permissions(GrantMethods):
 
         Examples
         --------
-        >>> client.permissions.user_records("sp_abc")[0]["permission"]  # doctest: +SKIP
-        'edit'
+        >>> records = client.permissions.user_records(space_id)  # as the API sends them
+        >>> sorted(records[0])
+        ['permission', 'user']
         """
         return self._grant_records("users", (space_id,))
 
@@ -159,8 +168,9 @@ class Permissions(GrantMethods):
 
         Examples
         --------
-        >>> client.permissions.team_records("sp_abc")[0]["team"]["title"]  # doctest: +SKIP
-        'Design'
+        >>> records = client.permissions.team_records(space_id)
+        >>> sorted(records[0])
+        ['permission', 'team']
         """
         return self._grant_records("teams", (space_id,))
 
@@ -194,7 +204,9 @@ class Permissions(GrantMethods):
 
         Examples
         --------
-        >>> client.permissions.invite("sp_abc", role="read", users=["u_1", "u_2"])  # doctest: +SKIP
+        >>> client.permissions.invite(space_id, role="read", users=[user_id], teams=[team_id])
+        >>> client.permissions.users(space_id).set_index("user_id").role[user_id]
+        'read'
         """
         self._invite((space_id,), role, users, teams)
 
@@ -217,7 +229,9 @@ class Permissions(GrantMethods):
 
         Examples
         --------
-        >>> client.permissions.set_user_role("sp_abc", "u_1", "edit")  # doctest: +SKIP
+        >>> client.permissions.set_user_role(space_id, user_id, "comment")
+        >>> client.permissions.users(space_id).set_index("user_id").role[user_id]
+        'comment'
         """
         self._set_grant_role("users", (space_id,), user_id, role)
 
@@ -240,7 +254,9 @@ class Permissions(GrantMethods):
 
         Examples
         --------
-        >>> client.permissions.set_team_role("sp_abc", "tm_1", "read")  # doctest: +SKIP
+        >>> client.permissions.set_team_role(space_id, team_id, "comment")
+        >>> client.permissions.teams(space_id).set_index("team_id").role[team_id]
+        'comment'
         """
         self._set_grant_role("teams", (space_id,), team_id, role)
 
@@ -264,7 +280,8 @@ class Permissions(GrantMethods):
 
         Examples
         --------
-        >>> client.permissions.remove_user("sp_abc", "u_1")  # doctest: +SKIP
+        >>> client.permissions.set_user_role(space_id, user_id, "read")
+        >>> client.permissions.remove_user(space_id, user_id)
         True
         """
         return self._remove_grant("users", (space_id,), user_id)
@@ -289,7 +306,8 @@ class Permissions(GrantMethods):
 
         Examples
         --------
-        >>> client.permissions.remove_team("sp_abc", "tm_1")  # doctest: +SKIP
+        >>> client.permissions.set_team_role(space_id, team_id, "read")
+        >>> client.permissions.remove_team(space_id, team_id)
         True
         """
         return self._remove_grant("teams", (space_id,), team_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from docsapi.core.checks import (
@@ -31,6 +32,10 @@ SITE_VISIBILITIES: tuple[str, ...] = ("public", "unlisted", "share-link", "visit
 TITLE_CHARS = (2, 128)
 BASENAME_CHARS = (1, 100)
 MAX_SHARE_LINK_NAME = 50
+#: A proxy origin (``SiteProxyOrigin``): host labels, a top-level domain, one or more path
+#: segments (``\w`` as the description's ECMA pattern reads it: ASCII only).
+_PROXY_ORIGIN = re.compile(r"(?:[A-Za-z0-9_-]+\.)*[A-Za-z0-9_-]+\.[A-Za-z]{2,}(?:/[A-Za-z0-9_-]+)+")
+MAX_PROXY = 512
 
 
 def _site_path(org_id: Any, site_id: Any, *rest: str) -> str:
@@ -42,6 +47,18 @@ def _site_path(org_id: Any, site_id: Any, *rest: str) -> str:
 def _link_path(org_id: Any, site_id: Any, share_link_id: Any) -> str:
     path = _site_path(org_id, site_id, "share-links")
     return path + api_path(check_id(share_link_id, "share_link_id"))
+
+
+def _proxy_origin(value: Any) -> str:
+    """A proxy origin (``SiteProxyOrigin``): a host and a path, without a scheme."""
+    check_text(value, "proxy", min_length=1, max_length=MAX_PROXY)
+    if not _PROXY_ORIGIN.fullmatch(value):
+        raise ValidationError(
+            "proxy",
+            "must be a host and a path without a scheme, such as 'company.com/docs' or "
+            f"'www.company.com/developer/docs'; got {value!r}",
+        )
+    return value
 
 
 def _share_link_name(value: Any) -> str:
@@ -76,8 +93,9 @@ class Sites(GrantMethods):
         -------
         pandas.DataFrame
             org_id, id, title, type, applied_type, visibility, default_level, published,
-            hostname, basename, site_spaces, created_at, last_scan_at, url_published (keys
-            masked), url_app, url_preview, url_location.
+            hostname, basename, proxy, adaptive_content, styleguide_space_id, site_spaces,
+            created_at, last_scan_at, url_published (keys masked), url_app, url_preview,
+            url_location.
 
         Raises
         ------
@@ -86,7 +104,11 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> client.sites.list("org_1")[["title", "visibility", "published"]]  # doctest: +SKIP
+        >>> sites = client.sites.list(org_id)
+        >>> sorted(set(sites.visibility))
+        ['public', 'share-link', 'unlisted', 'visitor-auth']
+        >>> site_id in set(sites[sites.published].id)
+        True
         """
         from docsapi.data import frames
 
@@ -112,8 +134,8 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> client.sites.get("org_1", "site_1").visibility  # doctest: +SKIP
-        'public'
+        >>> client.sites.get(org_id, site_id).visibility
+        'share-link'
         """
         return Site.from_api(self._get(_site_path(org_id, site_id)))
 
@@ -126,6 +148,10 @@ class Sites(GrantMethods):
         title: str | NotGiven = NOT_GIVEN,
         default_level: str | NotGiven | None = NOT_GIVEN,
         basename: str | NotGiven = NOT_GIVEN,
+        adaptive_content: bool | NotGiven = NOT_GIVEN,
+        default_site_section: str | NotGiven = NOT_GIVEN,
+        proxy: str | NotGiven | None = NOT_GIVEN,
+        styleguide: str | NotGiven | None = NOT_GIVEN,
     ) -> Site:
         """Change a site's audience or settings; only the arguments given are sent.
 
@@ -143,6 +169,16 @@ class Sites(GrantMethods):
             role, ``"inherit"`` (their organization role) or ``None`` (none).
         basename : str, optional
             The path the site is published under (1 to 100 characters).
+        adaptive_content : bool, optional
+            Turn adaptive content (pages that adapt to each visitor) on or off.
+        default_site_section : str, optional
+            The id of one of the site's sections, to show first (a site space's ``section``).
+        proxy : str or None, optional
+            Serve the site under a path of your own domain: host and path without a scheme,
+            such as ``"company.com/docs"`` (at most 512 characters); ``None`` removes it.
+        styleguide : str or None, optional
+            The id of a style guide space of the organization to attach; ``None`` detaches
+            the current one.
 
         Returns
         -------
@@ -152,7 +188,10 @@ class Sites(GrantMethods):
         Raises
         ------
         ValidationError
-            Nothing to change, or a value breaking its rule.
+            Nothing to change, or a value breaking its rule (nothing is sent).
+        BadRequestError
+            A reference the API refused: no such section of the site, no such style guide
+            space in the organization.
         NotFoundError
             No such site.
         PermissionDeniedError
@@ -160,7 +199,13 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> client.sites.update("org_1", "site_1", visibility="share-link")  # doctest: +SKIP
+        >>> public = demo["sites"]["public"]
+        >>> client.sites.update(org_id, public, visibility="share-link").visibility  # close it
+        'share-link'
+        >>> client.sites.update(org_id, public, visibility="public").visibility  # open it again
+        'public'
+        >>> client.sites.update(org_id, public, proxy="company.com/docs").proxy
+        'company.com/docs'
         """
         path = _site_path(org_id, site_id)
         body: dict[str, Any] = {}
@@ -174,9 +219,19 @@ class Sites(GrantMethods):
         if basename is not NOT_GIVEN:
             low, high = BASENAME_CHARS
             body["basename"] = check_text(basename, "basename", min_length=low, max_length=high)
+        if adaptive_content is not NOT_GIVEN:
+            body["adaptiveContent"] = {"enabled": check_bool(adaptive_content, "adaptive_content")}
+        if default_site_section is not NOT_GIVEN:
+            body["defaultSiteSection"] = check_id(default_site_section, "default_site_section")
+        if proxy is not NOT_GIVEN:
+            body["proxy"] = None if proxy is None else _proxy_origin(proxy)
+        if styleguide is not NOT_GIVEN:
+            body["styleguide"] = None if styleguide is None else check_id(styleguide, "styleguide")
         if not body:
             raise ValidationError(
-                "update", "give at least one of visibility, title, default_level, basename"
+                "update",
+                "give at least one of visibility, title, default_level, basename, "
+                "adaptive_content, default_site_section, proxy, styleguide",
             )
         return Site.from_api(self._object("PATCH", path, json=body))
 
@@ -202,7 +257,9 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> client.sites.publish("org_1", "site_1").url_published  # doctest: +SKIP
+        >>> site = client.sites.publish(org_id, demo["sites"]["unpublished"])
+        >>> site.published, site.url_published.startswith("https://")
+        (True, True)
         """
         return Site.from_api(self._object("POST", _site_path(org_id, site_id, "publish")))
 
@@ -228,7 +285,7 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> client.sites.unpublish("org_1", "site_1").published  # doctest: +SKIP
+        >>> client.sites.unpublish(org_id, demo["sites"]["unlisted"]).published
         False
         """
         return Site.from_api(self._object("POST", _site_path(org_id, site_id, "unpublish")))
@@ -254,7 +311,9 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> client.sites.spaces("org_1", "site_1")[["space_title", "path"]]  # doctest: +SKIP
+        >>> spaces = client.sites.spaces(org_id, site_id)
+        >>> list(spaces.columns)[:6]
+        ['site_id', 'id', 'space_id', 'space_title', 'title', 'path']
         """
         from docsapi.data import frames
 
@@ -287,8 +346,11 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> links = client.sites.share_links("org_1", "site_1")  # doctest: +SKIP
-        >>> links[links.active].sort_values("created_at")  # oldest active first  # doctest: +SKIP
+        >>> links = client.sites.share_links(org_id, site_id)
+        >>> quarter_ago = pd.Timestamp.now("UTC") - pd.Timedelta(days=90)
+        >>> old = links[links.active & (links.created_at < quarter_ago)]  # still open, and old
+        >>> share_link_id in set(old.id)
+        True
         """
         from docsapi.data import frames
 
@@ -321,7 +383,9 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> client.sites.create_share_link("org_1", "site_1", name="Auditors")  # doctest: +SKIP
+        >>> link = client.sites.create_share_link(org_id, site_id, name="Auditors")
+        >>> link.active, "?share=" in link.url_published  # the address to hand out
+        (True, True)
         """
         path = _site_path(org_id, site_id, "share-links")
         body = {"name": _share_link_name(name)}
@@ -361,7 +425,8 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> client.sites.update_share_link("org_1", "site_1", "sl_1", name="Q3")  # doctest: +SKIP
+        >>> client.sites.update_share_link(org_id, site_id, share_link_id, name="Q3 audit").name
+        'Q3 audit'
         """
         path = _link_path(org_id, site_id, share_link_id)
         body: dict[str, Any] = {}
@@ -393,7 +458,8 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> client.sites.deactivate_share_link("org_1", "site_1", "sl_1").active  # doctest: +SKIP
+        >>> stale = demo["share_link_ids"]["stale-2"]
+        >>> client.sites.deactivate_share_link(org_id, site_id, stale).active
         False
         """
         return self.update_share_link(org_id, site_id, share_link_id, active=False)
@@ -418,7 +484,8 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> client.sites.delete_share_link("org_1", "site_1", "sl_1")  # doctest: +SKIP
+        >>> link = client.sites.create_share_link(org_id, site_id, name="One-off")
+        >>> client.sites.delete_share_link(org_id, site_id, link.id)
         True
         """
         path = _link_path(org_id, site_id, share_link_id)
@@ -452,8 +519,8 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> auth = client.sites.publishing_auth("org_1", "site_1")  # doctest: +SKIP
-        >>> auth.backend, auth.private_key  # doctest: +SKIP
+        >>> auth = client.sites.publishing_auth(org_id, demo["sites"]["visitor-auth"])
+        >>> auth.backend, auth.private_key
         ('custom', SiteSecret('********'))
         """
         data = self._get(_site_path(org_id, site_id, "publishing", "auth"))
@@ -484,7 +551,9 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> client.sites.users("org_1", "site_1")  # doctest: +SKIP
+        >>> users = client.sites.users(org_id, demo["sites"]["public"])
+        >>> list(users.columns)
+        ['site_id', 'user_id', 'display_name', 'email', 'role']
         """
         return self._grant_frame("users", (org_id, site_id))
 
@@ -508,7 +577,9 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> client.sites.teams("org_1", "site_1")  # doctest: +SKIP
+        >>> teams = client.sites.teams(org_id, demo["sites"]["public"])
+        >>> list(teams.columns)
+        ['site_id', 'team_id', 'title', 'members', 'role']
         """
         return self._grant_frame("teams", (org_id, site_id))
 
@@ -531,7 +602,9 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> client.sites.set_user_role("org_1", "site_1", "u_1", "edit")  # doctest: +SKIP
+        >>> client.sites.set_user_role(org_id, site_id, user_id, "edit")
+        >>> client.sites.users(org_id, site_id).set_index("user_id").role[user_id]
+        'edit'
         """
         self._set_grant_role("users", (org_id, site_id), user_id, role)
 
@@ -554,7 +627,9 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> client.sites.set_team_role("org_1", "site_1", "tm_1", "read")  # doctest: +SKIP
+        >>> client.sites.set_team_role(org_id, site_id, team_id, "read")
+        >>> client.sites.teams(org_id, site_id).set_index("team_id").role[team_id]
+        'read'
         """
         self._set_grant_role("teams", (org_id, site_id), team_id, role)
 
@@ -578,7 +653,8 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> client.sites.remove_user("org_1", "site_1", "u_1")  # doctest: +SKIP
+        >>> client.sites.set_user_role(org_id, site_id, user_id, "read")
+        >>> client.sites.remove_user(org_id, site_id, user_id)
         True
         """
         return self._remove_grant("users", (org_id, site_id), user_id)
@@ -603,7 +679,8 @@ class Sites(GrantMethods):
 
         Examples
         --------
-        >>> client.sites.remove_team("org_1", "site_1", "tm_1")  # doctest: +SKIP
+        >>> client.sites.set_team_role(org_id, site_id, team_id, "read")
+        >>> client.sites.remove_team(org_id, site_id, team_id)
         True
         """
         return self._remove_grant("teams", (org_id, site_id), team_id)

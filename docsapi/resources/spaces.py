@@ -128,8 +128,8 @@ class Spaces(ResourceGroup):
 
         Examples
         --------
-        >>> client.spaces.get("sp_abc").title  # doctest: +SKIP
-        'Handbook'
+        >>> client.spaces.get(space_id).title
+        'Onboarding handbook'
         """
         check_entity_id(space_id, "space_id")
         params = {"shareKey": check_id(share_key, "share_key")} if share_key is not None else None
@@ -159,7 +159,10 @@ class Spaces(ResourceGroup):
 
         Examples
         --------
-        >>> client.spaces.list(org_id="org_1")[["id", "title"]]  # doctest: +SKIP
+        >>> spaces = client.spaces.list(org_id=org_id)
+        >>> spaces.set_index("id").title[space_id]
+        'Onboarding handbook'
+        >>> mine = client.spaces.list(user_id=admin_id)  # the spaces one user reaches
         """
         from docsapi.data import frames
 
@@ -218,8 +221,11 @@ class Spaces(ResourceGroup):
 
         Examples
         --------
-        >>> client.spaces.update("sp_abc", title="Handbook", edit_mode="locked")  # doctest: +SKIP
-        >>> client.spaces.update("sp_abc", emoji=None)  # remove the emoji  # doctest: +SKIP
+        >>> space = client.spaces.update(space_id, title="Handbook", edit_mode="locked")
+        >>> space.title, space.edit_mode
+        ('Handbook', 'locked')
+        >>> not client.spaces.update(space_id, emoji=None).emoji  # remove the emoji
+        True
         """
         check_entity_id(space_id, "space_id")
         body: dict[str, Any] = {}
@@ -264,7 +270,8 @@ class Spaces(ResourceGroup):
 
         Examples
         --------
-        >>> client.spaces.delete("sp_abc")  # doctest: +SKIP
+        >>> copy = client.spaces.duplicate(space_id)
+        >>> client.spaces.delete(copy.id)
         True
         """
         check_entity_id(space_id, "space_id")
@@ -290,9 +297,11 @@ class Spaces(ResourceGroup):
 
         Examples
         --------
-        >>> copy = client.spaces.duplicate("sp_abc")  # doctest: +SKIP
-        >>> copy.location  # doctest: +SKIP
-        'https://api.gitbook.com/v1/spaces/sp_new'
+        >>> copy = client.spaces.duplicate(space_id)
+        >>> copy.title
+        'Onboarding handbook (copy)'
+        >>> copy.location == f"{client.base_url}/spaces/{copy.id}"
+        True
         """
         check_entity_id(space_id, "space_id")
         response = self._transport.request("POST", api_path("spaces", space_id, "duplicate"))
@@ -320,7 +329,11 @@ class Spaces(ResourceGroup):
 
         Examples
         --------
-        >>> client.spaces.restore("sp_abc")  # doctest: +SKIP
+        >>> copy = client.spaces.duplicate(space_id)
+        >>> client.spaces.delete(copy.id)
+        True
+        >>> client.spaces.restore(copy.id).title
+        'Onboarding handbook (copy)'
         """
         check_entity_id(space_id, "space_id")
         return Space.from_api(self._object("POST", api_path("spaces", space_id, "restore")))
@@ -363,7 +376,11 @@ class Spaces(ResourceGroup):
 
         Examples
         --------
-        >>> client.spaces.move("sp_abc", position={"after": "sp_x"})  # doctest: +SKIP
+        >>> copy = client.spaces.duplicate(space_id)
+        >>> client.spaces.move(copy.id, parent=collection_id).parent == collection_id
+        True
+        >>> client.spaces.move(copy.id, parent=None, position={"after": space_id}).parent is None
+        True
         """
         check_entity_id(space_id, "space_id")
         body = move_body(parent, position)
@@ -392,7 +409,7 @@ class Spaces(ResourceGroup):
 
         Examples
         --------
-        >>> client.spaces.embed("sp_abc", "https://example.com").type  # doctest: +SKIP
+        >>> client.spaces.embed(space_id, "https://example.com").type
         'link'
         """
         check_entity_id(space_id, "space_id")
@@ -425,7 +442,10 @@ class Spaces(ResourceGroup):
 
         Examples
         --------
-        >>> client.spaces.search("sp_abc", "install", limit=5)[["title", "path"]]  # doctest: +SKIP
+        >>> client.spaces.search(space_id, "advanced options", limit=5)[["title", "path"]]
+                      title                                             path
+        0  Advanced options  getting-started/authentication/advanced-options
+        1  Advanced options   reference/data-model/examples/advanced-options
         """
         from docsapi.data import frames
 

@@ -28,8 +28,8 @@ class Users(ResourceGroup):
 
         Examples
         --------
-        >>> client.users.me().display_name  # doctest: +SKIP
-        'Ada Lovelace'
+        >>> client.users.me().id == admin_id  # the user behind the token
+        True
         """
         return User.from_api(self._get("/user"))
 
@@ -54,7 +54,8 @@ class Users(ResourceGroup):
 
         Examples
         --------
-        >>> client.users.get("u_abc").email  # doctest: +SKIP
+        >>> client.users.get(user_id).email.endswith("@stark-devices.example")
+        True
         """
         check_id(user_id, "user_id")
         return User.from_api(self._get(api_path("users", user_id)))
@@ -87,8 +88,8 @@ class Users(ResourceGroup):
 
         Examples
         --------
-        >>> client.users.update("u_abc", display_name="Ada L.")  # doctest: +SKIP
-        User(id='u_abc', display_name='Ada L.', ...)
+        >>> client.users.update(admin_id, display_name="Ada L.").display_name
+        'Ada L.'
         """
         check_id(user_id, "user_id")
         require_any(
@@ -119,6 +120,9 @@ class Users(ResourceGroup):
 
         Examples
         --------
-        >>> jwt = client.users.notifications_token().token  # doctest: +SKIP
+        >>> internal = sandbox.client(token=sandbox.tokens["user-internal"])  # its scheme
+        >>> internal.users.notifications_token()  # the token is masked in its repr
+        APITemporaryToken(token='********')
+        >>> jwt = internal.users.notifications_token().token  # the value, to hand on
         """
         return APITemporaryToken.from_api(self._object("POST", "/user/notifications/token"))

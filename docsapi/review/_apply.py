@@ -3,21 +3,47 @@
 :func:`apply_plan` sends each call of a plan through the client's typed methods (see
 :mod:`docsapi.review._operations`) and records one result per call: ``done`` (with the
 outcome ``removed``, ``already absent`` — a 204, which counts as done — or ``updated``) or
-``failed`` (with the HTTP status and the error's message). Calls that earlier results record
-as done are skipped, so running it again after a failure resumes where it stopped.
+``failed`` (with the HTTP status and the error's message), and how the plan was approved.
+Calls that earlier results record as done are skipped, so running it again after a failure
+resumes where it stopped. With a :class:`~docsapi.review._journal.Journal`, each call is
+on disk as ``sending`` before it is sent and as ``done`` or ``failed`` before the next.
+
+Every call a plan makes is idempotent: sending one twice leaves the organization as sending
+it once (a removal answers 204 "already absent" the second time).
+
+Before anything is sent, :func:`check_plan` checks every call: a known operation, a method,
+path and body that its ids and role make, and a ``call_id`` recomputed from its operation,
+path and body (so an edited call cannot keep its id), each id once. Then the plan's
+organization role changes are checked against the
+organization's current admins (:func:`~docsapi.resources.admins.check_admin_changes`): a plan
+that would leave no enabled admin is refused, and one that takes the admin role from the
+token's own user is sent only with ``allow_self_demotion=True`` (then with an
+:class:`~docsapi.errors.AdminRoleWarning`, and that call last: the token can do no admin work
+after it).
 """
 
 from __future__ import annotations
 
+import json
+import warnings
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from docsapi.errors import APIStatusError, DocsAPIError, MissingCredentialError, ValidationError
+from docsapi.errors import (
+    AdminRoleWarning,
+    APIStatusError,
+    DocsAPIError,
+    MissingCredentialError,
+    ValidationError,
+)
+from docsapi.resources.admins import check_admin_changes
 from docsapi.review._operations import OPERATIONS, Target
+from docsapi.review._plan import call_id
 
 if TYPE_CHECKING:
     from docsapi.client import DocsClient
+    from docsapi.review._journal import Journal
 
 __all__ = ["RESULT_COLUMNS", "apply_plan", "done_calls", "dry_run_calls"]
 
@@ -36,8 +62,10 @@ RESULT_COLUMNS: dict[str, Any] = {
     "started_at": _TIME,
     "finished_at": _TIME,
     "error": _STRING,
+    "approval": _STRING,
 }
 _DONE = "done"
+_ORG_ROLE = "updateMemberInOrganizationById"
 _TARGET_FIELDS = ("org_id", "space_id", "collection_id", "team_id", "user_id", "role")
 
 
@@ -60,11 +88,19 @@ def _target(call: Any) -> Target:
     return Target(**values)
 
 
+def describe_call(call: Any) -> str:
+    """A call in a few words for a message: ``call 3 (PATCH /spaces/… {"role": "read"})``."""
+    body = getattr(call, "body", None)
+    shown = "" if body is None else " " + json.dumps(body, sort_keys=True)
+    return f"call {call.step} ({call.method} {call.path}{shown})"
+
+
 def check_plan(plan: pd.DataFrame) -> None:
-    """A plan has the columns :func:`apply_plan` needs and only known operations."""
+    """A plan has the columns :func:`apply_plan` needs, only known operations, and calls
+    whose method, path, body and id follow from their ids and role (see the module)."""
     if not isinstance(plan, pd.DataFrame):
         raise ValidationError("plan", f"must be a DataFrame of calls, got {type(plan).__name__}")
-    needed = ["call_id", "step", "operation", "method", "path", *_TARGET_FIELDS]
+    needed = ["call_id", "step", "operation", "method", "path", "body", *_TARGET_FIELDS]
     lacking = [c for c in needed if c not in plan.columns]
     if lacking:
         raise ValidationError("plan", f"lacks columns {lacking}: make it with review.plan()")
@@ -74,21 +110,33 @@ def check_plan(plan: pd.DataFrame) -> None:
             "plan",
             f"has operations a review does not send: {unknown} (known: {sorted(OPERATIONS)})",
         )
+    seen: set[str] = set()
     for call in plan.itertuples(index=False):
         operation = OPERATIONS[str(call.operation)]
         target = _target(call)
-        body = getattr(call, "body", None)
         if (
             operation.method != call.method
             or operation.path(target) != call.path
-            or (body is not None and body != operation.body(target))
+            or call.body != operation.body(target)
         ):
             raise ValidationError(
                 "plan",
-                f"call {call.call_id} says {call.method} {call.path} {body or ''}, but its ids "
-                f"and role make {operation.method} {operation.path(target)} "
-                f"{operation.body(target) or ''}: the plan was edited; make it again",
+                f"{describe_call(call)} does not follow from its ids and role, which make "
+                f"{operation.method} {operation.path(target)} {operation.body(target) or ''}: "
+                "the plan was edited; make it again",
             )
+        expected = call_id(str(call.operation), str(call.path), call.body)
+        if call.call_id != expected:
+            raise ValidationError(
+                "plan",
+                f"{describe_call(call)} has the id {call.call_id}, but its operation, path "
+                f"and body make the id {expected}: the plan was edited; make it again",
+            )
+        if expected in seen:
+            raise ValidationError(
+                "plan", f"{describe_call(call)} is in the plan twice: make the plan again"
+            )
+        seen.add(expected)
 
 
 def dry_run_calls(plan: pd.DataFrame, results: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -115,12 +163,52 @@ def _progress_bar(total: int, enabled: bool):
     return tqdm(total=total, desc="Applying the plan", unit="call", disable=not enabled)
 
 
+def _check_admins(
+    client: DocsClient, pending: pd.DataFrame, allow_self_demotion: bool
+) -> pd.DataFrame:
+    """Check the pending organization role changes against the admins; the pending calls,
+    the one demoting the token's own user moved last.
+
+    Raises
+    ------
+    ValidationError
+        When they would leave an organization without an enabled admin, or demote the
+        token's own user without ``allow_self_demotion``.
+    """
+    changes = pending[(pending["operation"] == _ORG_ROLE).to_numpy(dtype=bool)]
+    for org_id in changes["org_id"].dropna().unique():
+        calls = changes[(changes["org_id"] == org_id).to_numpy(dtype=bool)]
+        targets = [_target(call) for call in calls.itertuples(index=False)]
+        roles = {t.need("user_id"): t.role for t in targets}
+        check = check_admin_changes(client, str(org_id), roles, argument="plan")
+        if not check.demotes_caller:
+            continue
+        if not allow_self_demotion:
+            raise ValidationError(
+                "allow_self_demotion",
+                f"{check.warning}. Nothing was sent: to send it anyway, apply with "
+                "allow_self_demotion=True (command line: --allow-self-demotion), or apply the "
+                "plan with another admin's token",
+            )
+        warnings.warn(f"{check.warning}; that call is sent last", AdminRoleWarning, stacklevel=3)
+        own = (
+            (pending["operation"] == _ORG_ROLE)
+            & (pending["org_id"] == org_id)
+            & (pending["user_id"] == check.caller_id)
+        ).to_numpy(dtype=bool)
+        pending = pd.concat([pending[~own], pending[own]])
+    return pending
+
+
 def apply_plan(
     client: DocsClient,
     plan: pd.DataFrame,
     results: pd.DataFrame | None = None,
     *,
     progress: bool = True,
+    allow_self_demotion: bool = False,
+    approval: str | None = None,
+    journal: Journal | None = None,
 ) -> pd.DataFrame:
     """Send the calls of ``plan`` not yet done; the results of this run (one row per call sent).
 
@@ -137,6 +225,15 @@ def apply_plan(
         Results of earlier runs: the calls they record as done are skipped.
     progress : bool
         Show a progress bar.
+    allow_self_demotion : bool
+        Send a call that takes the admin role from the token's own user (last, with an
+        :class:`~docsapi.errors.AdminRoleWarning`); without it such a plan is refused.
+    approval : str, optional
+        How the plan was approved (who signed it off, or that it was sent unsigned),
+        recorded with every result.
+    journal : Journal, optional
+        Where each call is recorded as ``sending`` before it is sent and as ``done`` or
+        ``failed`` once answered, each on disk before the run goes on.
 
     Returns
     -------
@@ -144,22 +241,34 @@ def apply_plan(
         Columns ``call_id``, ``step``, ``operation``, ``method``, ``path``, ``status``
         (``done`` or ``failed``), ``outcome`` (``removed``, ``already absent``, ``updated``
         or the error's class), ``http_status`` (of a failure), ``started_at``,
-        ``finished_at``, ``error``.
+        ``finished_at``, ``error``, ``approval``.
 
     Raises
     ------
     ValidationError
-        For a plan that is not one (nothing is sent).
+        For a plan that is not one, that would leave the organization without an enabled
+        admin, or that demotes the token's own user without ``allow_self_demotion``
+        (nothing is sent).
     MissingCredentialError
         When the client has no token (nothing is sent).
 
+    Warns
+    -----
+    AdminRoleWarning
+        When ``allow_self_demotion`` lets a call take the admin role from the token's user.
+
     Examples
     --------
-    >>> apply_plan(client, plan)                            # doctest: +SKIP
+    >>> review.decide({"finding": "former_member"}, "revoke") > 0
+    True
+    >>> results = apply_plan(client, review.plan(), progress=False)
+    >>> set(results.outcome)
+    {'removed'}
     """
     check_plan(plan)
     done = done_calls(results)
     pending = plan[~plan["call_id"].astype(str).isin(done)].sort_values("step")
+    pending = _check_admins(client, pending, allow_self_demotion)
     rows: list[dict[str, Any]] = []
     with _progress_bar(len(pending), progress) as bar:
         for call in pending.itertuples(index=False):
@@ -171,32 +280,40 @@ def apply_plan(
                 "method": call.method,
                 "path": call.path,
                 "started_at": started,
+                "approval": approval,
             }
+            if journal is not None:
+                journal.record(
+                    "sending",
+                    call_id=call.call_id,
+                    step=call.step,
+                    method=call.method,
+                    path=call.path,
+                )
             try:
                 outcome = OPERATIONS[str(call.operation)].send(client, _target(call))
             except MissingCredentialError:
                 raise  # nothing was sent: a configuration problem, not a call that failed
             except DocsAPIError as exc:
-                rows.append(
-                    {
-                        **row,
-                        "status": "failed",
-                        "outcome": type(exc).__name__,
-                        "http_status": exc.status if isinstance(exc, APIStatusError) else None,
-                        "finished_at": pd.Timestamp.now(tz="UTC"),
-                        "error": str(exc),
-                    }
+                row.update(
+                    status="failed",
+                    outcome=type(exc).__name__,
+                    http_status=exc.status if isinstance(exc, APIStatusError) else None,
+                    finished_at=pd.Timestamp.now(tz="UTC"),
+                    error=str(exc),
                 )
+            else:
+                row.update(
+                    status=_DONE,
+                    outcome=outcome,
+                    http_status={"removed": 205, "already absent": 204}.get(outcome),
+                    finished_at=pd.Timestamp.now(tz="UTC"),
+                    error=None,
+                )
+            rows.append(row)
+            if journal is not None:
+                journal.record(str(row["status"]), call_id=call.call_id, result=row)
+            if row["status"] != _DONE:
                 break
-            rows.append(
-                {
-                    **row,
-                    "status": _DONE,
-                    "outcome": outcome,
-                    "http_status": {"removed": 205, "already absent": 204}.get(outcome),
-                    "finished_at": pd.Timestamp.now(tz="UTC"),
-                    "error": None,
-                }
-            )
             bar.update(1)
     return pd.DataFrame(rows, columns=list(RESULT_COLUMNS)).astype(RESULT_COLUMNS)

@@ -3,9 +3,15 @@
 Both hold the same parts: a summary (the snapshot reviewed, counts of decisions and calls),
 every decision with its reviewer and time, the plan (each call with its blast radius), the
 calls applied and their results, and a sign-off section (sign-offs recorded with
-``review.sign_off``, and lines to sign on paper). The HTML page loads nothing (inline CSS,
-a Content-Security-Policy forbidding every fetch) and escapes every text; registered
-credentials are masked in every table on the way out.
+``review.sign_off``, each with the digest of the plan it approved, and lines to sign on
+paper). The HTML page loads nothing (inline CSS, a Content-Security-Policy forbidding every
+fetch) and escapes every text; registered credentials are masked in every table on the way
+out; the workbook stores every text as text.
+
+Each file gets a sealed manifest beside it (``<file>.manifest.json``, signed when a signing
+key is set; see :mod:`docsapi.core.sidecar`) recording the file's SHA-256, the organization,
+the snapshot's audit digest and the plan's digest: :func:`check_evidence_file` (``docsapi
+verify FILE``) finds any change made since.
 """
 
 from __future__ import annotations
@@ -13,26 +19,42 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
-from docsapi.audit.report.html import (
-    _CSS,
-    _excel_target,
-    _fit_columns,
-    _plain,
-    _table,
-    _text,
-    _write_page,
+from docsapi.audit.report.page import (
+    CSS,
+    excel_target,
+    html_table,
+    plain,
+    text,
+    write_page,
+    write_sheet,
+    write_text_cell,
 )
 from docsapi.audit.snapshot.files import scrub_texts
+from docsapi.core.integrity import Verdict, seal_fact
+from docsapi.core.sidecar import file_problems, manifest_of, write_sidecar
+from docsapi.core.version import version
+from docsapi.credentials.signing import signing_key
 from docsapi.review._apply import done_calls
+from docsapi.review._view import ReviewRecord
 
-if TYPE_CHECKING:
-    from docsapi.review.access_review import AccessReview
+__all__ = [
+    "EVIDENCE_FORMAT",
+    "SHEETS",
+    "check_evidence_file",
+    "evidence_tables",
+    "render_html",
+    "summary_table",
+    "write_excel",
+    "write_html",
+]
 
-__all__ = ["SHEETS", "evidence_tables", "render_html", "summary_table", "write_excel", "write_html"]
+#: What an evidence file's manifest says it describes, and the newest format written.
+EVIDENCE_FORMAT = "docsapi.review-evidence"
+EVIDENCE_FORMAT_VERSION = 1
 
 #: The workbook's sheets, in order.
 SHEETS: tuple[str, ...] = ("summary", "decisions", "plan", "results", "sign-off")
@@ -49,7 +71,7 @@ def _time(value: Any) -> str:
     return pd.Timestamp(value).tz_convert("UTC").strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def summary_table(review: AccessReview) -> pd.DataFrame:
+def summary_table(review: ReviewRecord) -> pd.DataFrame:
     """The review in numbers and facts: one row per item, columns ``item`` and ``value``."""
     audit = review.audit
     decisions = review.decisions
@@ -85,7 +107,7 @@ def summary_table(review: AccessReview) -> pd.DataFrame:
     ).astype("string")
 
 
-def evidence_tables(review: AccessReview) -> dict[str, pd.DataFrame]:
+def evidence_tables(review: ReviewRecord) -> dict[str, pd.DataFrame]:
     """The evidence's tables by sheet name, secrets masked."""
     decided = review.decisions[review.decisions["decision"].notna()]
     columns = [
@@ -96,6 +118,8 @@ def evidence_tables(review: AccessReview) -> dict[str, pd.DataFrame]:
         "user_id",
         "role",
         "source_names",
+        "granted_by",
+        "granted_at",
         "findings",
         "decision",
         "lower_to",
@@ -121,10 +145,11 @@ def evidence_tables(review: AccessReview) -> dict[str, pd.DataFrame]:
     return {name: scrub_texts(frame) for name, frame in tables.items()}
 
 
-def write_excel(review: AccessReview, path: str | os.PathLike[str]) -> Path:
+def write_excel(review: ReviewRecord, path: str | os.PathLike[str]) -> Path:
     """Write the evidence workbook: sheets summary, decisions, plan, results, sign-off.
 
-    Times are UTC (Excel stores no time zone).
+    Times are UTC (Excel stores no time zone). Every text is stored as text, never as a
+    formula, whatever it starts with.
 
     Parameters
     ----------
@@ -145,19 +170,20 @@ def write_excel(review: AccessReview, path: str | os.PathLike[str]) -> Path:
 
     Examples
     --------
-    >>> review.to_excel("review-2026-Q4.xlsx")               # doctest: +SKIP
+    >>> review.to_excel("review-2026-Q4.xlsx")
+    PosixPath('review-2026-Q4.xlsx')
     """
-    target = _excel_target(path)
+    target = excel_target(path)
     tables = evidence_tables(review)
     with pd.ExcelWriter(target, engine="openpyxl") as writer:
         for name in SHEETS:
-            _plain(tables[name], naive_times=True).to_excel(writer, sheet_name=name, index=False)
-            _fit_columns(writer.sheets[name])
+            write_sheet(writer, name, plain(tables[name], naive_times=True))
         sheet = writer.sheets["sign-off"]
         start = len(tables["sign-off"]) + 3
-        sheet.cell(row=start, column=1, value=_STATEMENT)
+        write_text_cell(sheet, start, 1, _STATEMENT)
         for offset, label in enumerate(("Name", "Role", "Signature", "Date"), start=1):
-            sheet.cell(row=start + offset, column=1, value=f"{label}:")
+            write_text_cell(sheet, start + offset, 1, f"{label}:")
+    _seal(target, review)
     return target
 
 
@@ -185,11 +211,11 @@ max-width: 30rem; color: #666; }
 
 
 def _frame_section(title: str, frame: pd.DataFrame, empty: str) -> str:
-    body = _table(frame) if len(frame) else f"<p>{_text(empty)}</p>"
-    return f"<h2>{_text(title)} ({len(frame)})</h2>{body}"
+    body = html_table(frame) if len(frame) else f"<p>{text(empty)}</p>"
+    return f"<h2>{text(title)} ({len(frame)})</h2>{body}"
 
 
-def render_html(review: AccessReview) -> str:
+def render_html(review: ReviewRecord) -> str:
     """The evidence as one self-contained HTML document."""
     tables = evidence_tables(review)
     audit = review.audit
@@ -202,23 +228,23 @@ def render_html(review: AccessReview) -> str:
 <meta http-equiv="Content-Security-Policy"
       content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{_text(title)}</title><style>{_CSS}{_REVIEW_CSS}</style></head>
+<title>{text(title)}</title><style>{CSS}{_REVIEW_CSS}</style></head>
 <body>
-<h1>{_text(title)}</h1>
-<p class="meta">Evidence written {_text(_time(pd.Timestamp.now(tz="UTC")))}. Times are UTC.</p>
+<h1>{text(title)}</h1>
+<p class="meta">Evidence written {text(_time(pd.Timestamp.now(tz="UTC")))}. Times are UTC.</p>
 <h2>Summary</h2>
-{_table(tables["summary"])}
+{html_table(tables["summary"])}
 {_frame_section("Decisions", tables["decisions"], "No decision recorded yet.")}
 {_frame_section("Plan: the API calls that carry out the decisions", plan, "Nothing to change.")}
 {_frame_section("Calls applied and their results", tables["results"], "No call sent yet.")}
 <h2>Sign-off</h2>
-{_table(tables["sign-off"]) if len(tables["sign-off"]) else "<p>Not signed off yet.</p>"}
-<blockquote>{_text(_STATEMENT)}</blockquote><div class="sign">{sign_lines}</div>
+{html_table(tables["sign-off"]) if len(tables["sign-off"]) else "<p>Not signed off yet.</p>"}
+<blockquote>{text(_STATEMENT)}</blockquote><div class="sign">{sign_lines}</div>
 </body></html>
 """
 
 
-def write_html(review: AccessReview, path: str | os.PathLike[str]) -> Path:
+def write_html(review: ReviewRecord, path: str | os.PathLike[str]) -> Path:
     """Write the evidence as one self-contained HTML file (no network needed to open it).
 
     Parameters
@@ -235,6 +261,57 @@ def write_html(review: AccessReview, path: str | os.PathLike[str]) -> Path:
 
     Examples
     --------
-    >>> review.to_html("review-2026-Q4.html")                # doctest: +SKIP
+    >>> review.to_html("review-2026-Q4.html")
+    PosixPath('review-2026-Q4.html')
     """
-    return _write_page(path, render_html(review))
+    target = write_page(path, render_html(review))
+    _seal(target, review)
+    return target
+
+
+def _seal(path: Path, review: ReviewRecord) -> None:
+    """Write the manifest of the evidence file ``path``."""
+    snapshot = review.audit.snapshot
+    manifest = {
+        "format": EVIDENCE_FORMAT,
+        "format_version": EVIDENCE_FORMAT_VERSION,
+        "docsapi_version": version(),
+        "written_at": pd.Timestamp.now(tz="UTC").isoformat(),
+        "org_id": str(review.audit.org_id),
+        "audit_digest": None if snapshot is None else snapshot.audit_digest,
+        "plan_digest": review.plan_digest(),
+    }
+    write_sidecar(path, manifest, signing_key())
+
+
+def check_evidence_file(path: str | os.PathLike[str]) -> Verdict:
+    """Check an evidence file against its manifest (``docsapi verify FILE``).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The workbook or page; its manifest is beside it.
+
+    Returns
+    -------
+    Verdict
+        ``problems`` (the manifest's seal or signature, the file changed since it was
+        written; none when it verifies) and ``facts``.
+
+    Examples
+    --------
+    >>> evidence = review.to_excel("review-2026-Q4.xlsx")
+    >>> check_evidence_file(evidence).ok
+    True
+    """
+    target = Path(path)
+    manifest, problem = manifest_of(target, EVIDENCE_FORMAT, EVIDENCE_FORMAT_VERSION)
+    if manifest is None:
+        return Verdict("evidence", target, (str(problem),))
+    key = signing_key()
+    facts = (
+        f"review evidence of organization {manifest.get('org_id')}, written at "
+        f"{manifest.get('written_at')}, plan sha256 {str(manifest.get('plan_digest'))[:16]}",
+        seal_fact(manifest, key),
+    )
+    return Verdict("evidence", target, tuple(file_problems(target, manifest, key)), facts)

@@ -2,7 +2,9 @@
 
 A plan file is what ``review.save_plan(path)`` writes and ``docsapi review apply PLAN``
 reads; the JSON form keeps each call's body as JSON, the CSV form as JSON text in the
-``body`` column. Result files (``--results``) let the command resume a plan.
+``body`` column. Result files (``--results``) keep what the command did. A CSV file is
+inert in a spreadsheet: a text that could be taken for a formula gets a leading ``'``
+(see :mod:`docsapi.audit.report.page`), which reading it back drops.
 """
 
 from __future__ import annotations
@@ -14,13 +16,23 @@ from typing import Any
 
 import pandas as pd
 
+from docsapi.audit.report.page import read_csv_texts, write_table_csv
 from docsapi.errors import ValidationError
 from docsapi.review._apply import RESULT_COLUMNS
 from docsapi.review._plan import PLAN_COLUMNS
 
-__all__ = ["read_plan", "read_results", "write_plan", "write_results"]
+__all__ = [
+    "json_records",
+    "read_plan",
+    "read_results",
+    "results_frame",
+    "write_plan",
+    "write_results",
+]
 
 _SUFFIXES = (".csv", ".json")
+#: Columns a file written by an earlier docsapi may lack (missing values then).
+_OPTIONAL = ("approval", "notify")
 
 
 def _file(path: object, argument: str) -> Path:
@@ -32,7 +44,7 @@ def _file(path: object, argument: str) -> Path:
     return target
 
 
-def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+def json_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     plain = frame.astype(object).where(frame.notna(), None)
     records: list[dict[str, Any]] = [
         {str(key): value for key, value in row.items()} for row in plain.to_dict(orient="records")
@@ -47,7 +59,7 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
 def _write(frame: pd.DataFrame, target: Path, json_columns: tuple[str, ...]) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     if target.suffix.lower() == ".json":
-        text = json.dumps(_records(frame), indent=1, ensure_ascii=False)
+        text = json.dumps(json_records(frame), indent=1, ensure_ascii=False)
         target.write_text(text + "\n", encoding="utf-8")
         return target
     flat = frame.copy()
@@ -55,11 +67,14 @@ def _write(frame: pd.DataFrame, target: Path, json_columns: tuple[str, ...]) -> 
         flat[column] = [
             None if value is None else json.dumps(value, sort_keys=True) for value in flat[column]
         ]
-    flat.to_csv(target, index=False)
-    return target
+    return write_table_csv(flat, target)
 
 
-def _read(target: Path, columns: dict[str, Any], json_columns: tuple[str, ...]) -> pd.DataFrame:
+def _read(
+    target: Path,
+    columns: dict[str, Any],
+    json_columns: tuple[str, ...],
+) -> pd.DataFrame:
     if not target.is_file():
         raise ValidationError("path", f"{target} does not exist")
     try:
@@ -70,15 +85,20 @@ def _read(target: Path, columns: dict[str, Any], json_columns: tuple[str, ...]) 
             frame = pd.DataFrame.from_records(records)
         else:
             frame = pd.read_csv(target, dtype=str, keep_default_na=False, na_values=[""])
+            frame = read_csv_texts(frame)
             for column in json_columns:
                 if column in frame.columns:
                     frame[column] = [None if pd.isna(v) else json.loads(v) for v in frame[column]]
     except (ValueError, pd.errors.ParserError) as exc:
         raise ValidationError("path", f"{target} is not a readable file of calls ({exc})") from None
-    lacking = [c for c in columns if c not in frame.columns]
+    lacking = [c for c in columns if c not in frame.columns and c not in _OPTIONAL]
     if lacking:
         raise ValidationError("path", f"{target} lacks columns {lacking}")
-    frame = frame[list(columns)]
+    return _typed(frame, columns)
+
+
+def _typed(frame: pd.DataFrame, columns: dict[str, Any]) -> pd.DataFrame:
+    frame = frame.reindex(columns=list(columns))
     typed = {}
     for column, dtype in columns.items():
         values = frame[column]
@@ -116,3 +136,8 @@ def write_results(results: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
 def read_results(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Results written by :func:`write_results`."""
     return _read(_file(path, "results"), RESULT_COLUMNS, ())
+
+
+def results_frame(records: list[dict[str, Any]]) -> pd.DataFrame:
+    """Results from their records as JSON holds them (a journal's), with their dtypes."""
+    return _typed(pd.DataFrame.from_records(records), RESULT_COLUMNS)

@@ -3,13 +3,19 @@ out, applying it, and the evidence.
 
 Examples
 --------
->>> review = docsapi.AccessReview(audit, reviewer="Ada Cerf", client=client)  # doctest: +SKIP
->>> review.decide({"finding": "former_member"}, "revoke", comment="left in May")  # doctest: +SKIP
->>> review.plan()                                           # doctest: +SKIP
->>> review.apply(dry_run=True)                              # doctest: +SKIP
->>> review.apply()                                          # doctest: +SKIP
->>> review.save()                                           # doctest: +SKIP
->>> review.to_html("review.html")                           # doctest: +SKIP
+>>> review = docsapi.AccessReview(audit, reviewer="Ada Cerf", client=client)
+>>> review.decide({"finding": "former_member"}, "revoke", comment="left in May") > 0
+True
+>>> "removeUserFromSpace" in set(review.plan().operation)  # the calls to carry them out
+True
+>>> review.apply(dry_run=True).action.unique().tolist()
+['would send']
+>>> set(review.apply(progress=False).status)
+{'done'}
+>>> review.save("reviews/2026-Q4")  # the audit's snapshot, with the decisions and results
+PosixPath('reviews/2026-Q4')
+>>> review.to_html("review.html")
+PosixPath('review.html')
 """
 
 from __future__ import annotations
@@ -17,14 +23,27 @@ from __future__ import annotations
 import os
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from docsapi.core.reprs import safe_display
 from docsapi.errors import ValidationError
 from docsapi.review import _decisions, _files
-from docsapi.review._apply import apply_plan, done_calls, dry_run_calls, empty_results
+from docsapi.review._apply import (
+    RESULT_COLUMNS,
+    apply_plan,
+    done_calls,
+    dry_run_calls,
+    empty_results,
+)
 from docsapi.review._plan import TEAM_CHANGES, build_plan
+from docsapi.review._plan_seal import (
+    approval_of,
+    decided_accesses,
+    plan_digest,
+    write_plan_manifest,
+)
 
 if TYPE_CHECKING:
     from docsapi.audit import PermissionAudit
@@ -42,6 +61,7 @@ _SIGN_OFF_COLUMNS = {
     "role": "string[python]",
     "note": "string[python]",
     "signed_at": "datetime64[ns, UTC]",
+    "plan_digest": "string[python]",
 }
 
 
@@ -74,7 +94,8 @@ class AccessReview:
     results : DataFrame
         Every call sent by :meth:`apply`, in every sitting.
     sign_offs : DataFrame
-        Sign-offs recorded by :meth:`sign_off`: ``name``, ``role``, ``note``, ``signed_at``.
+        Sign-offs recorded by :meth:`sign_off`: ``name``, ``role``, ``note``, ``signed_at``,
+        ``plan_digest`` (the plan approved, see :meth:`plan_digest`).
 
     Raises
     ------
@@ -122,6 +143,7 @@ class AccessReview:
         self.results = empty_results()
         self.sign_offs = pd.DataFrame(columns=list(_SIGN_OFF_COLUMNS)).astype(_SIGN_OFF_COLUMNS)
 
+    @safe_display
     def __repr__(self) -> str:
         counts = self.decisions["decision"].value_counts()
         decided = ", ".join(f"{k}={counts.get(k, 0)}" for k in _decisions.DECISIONS)
@@ -159,7 +181,10 @@ class AccessReview:
 
         Examples
         --------
-        >>> review.select(path="team", role=["admin", "create"])   # doctest: +SKIP
+        >>> through_teams = review.select(path="team", role=["admin", "create"])
+        >>> guests_writing = review.select(finding="guest_write")
+        >>> guest_id in set(guests_writing.user_id)
+        True
         """
         return _decisions.select(
             self.decisions, space=space, user=user, role=role, path=path, finding=finding
@@ -200,8 +225,10 @@ class AccessReview:
 
         Examples
         --------
-        >>> review.decide({"finding": "former_member"}, "revoke", comment="left")  # doctest: +SKIP
-        2
+        >>> review.decide({"finding": "former_member"}, "revoke", comment="left") > 0
+        True
+        >>> review.decide({"user": guest_id, "space": space_id}, "lower", lower_to="read")
+        1
         """
         return _decisions.decide(
             self.decisions,
@@ -237,7 +264,13 @@ class AccessReview:
 
         Examples
         --------
-        >>> review.plan()[["operation", "path", "also_revokes_count"]]  # doctest: +SKIP
+        >>> review.decide({"finding": "former_member"}, "revoke") > 0
+        True
+        >>> plan = review.plan()
+        >>> list(plan.columns)[:5]
+        ['call_id', 'step', 'operation', 'method', 'path']
+        >>> int(plan.also_revokes_count.sum())  # no one else loses access
+        0
         """
         return build_plan(self.audit, self.decisions, self.team_change)[0]
 
@@ -246,11 +279,55 @@ class AccessReview:
         asked for it (``revoke``/``lower``) or it is collateral (missing)."""
         return build_plan(self.audit, self.decisions, self.team_change)[1]
 
-    def save_plan(self, path: str | os.PathLike[str]) -> Path:
-        """Write the plan to a ``.csv`` or ``.json`` file for ``docsapi review apply PLAN``."""
-        return _files.write_plan(self.plan(), path)
+    def plan_digest(self) -> str:
+        """The SHA-256 that identifies the plan: its calls (every column, in order) with the
+        organization, ``team_change`` and the decisions that make them.
 
-    def apply(self, *, dry_run: bool = False, progress: bool = True) -> pd.DataFrame:
+        :meth:`sign_off` records it, :meth:`save_plan` writes it into the plan's manifest,
+        and ``docsapi review apply`` sends a plan only when a sign-off approved its digest.
+        """
+        return plan_digest(
+            self.plan(), str(self.audit.org_id), self.team_change, decided_accesses(self.decisions)
+        )
+
+    def save_plan(self, path: str | os.PathLike[str]) -> Path:
+        """Write the plan to a ``.csv`` or ``.json`` file for ``docsapi review apply PLAN``,
+        with its manifest beside it (``<file>.manifest.json``).
+
+        The manifest records the snapshot and the decisions the plan comes from, its digest,
+        its calls and the sign-offs (see :mod:`docsapi.review._plan_seal`); it is sealed, and
+        signed when a signing key is set. ``docsapi review apply`` sends the plan only when
+        a sign-off approved it, so sign off first: ``review.sign_off(name)``, then
+        ``review.save_plan(path)``.
+
+        Returns
+        -------
+        Path
+            The plan file.
+
+        Examples
+        --------
+        >>> review.decide({"finding": "former_member"}, "revoke") > 0
+        True
+        >>> review.sign_off("Grace Owner")
+        >>> review.save_plan("plan.json")
+        PosixPath('plan.json')
+        """
+        plan = self.plan()
+        target = _files.write_plan(plan, path)
+        write_plan_manifest(
+            target,
+            plan,
+            audit=self.audit,
+            decisions=self.decisions,
+            team_change=self.team_change,
+            sign_offs=self.sign_offs,
+        )
+        return target
+
+    def apply(
+        self, *, dry_run: bool = False, progress: bool = True, allow_self_demotion: bool = False
+    ) -> pd.DataFrame:
         """Carry out the plan through :attr:`client`, or show what that would do.
 
         Calls already done (in :attr:`results`, from an earlier sitting too) are skipped,
@@ -265,6 +342,11 @@ class AccessReview:
             ``skip (done)`` and its blast radius.
         progress : bool
             Show a progress bar.
+        allow_self_demotion : bool
+            Send a call that takes the admin role from the client's own user (sent last,
+            with a warning); without it such a plan is refused before anything is sent.
+            A plan that would leave the organization without an enabled admin is always
+            refused.
 
         Returns
         -------
@@ -275,12 +357,19 @@ class AccessReview:
         Raises
         ------
         ValidationError
-            When the review has no client (and ``dry_run`` is false).
+            When the review has no client (and ``dry_run`` is false), or the plan's
+            organization role changes are refused (see ``allow_self_demotion``).
 
         Examples
         --------
-        >>> review.apply(dry_run=True)                      # doctest: +SKIP
-        >>> review.apply()                                  # doctest: +SKIP
+        >>> review.decide({"finding": "former_member"}, "revoke") > 0
+        True
+        >>> review.apply(dry_run=True).action.unique().tolist()  # what it would send
+        ['would send']
+        >>> set(review.apply(progress=False).status)
+        {'done'}
+        >>> review.complete
+        True
         """
         plan = self.plan()
         if dry_run:
@@ -289,7 +378,18 @@ class AccessReview:
             raise ValidationError(
                 "client", "apply() sends requests: create the review with client=DocsClient(...)"
             )
-        ran = apply_plan(self.client, plan, self.results, progress=progress)
+        sign_offs = _files.json_records(self.sign_offs)
+        approval = approval_of(sign_offs, self.plan_digest()) or (
+            f"not signed off: applied from the review in Python by {self.reviewer}"
+        )
+        ran = apply_plan(
+            self.client,
+            plan,
+            self.results,
+            progress=progress,
+            allow_self_demotion=allow_self_demotion,
+            approval=approval,
+        )
         earlier = self.results
         self.results = pd.concat([earlier, ran], ignore_index=True) if len(earlier) else ran
         return ran
@@ -361,7 +461,8 @@ class AccessReview:
         SnapshotError
             When the folder is not a snapshot this docsapi reads.
         """
-        from docsapi.audit.snapshot.store import list_tables, load_audit, load_table
+        from docsapi.audit import load_audit
+        from docsapi.audit.snapshot.store import list_tables, load_table
 
         audit = load_audit(path)
         review = cls(audit, reviewer=reviewer, client=client, team_change=team_change)
@@ -371,14 +472,17 @@ class AccessReview:
                 load_table(path, DECISIONS_TABLE), review.decisions
             )
         if RESULTS_TABLE in saved:
-            review.results = load_table(path, RESULTS_TABLE)
+            review.results = _with_columns(load_table(path, RESULTS_TABLE), RESULT_COLUMNS)
         if SIGN_OFFS_TABLE in saved:
-            review.sign_offs = load_table(path, SIGN_OFFS_TABLE)
+            review.sign_offs = _with_columns(load_table(path, SIGN_OFFS_TABLE), _SIGN_OFF_COLUMNS)
         return review
 
     # -- evidence ----------------------------------------------------------------------------
     def sign_off(self, name: str, *, role: str | None = None, note: str | None = None) -> None:
-        """Record that ``name`` signed the review off (shown in the evidence).
+        """Record that ``name`` signed the review off (shown in the evidence), approving the
+        plan as it is now: its digest (:meth:`plan_digest`) is recorded with the sign-off,
+        so a plan saved afterwards (:meth:`save_plan`) can be applied from a terminal. A
+        decision made later changes the plan: sign off again.
 
         Parameters
         ----------
@@ -408,6 +512,7 @@ class AccessReview:
                     "role": role,
                     "note": note,
                     "signed_at": pd.Timestamp.now(tz="UTC"),
+                    "plan_digest": self.plan_digest(),
                 }
             ]
         ).astype(_SIGN_OFF_COLUMNS)
@@ -421,15 +526,15 @@ class AccessReview:
         return summary_table(self)
 
     def to_excel(self, path: str | os.PathLike[str]) -> Path:
-        """Write the evidence workbook (sheets summary, decisions, plan, results, sign-off);
-        see :func:`docsapi.review._evidence.write_excel`."""
+        """Write the evidence workbook (sheets summary, decisions, plan, results, sign-off)
+        with its manifest beside it; see :func:`docsapi.review._evidence.write_excel`."""
         from docsapi.review._evidence import write_excel
 
         return write_excel(self, path)
 
     def to_html(self, path: str | os.PathLike[str]) -> Path:
-        """Write the evidence as one self-contained HTML page; see
-        :func:`docsapi.review._evidence.write_html`."""
+        """Write the evidence as one self-contained HTML page with its manifest beside it;
+        see :func:`docsapi.review._evidence.write_html`."""
         from docsapi.review._evidence import write_html
 
         return write_html(self, path)
@@ -440,3 +545,12 @@ class AccessReview:
         from docsapi.review.panel import ReviewPanel
 
         return ReviewPanel(self)
+
+
+def _with_columns(saved: pd.DataFrame, columns: dict[str, Any]) -> pd.DataFrame:
+    """A table saved by an earlier docsapi, with the columns added since (missing values)."""
+    table = saved.copy()
+    for name, dtype in columns.items():
+        if name not in table.columns:
+            table[name] = pd.Series(pd.NA, index=table.index).astype(dtype)
+    return table

@@ -10,7 +10,7 @@ Nothing is sent when the panel is built or displayed: only Apply sends requests.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import ipywidgets as widgets
 import pandas as pd
@@ -18,10 +18,8 @@ import pandas as pd
 from docsapi.audit.data import ROLES
 from docsapi.errors import ValidationError
 from docsapi.review._decisions import FILTERS, LOWER_TO
+from docsapi.review._view import ReviewActions
 from docsapi.widgets._base import LABEL_STYLE, FormBase
-
-if TYPE_CHECKING:
-    from docsapi.review.access_review import AccessReview
 
 __all__ = ["ANY", "MAX_ROWS", "ReviewPanel"]
 
@@ -30,7 +28,15 @@ ANY = "(any)"
 #: At most this many accesses are listed at once (narrow the filters to see others).
 MAX_ROWS = 500
 _PATH_KINDS = ("direct", "team", "collection", "collection-team", "default", "org-admin")
-_PLAN_SHOWN = ["step", "method", "path", "change", "also_revokes_count", "also_lowers_count"]
+_PLAN_SHOWN = [
+    "step",
+    "method",
+    "path",
+    "change",
+    "notify",
+    "also_revokes_count",
+    "also_lowers_count",
+]
 
 
 def _options(values: pd.Series) -> list[str]:
@@ -83,12 +89,14 @@ class ReviewPanel(FormBase):
 
     Examples
     --------
-    >>> review.panel()                                       # doctest: +SKIP
+    >>> panel = review.panel()  # a cell's last line shows it
+    >>> type(panel).__name__
+    'ReviewPanel'
     """
 
     heading = "Access review"
 
-    def __init__(self, review: AccessReview, **kwargs: Any) -> None:
+    def __init__(self, review: ReviewActions, **kwargs: Any) -> None:
         self.review = review
         super().__init__(review.client, **kwargs)
         self._report(self._show_loaded(None))
@@ -210,7 +218,12 @@ class ReviewPanel(FormBase):
         if decided and row.decision == "lower":
             decided += f" to {row.lower_to}"
         decided += "]" if decided else ""
-        return f"{row.space_title} · {row.display_name} · {row.role} · {row.sources}{decided}"
+        opened = "" if pd.isna(row.granted_by) else f" · granted by {row.granted_by}"
+        if opened and not pd.isna(row.granted_at):
+            opened += f" on {row.granted_at:%Y-%m-%d}"
+        return (
+            f"{row.space_title} · {row.display_name} · {row.role} · {row.sources}{opened}{decided}"
+        )
 
     def _show_rows(self, _change: Any = None) -> None:
         shown = self.matching().head(MAX_ROWS)
@@ -265,9 +278,11 @@ class ReviewPanel(FormBase):
             self._report("Nothing to change: no revoke or lower decision yet.")
             return plan
         collateral = int(plan["also_revokes_count"].sum())
+        told = sorted({name for names in plan["notify"].dropna() for name in names.split("; ")})
+        tell = f" Tell who granted what changes: {', '.join(told)}." if told else ""
         self._report(
             f"Plan: {len(plan)} call(s); they also revoke {collateral} other access(es) "
-            "(see also_revokes).",
+            f"(see also_revokes).{tell}",
             "error" if collateral else "info",
             details=plan[_PLAN_SHOWN],
         )

@@ -13,8 +13,11 @@ the core only.
 Examples
 --------
 >>> from docsapi.sandbox import Sandbox
->>> with Sandbox(seed=0) as sb:                      # doctest: +SKIP
+>>> with Sandbox(seed=0) as sb:
 ...     client = sb.client()
+...     title = client.orgs.get(sb.org_id).title
+>>> title
+'Stark Devices'
 """
 
 from __future__ import annotations

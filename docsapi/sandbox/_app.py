@@ -21,7 +21,7 @@ from docsapi.sandbox.core._faults import Fault, Faults, Planned
 from docsapi.sandbox.core._server import CONNECTION_KEY
 from docsapi.sandbox.core._store import Store
 from docsapi.sandbox.core._validation import RequestRules
-from docsapi.sandbox.core._web import Ctx, Reply, Route
+from docsapi.sandbox.core._web import Ctx, Reply, Route, json_body
 from docsapi.sandbox.routes import (
     _audit_events,
     _change_requests,
@@ -210,7 +210,7 @@ class DocsApp:
         ctx = Ctx(self.store, request, credential)
         rules = self.rules[endpoint]
         if rules is not None:
-            rules.check(ctx)  # reads and checks the body before any lock is taken
+            rules.check(ctx, args)  # reads and checks the body before any lock is taken
         with self.store.lock:
             reply = route.handler(ctx, **args)
             return _to_response(reply)
@@ -239,7 +239,7 @@ def _to_response(reply: Reply) -> Response:
     if reply.body is None:
         return Response(b"", status=reply.status, headers=reply.headers)
     return Response(
-        json.dumps(reply.body),
+        json_body(reply.body),
         status=reply.status,
         headers=reply.headers,
         content_type="application/json",

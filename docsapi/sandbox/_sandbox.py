@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any
 
+from docsapi.core.reprs import safe_display
 from docsapi.sandbox._app import DocsApp, RequestLog
 from docsapi.sandbox._control import Controls
 from docsapi.sandbox._sandbox_changes import ChangeControls
@@ -135,6 +136,7 @@ class Sandbox(ChangeControls):
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    @safe_display
     def __repr__(self) -> str:
         where = self.url if self._running else "not running"
         spaces = len(self._demo["space_ids"])

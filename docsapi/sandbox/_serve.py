@@ -32,7 +32,7 @@ def serve(port: int = 8765, seed: int = 0, host: str = "127.0.0.1", **size: Any)
 
     Examples
     --------
-    >>> serve(port=8765)          # doctest: +SKIP
+    >>> serve(port=8765)  # serves until Ctrl-C  # doctest: +SKIP
     """
     sandbox = Sandbox(seed=seed, host=host, port=port, **size)
     with sandbox:

@@ -12,11 +12,12 @@ Importing this module imports ipywidgets; ``import docsapi`` alone does not.
 Examples
 --------
 >>> from docsapi.widgets import UserProfileForm
->>> form = UserProfileForm(client)  # nothing sent yet  # doctest: +SKIP
->>> display(form)  # shows "Loading…", then the current values  # doctest: +SKIP
->>> form.display_name_text.value = "Ada L."  # doctest: +SKIP
->>> form.save_button.click()  # doctest: +SKIP
->>> form.status  # doctest: +SKIP
+>>> form = UserProfileForm(client)  # nothing sent yet
+>>> form.load().id == admin_id  # what showing it does ("Loading…", then the values)
+True
+>>> form.display_name_text.value = "Ada L."
+>>> form.save_button.click()
+>>> form.status
 'Saved display_name.'
 """
 

@@ -60,7 +60,12 @@ ROLE_CHOICES: tuple[str, ...] = (*MEMBER_ROLES, GUEST)
 #: The status of a form that has not loaded yet.
 NOT_LOADED = "Not loaded yet: the form loads when it is displayed (or press Reload)."
 
-_LEVEL_COLOURS = {"info": "#333333", "success": "#1b5e20", "error": "#b00020"}
+_LEVEL_COLOURS = {
+    "info": "#333333",
+    "success": "#1b5e20",
+    "warning": "#8a4b00",
+    "error": "#b00020",
+}
 
 _MAX_MESSAGES = 100
 
@@ -77,7 +82,7 @@ class StatusMessage:
     ----------
     text : str
         The message.
-    level : {"info", "success", "error"}
+    level : {"info", "success", "warning", "error"}
         Picks the colour.
 
     Examples
@@ -98,7 +103,8 @@ class StatusMessage:
 
 
 def coloured(text: str, level: str = "info") -> str:
-    """``text``, HTML-escaped, in the colour of ``level`` ("info", "success" or "error").
+    """``text``, HTML-escaped, in the colour of ``level`` ("info", "success", "warning" or
+    "error").
 
     Examples
     --------
@@ -221,6 +227,8 @@ class ConfirmStep:
         What the Confirm button says, e.g. ``"Confirm removal"``.
     on_confirm, on_cancel : callable
         What Confirm and Cancel do (called without arguments).
+    icon : str
+        The Confirm button's icon (a Font Awesome name).
 
     Attributes
     ----------
@@ -238,12 +246,17 @@ class ConfirmStep:
     """
 
     def __init__(
-        self, confirm_label: str, *, on_confirm: Callable[[], Any], on_cancel: Callable[[], Any]
+        self,
+        confirm_label: str,
+        *,
+        on_confirm: Callable[[], Any],
+        on_cancel: Callable[[], Any],
+        icon: str = "trash",
     ) -> None:
         self.armed = False
         self.confirm_button = widgets.Button(
             description=confirm_label,
-            icon="trash",
+            icon=icon,
             button_style="danger",
             layout=widgets.Layout(display="none"),
         )
@@ -466,8 +479,11 @@ class FormBase(widgets.VBox):
 
         Examples
         --------
-        >>> form.load()  # doctest: +SKIP
-        >>> form.status  # doctest: +SKIP
+        >>> from docsapi.widgets import SpaceSettingsForm
+        >>> form = SpaceSettingsForm(client, space_id)
+        >>> form.load().id == space_id  # the space, as read
+        True
+        >>> form.status
         'Loaded the current values.'
         """
         ok, loaded = self._run(self._fetch, doing="Loading", raise_errors=raise_errors)
@@ -680,11 +696,15 @@ class FieldForm(FormBase):
 
         Examples
         --------
-        >>> form.title_text.value = "Handbook"  # doctest: +SKIP
-        >>> form.save().title  # doctest: +SKIP
+        >>> from docsapi.widgets import SpaceSettingsForm
+        >>> form = SpaceSettingsForm(client, space_id)
+        >>> form.load().title
+        'Onboarding handbook'
+        >>> form.title_text.value = "Handbook"
+        >>> form.save().title
         'Handbook'
-        >>> form.save()  # nothing changed since  # doctest: +SKIP
-        >>> form.status  # doctest: +SKIP
+        >>> form.save()  # nothing changed since
+        >>> form.status
         'Nothing to save: no field was changed.'
         """
         for field in self._fields:

@@ -36,11 +36,13 @@ class CollectionPermissionEditor(GrantEditor):
     Examples
     --------
     >>> from docsapi.widgets import CollectionPermissionEditor
-    >>> editor = CollectionPermissionEditor(client, "col_1")  # doctest: +SKIP
-    >>> editor.load()  # or display(editor): it loads when shown  # doctest: +SKIP
-    >>> editor.team_rows["tm_1"].role_dropdown.value = "read"  # doctest: +SKIP
-    >>> editor.save()  # doctest: +SKIP
-    {'teams': {'tm_1': 'read'}}
+    >>> editor = CollectionPermissionEditor(client, collection_id)
+    >>> editor.load()  # or display(editor): it loads when shown
+    True
+    >>> team = next(iter(editor.team_rows))  # a team holding a permission on it
+    >>> editor.team_rows[team].role_dropdown.value = "read"
+    >>> editor.save() == {"teams": {team: "read"}}
+    True
     """
 
     heading = "Collection permissions"

@@ -76,10 +76,11 @@ class GitSyncForm(FieldForm):
     Examples
     --------
     >>> from docsapi.widgets import GitSyncForm
-    >>> form = GitSyncForm(client, "sp_abc", timeout=30)  # doctest: +SKIP
-    >>> form.load()  # or display(form): it loads when shown  # doctest: +SKIP
-    >>> form.url_text.value = "https://github.com/acme/docs"  # doctest: +SKIP
-    >>> form.save(wait=True).operation_state  # doctest: +SKIP
+    >>> form = GitSyncForm(client, git_space_id, timeout=30)
+    >>> form.load().installation_status  # or display(form): it loads when shown
+    'active'
+    >>> form.url_text.value = "https://github.com/acme/docs"
+    >>> form.save(wait=True).operation_state
     'success'
     """
 
@@ -253,8 +254,12 @@ class GitSyncForm(FieldForm):
 
         Examples
         --------
-        >>> form.save_button.click()          # follows in a background thread  # doctest: +SKIP
-        >>> form.wait(timeout=30).operation_state  # doctest: +SKIP
+        >>> form = GitSyncForm(client, git_space_id, timeout=30)
+        >>> form.load().installation_status
+        'active'
+        >>> form.url_text.value = "https://github.com/acme/docs"
+        >>> form.save_button.click()  # follows in a background thread
+        >>> form.wait(timeout=30).operation_state
         'success'
         """
         state = super().save(raise_errors=raise_errors)
@@ -271,8 +276,13 @@ class GitSyncForm(FieldForm):
 
         Examples
         --------
-        >>> form.save()  # doctest: +SKIP
-        >>> form.wait(10).operation_state  # doctest: +SKIP
+        >>> form = GitSyncForm(client, git_space_id, timeout=30)
+        >>> form.load().installation_status
+        'active'
+        >>> form.url_text.value = "https://github.com/acme/docs"
+        >>> form.save().operation_state  # queued, followed in a background thread
+        'running'
+        >>> form.wait(10).operation_state
         'success'
         """
         if self._poller is not None:

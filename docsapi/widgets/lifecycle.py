@@ -66,12 +66,14 @@ class SpaceLifecyclePanel(FormBase):
     Examples
     --------
     >>> from docsapi.widgets import SpaceLifecyclePanel
-    >>> panel = SpaceLifecyclePanel(client, "sp_abc")  # doctest: +SKIP
-    >>> panel.load()  # or display(panel): it loads when shown  # doctest: +SKIP
-    >>> copy = panel.duplicate()  # doctest: +SKIP
-    >>> panel.delete_button.click(); panel.confirm_button.click()  # doctest: +SKIP
-    >>> panel.restore().title  # doctest: +SKIP
-    'Handbook'
+    >>> draft = client.spaces.duplicate(space_id)  # a space to try it on
+    >>> panel = SpaceLifecyclePanel(client, draft.id)
+    >>> panel.load().title  # or display(panel): it loads when shown
+    'Onboarding handbook (copy)'
+    >>> copy = panel.duplicate()
+    >>> panel.delete_button.click(); panel.confirm_button.click()
+    >>> panel.restore().title
+    'Onboarding handbook (copy)'
     """
 
     heading = "Space lifecycle"
@@ -179,8 +181,9 @@ class SpaceLifecyclePanel(FormBase):
 
         Examples
         --------
-        >>> panel.duplicate().title  # doctest: +SKIP
-        'Handbook (copy)'
+        >>> panel = SpaceLifecyclePanel(client, space_id)
+        >>> panel.duplicate().title
+        'Onboarding handbook (copy)'
         """
         ok, copy = self._run(
             lambda: self.client.spaces.duplicate(self.space_id),
@@ -197,8 +200,13 @@ class SpaceLifecyclePanel(FormBase):
 
         Examples
         --------
-        >>> panel.arm()  # doctest: +SKIP
-        >>> panel.confirm_button.click()  # deletes  # doctest: +SKIP
+        >>> panel = SpaceLifecyclePanel(client, client.spaces.duplicate(space_id).id)
+        >>> panel.load().title
+        'Onboarding handbook (copy)'
+        >>> panel.arm()
+        >>> panel.confirm_button.click()  # deletes
+        >>> panel.status.startswith("Deleted")
+        True
         """
         self.armed = True
         self.confirm_button.layout.display = ""
@@ -216,8 +224,9 @@ class SpaceLifecyclePanel(FormBase):
 
         Examples
         --------
-        >>> panel.arm(); panel.disarm()  # doctest: +SKIP
-        >>> panel.armed  # doctest: +SKIP
+        >>> panel = SpaceLifecyclePanel(client, space_id)
+        >>> panel.arm(); panel.disarm()
+        >>> panel.armed
         False
         """
         if self.armed:
@@ -240,7 +249,8 @@ class SpaceLifecyclePanel(FormBase):
 
         Examples
         --------
-        >>> panel.delete()  # doctest: +SKIP
+        >>> panel = SpaceLifecyclePanel(client, client.spaces.duplicate(space_id).id)
+        >>> panel.delete()
         True
         """
         self.armed = False
@@ -277,8 +287,11 @@ class SpaceLifecyclePanel(FormBase):
 
         Examples
         --------
-        >>> panel.restore().title  # doctest: +SKIP
-        'Handbook'
+        >>> panel = SpaceLifecyclePanel(client, client.spaces.duplicate(space_id).id)
+        >>> panel.delete()
+        True
+        >>> panel.restore().title
+        'Onboarding handbook (copy)'
         """
         ok, space = self._run(
             lambda: self.client.spaces.restore(self.space_id),

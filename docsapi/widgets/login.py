@@ -179,6 +179,8 @@ def login(
     Examples
     --------
     >>> import docsapi
-    >>> docsapi.login()  # doctest: +SKIP
+    >>> form = docsapi.login()  # a cell's last line: it shows the form
+    >>> type(form).__name__
+    'LoginForm'
     """
     return LoginForm(base_url, network=network, scheme=scheme)

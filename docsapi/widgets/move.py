@@ -60,10 +60,14 @@ class MoveSpaceForm(EditForm):
     Examples
     --------
     >>> from docsapi.widgets import MoveSpaceForm
-    >>> form = MoveSpaceForm(client, "sp_abc")  # doctest: +SKIP
-    >>> form.load()  # or display(form): it loads when shown  # doctest: +SKIP
-    >>> form.parent_dropdown.value = ""            # to the top level  # doctest: +SKIP
-    >>> form.save().parent is None  # doctest: +SKIP
+    >>> form = MoveSpaceForm(client, space_id)
+    >>> form.load().title  # or display(form): it loads when shown
+    'Onboarding handbook'
+    >>> form.parent_dropdown.value = collection_id  # into a collection
+    >>> form.save().parent == collection_id
+    True
+    >>> form.parent_dropdown.value = ""  # back to the top level
+    >>> form.save().parent is None
     True
     """
 

@@ -220,7 +220,8 @@ class GrantEditor(FormBase):
 
         Examples
         --------
-        >>> editor.load()  # doctest: +SKIP
+        >>> editor = PermissionEditor(client, space_id)
+        >>> editor.load()
         True
         """
         return super().load(raise_errors=raise_errors) is not None
@@ -303,9 +304,13 @@ class GrantEditor(FormBase):
 
         Examples
         --------
-        >>> editor.team_rows["tm_1"].role_dropdown.value = "guest"  # doctest: +SKIP
-        >>> editor.save()  # doctest: +SKIP
-        {'teams': {'tm_1': None}}
+        >>> editor = PermissionEditor(client, space_id)
+        >>> editor.load()
+        True
+        >>> team = next(iter(editor.team_rows))  # a team holding a permission on the space
+        >>> editor.team_rows[team].role_dropdown.value = "guest"  # no access through it
+        >>> editor.save() == {"teams": {team: None}}
+        True
         """
         pending = self.value
         if not pending:
@@ -369,9 +374,13 @@ class GrantEditor(FormBase):
 
         Examples
         --------
-        >>> editor.remove("users", "u_1")  # doctest: +SKIP
+        >>> client.permissions.set_user_role(space_id, user_id, "read")
+        >>> editor = PermissionEditor(client, space_id)
+        >>> editor.load()
         True
-        >>> editor.user_rows["u_1"].status  # doctest: +SKIP
+        >>> editor.remove("users", user_id)
+        True
+        >>> editor.user_rows[user_id].status
         'removed'
         """
         if kind not in _KINDS:
@@ -413,10 +422,13 @@ class GrantEditor(FormBase):
 
         Examples
         --------
-        >>> editor.invite_users_select.value = ("u_2",)  # doctest: +SKIP
-        >>> editor.invite_role_dropdown.value = "edit"  # doctest: +SKIP
-        >>> editor.invite()  # doctest: +SKIP
-        {'role': 'edit', 'users': ['u_2'], 'teams': []}
+        >>> editor = PermissionEditor(client, space_id)
+        >>> editor.load()
+        True
+        >>> editor.invite_users_select.value = (user_id,)
+        >>> editor.invite_role_dropdown.value = "edit"
+        >>> editor.invite() == {"role": "edit", "users": [user_id], "teams": []}
+        True
         """
         users = list(self.invite_users_select.value)
         teams = list(self.invite_teams_select.value)
@@ -461,11 +473,12 @@ class PermissionEditor(GrantEditor):
     Examples
     --------
     >>> from docsapi.widgets import PermissionEditor
-    >>> editor = PermissionEditor(client, "sp_abc")  # doctest: +SKIP
-    >>> editor.load()  # or display(editor): it loads when shown  # doctest: +SKIP
-    >>> editor.user_rows["u_1"].role_dropdown.value = "edit"  # doctest: +SKIP
-    >>> editor.save()  # doctest: +SKIP
-    {'users': {'u_1': 'edit'}}
+    >>> editor = PermissionEditor(client, space_id)
+    >>> editor.load()  # or display(editor): it loads when shown
+    True
+    >>> editor.user_rows[guest_id].role_dropdown.value = "read"  # a guest should only read
+    >>> editor.save() == {"users": {guest_id: "read"}}
+    True
     """
 
     heading = "Space permissions"

@@ -64,12 +64,12 @@ class ShareLinkPanel(FormBase):
     Examples
     --------
     >>> from docsapi.widgets import ShareLinkPanel
-    >>> panel = ShareLinkPanel(client, "org_1", "site_1")  # doctest: +SKIP
-    >>> panel.load()  # or display(panel): it loads when shown  # doctest: +SKIP
-    >>> panel.links_select.value = ("sl_1",)  # doctest: +SKIP
-    >>> panel.deactivate_button.click()  # doctest: +SKIP
-    >>> panel.status  # doctest: +SKIP
-    'Deactivated 1 share link(s): Auditors.'
+    >>> panel = ShareLinkPanel(client, org_id, site_id)
+    >>> _ = panel.load()  # or display(panel): it loads when shown
+    >>> panel.links_select.value = (share_link_id,)
+    >>> panel.deactivate_button.click()
+    >>> panel.status  # doctest: +ELLIPSIS
+    'Deactivated 1 share link(s): ...'
     """
 
     heading = "Share links"
@@ -209,9 +209,12 @@ class ShareLinkPanel(FormBase):
 
         Examples
         --------
-        >>> panel.links_select.value = ("sl_1", "sl_2")  # doctest: +SKIP
-        >>> panel.deactivate_selected()  # doctest: +SKIP
-        ['sl_1', 'sl_2']
+        >>> links = [client.sites.create_share_link(org_id, site_id, name=n).id for n in "AB"]
+        >>> panel = ShareLinkPanel(client, org_id, site_id)
+        >>> _ = panel.load()
+        >>> panel.links_select.value = tuple(links)
+        >>> panel.deactivate_selected() == links
+        True
         """
         rows = self._picked("deactivated", raise_errors)
         if rows is None:
@@ -230,8 +233,14 @@ class ShareLinkPanel(FormBase):
 
         Examples
         --------
-        >>> panel.arm_delete()  # doctest: +SKIP
-        >>> panel.confirm_button.click()  # deletes  # doctest: +SKIP
+        >>> link = client.sites.create_share_link(org_id, site_id, name="One-off")
+        >>> panel = ShareLinkPanel(client, org_id, site_id)
+        >>> _ = panel.load()
+        >>> panel.links_select.value = (link.id,)
+        >>> panel.arm_delete()
+        >>> panel.confirm_button.click()  # deletes
+        >>> link.id in set(client.sites.share_links(org_id, site_id).id)
+        False
         """
         if self._picked("deleted", raise_errors=False) is None:
             return
@@ -272,9 +281,12 @@ class ShareLinkPanel(FormBase):
 
         Examples
         --------
-        >>> panel.links_select.value = ("sl_1",)  # doctest: +SKIP
-        >>> panel.delete_selected()  # doctest: +SKIP
-        ['sl_1']
+        >>> link = client.sites.create_share_link(org_id, site_id, name="One-off")
+        >>> panel = ShareLinkPanel(client, org_id, site_id)
+        >>> _ = panel.load()
+        >>> panel.links_select.value = (link.id,)
+        >>> panel.delete_selected() == [link.id]
+        True
         """
         self._confirm.disarm()
         rows = self._picked("deleted", raise_errors)

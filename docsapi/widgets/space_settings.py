@@ -91,12 +91,13 @@ class SpaceSettingsForm(EditForm):
     Examples
     --------
     >>> from docsapi.widgets import SpaceSettingsForm
-    >>> form = SpaceSettingsForm(client, "sp_abc")  # doctest: +SKIP
-    >>> form.load()  # or display(form): it loads when shown  # doctest: +SKIP
-    >>> form.title_text.value = "Handbook"  # doctest: +SKIP
-    >>> form.value  # doctest: +SKIP
+    >>> form = SpaceSettingsForm(client, space_id)
+    >>> form.load().title  # or display(form): it loads when shown
+    'Onboarding handbook'
+    >>> form.title_text.value = "Handbook"
+    >>> form.value
     {'title': 'Handbook'}
-    >>> form.save().title  # doctest: +SKIP
+    >>> form.save().title
     'Handbook'
     """
 

@@ -70,12 +70,17 @@ class TeamMembersEditor(FormBase):
     Examples
     --------
     >>> from docsapi.widgets import TeamMembersEditor
-    >>> editor = TeamMembersEditor(client, "org_1", "tm_1")  # doctest: +SKIP
-    >>> editor.load()  # or display(editor): it loads when shown  # doctest: +SKIP
-    >>> editor.add_combobox.value = "ada@example.com"  # doctest: +SKIP
-    >>> editor.add_button.click()  # doctest: +SKIP
-    >>> editor.members_select.value = ("u_2",)  # doctest: +SKIP
-    >>> editor.remove_button.click()  # doctest: +SKIP
+    >>> editor = TeamMembersEditor(client, org_id, team_id)
+    >>> _ = editor.load()  # or display(editor): it loads when shown
+    >>> email = client.orgs.member(org_id, user_id).email
+    >>> editor.add_combobox.value = email  # an id, an email or a name
+    >>> editor.add_button.click()
+    >>> user_id in set(editor.members.user_id)
+    True
+    >>> editor.members_select.value = (user_id,)
+    >>> editor.remove_button.click()
+    >>> user_id in set(editor.members.user_id)
+    False
     """
 
     heading = "Team members"
@@ -194,10 +199,12 @@ class TeamMembersEditor(FormBase):
 
         Examples
         --------
-        >>> editor.add_combobox.value = "u_2"  # doctest: +SKIP
-        >>> editor.add_role_dropdown.value = "owner"  # doctest: +SKIP
-        >>> editor.add()  # doctest: +SKIP
-        'u_2'
+        >>> editor = TeamMembersEditor(client, org_id, team_id)
+        >>> _ = editor.load()
+        >>> editor.add_combobox.value = user_id
+        >>> editor.add_role_dropdown.value = "owner"
+        >>> editor.add() == user_id
+        True
         """
         if self._org_members is None:
             self._report("Not added: nothing is loaded (press Reload).")
@@ -254,9 +261,12 @@ class TeamMembersEditor(FormBase):
 
         Examples
         --------
-        >>> editor.members_select.value = ("u_1", "u_2")  # doctest: +SKIP
-        >>> editor.remove_selected()  # doctest: +SKIP
-        ['u_1', 'u_2']
+        >>> client.orgs.add_team_member(org_id, team_id, user_id)
+        >>> editor = TeamMembersEditor(client, org_id, team_id)
+        >>> _ = editor.load()
+        >>> editor.members_select.value = (user_id,)
+        >>> editor.remove_selected() == [user_id]
+        True
         """
         picked = list(self.members_select.value)
         if not picked:
@@ -308,8 +318,11 @@ class TeamMembersEditor(FormBase):
 
         Examples
         --------
-        >>> editor.title_text.value = "Reviewers"  # doctest: +SKIP
-        >>> editor.rename().title  # doctest: +SKIP
+        >>> team = client.orgs.create_team(org_id, title="Review board")
+        >>> editor = TeamMembersEditor(client, org_id, team.id)
+        >>> _ = editor.load()
+        >>> editor.title_text.value = "Reviewers"
+        >>> editor.rename().title
         'Reviewers'
         """
         try:

@@ -49,10 +49,11 @@ class UserProfileForm(EditForm):
     Examples
     --------
     >>> from docsapi.widgets import UserProfileForm
-    >>> form = UserProfileForm(client)  # doctest: +SKIP
-    >>> form.load()  # or display(form): it loads when shown  # doctest: +SKIP
-    >>> form.display_name_text.value = "Ada L."  # doctest: +SKIP
-    >>> form.save().display_name  # doctest: +SKIP
+    >>> form = UserProfileForm(client)
+    >>> form.load().id == admin_id  # or display(form): it loads when shown
+    True
+    >>> form.display_name_text.value = "Ada L."
+    >>> form.save().display_name
     'Ada L.'
     """
 

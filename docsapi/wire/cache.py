@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit, urlunsplit
 
 from docsapi.core.clock import SYSTEM_CLOCK, Clock
+from docsapi.core.reprs import safe_display
 from docsapi.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -169,8 +170,10 @@ class CacheSettings:
             raise ValidationError(
                 "path", f"must be a file or directory path, got {type(path).__name__}"
             )
-        if "\x00" in str(os.fspath(path)):
-            raise ValidationError("path", "must not contain a NUL character")
+        if any(ord(character) < 32 or ord(character) == 127 for character in str(os.fspath(path))):
+            raise ValidationError(
+                "path", "must not contain control characters (a NUL, a line break, a tab...)"
+            )
         resolved = Path(path).expanduser()
         if resolved.is_dir():
             resolved = resolved / CACHE_FILE_NAME
@@ -218,6 +221,7 @@ class CacheSettings:
             f"CacheSettings, got {type(value).__name__}",
         )
 
+    @safe_display
     def __repr__(self) -> str:
         return (
             f"CacheSettings(path={str(self.path)!r}, "
@@ -383,8 +387,12 @@ class ResponseCache:
 
         Examples
         --------
-        >>> client.cache.clear()  # doctest: +SKIP
-        >>> client.cache.entries  # doctest: +SKIP
+        >>> cached = sandbox.client(cache="http-cache.sqlite")  # answers kept in this file
+        >>> members = cached.orgs.members(org_id)
+        >>> cached.cache.entries > 0
+        True
+        >>> cached.cache.clear()
+        >>> cached.cache.entries
         0
         """
         with self._lock:
@@ -401,6 +409,7 @@ class ResponseCache:
                 self._connection.close()
                 self._connection = None
 
+    @safe_display
     def __repr__(self) -> str:
         return (
             f"ResponseCache(path={str(self.path)!r}, entries={self.entries}, "

@@ -1,20 +1,26 @@
 """What changed between two audits of one organization: access, findings and exposure.
 
-``current.diff(previous)`` (:func:`diff_audits`) compares the public tables of two
-:class:`~docsapi.audit.PermissionAudit` objects (fresh, or loaded from snapshots) and
-returns an :class:`AccessDiff`:
+``current.diff(previous)`` (:func:`~docsapi.audit.diff.access_diff.diff_audits`) compares the
+public tables of two :class:`~docsapi.audit.PermissionAudit` objects (fresh, or loaded from
+snapshots) and returns an AccessDiff:
 
 - access per (space, user), from ``effective`` and ``paths``: ``granted`` (reaches the space
   now, did not before), ``revoked``, ``raised`` and ``lowered`` (a higher or lower role
   than before), ``rerouted`` (the same role through other paths); each row with the role and
   the sources before and after, and the paths that appeared and disappeared;
 - ``changed_paths``: every path (space, user, source, role) that appeared or disappeared;
+- ``changed_grants``: every explicit permission given, taken away or changed;
 - ``new_findings`` and ``resolved_findings``, matched on the rule, the target, the space and
   the principal (not on the sentence, whose wording may change);
 - ``exposure_added`` and ``exposure_removed``: ways to read a space without an account.
 
+Every change is attributed to the event of the audit log that made it
+(:mod:`~docsapi.audit.diff.attribution`): ``changed_by``, ``changed_at``, ``changed_via``,
+``event_id``, and ``explained`` False for a change no event explains (``unexplained`` lists
+them all).
+
 Every table has a ``complete`` column, False where a space could not be read in full on
-either side: such a change may be an artefact of missing data. :attr:`AccessDiff.notes`
+either side: such a change may be an artefact of missing data. ``notes``
 states at the top what makes the comparison less than exact (a partial audit, changed
 thresholds, audits in reverse order).
 
@@ -26,28 +32,28 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
 
 from docsapi.audit.data import BOOLEAN, ROLE_DTYPE, STRING
-from docsapi.audit.tables import PATH_COLUMNS
+from docsapi.audit.diff.attribution import ATTRIBUTION_COLUMNS, Attribution
+from docsapi.audit.tables import GRANT_COLUMNS, PATH_COLUMNS
+from docsapi.audit.view import AuditView, check_audit
 from docsapi.errors import ValidationError
-
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-
-    from docsapi.audit import PermissionAudit
 
 __all__ = [
     "ACCESS_CHANGE_COLUMNS",
     "CHANGE_KINDS",
+    "GRANT_CHANGE_COLUMNS",
     "PATH_CHANGE_COLUMNS",
-    "AccessDiff",
-    "diff_audits",
+    "Changes",
+    "compare",
 ]
+
+#: A subclass of :class:`Changes`.
+C = TypeVar("C", bound="Changes")
 
 #: Columns of ``granted``, ``revoked``, ``raised``, ``lowered`` and ``rerouted``.
 ACCESS_CHANGE_COLUMNS = [
@@ -64,6 +70,9 @@ ACCESS_CHANGE_COLUMNS = [
     "paths_added",
     "paths_removed",
     "complete",
+    "changed_by",
+    "changed_at",
+    "explained",
 ]
 #: Columns of ``changed_paths``.
 PATH_CHANGE_COLUMNS = [
@@ -76,7 +85,17 @@ PATH_CHANGE_COLUMNS = [
     "site_id",
     "role",
     "complete",
+    *ATTRIBUTION_COLUMNS,
 ]
+#: Columns of ``changed_grants``: ``change`` is added, removed or changed.
+GRANT_CHANGE_COLUMNS = [
+    "change",
+    *GRANT_COLUMNS[:6],  # target_type ... principal_name
+    "role_before",
+    "role_after",
+    *ATTRIBUTION_COLUMNS,
+]
+_GRANT_KEY = ["target_type", "target_id", "principal_type", "principal_id"]
 #: The kinds of change, in the order of :attr:`AccessDiff.summary`.
 CHANGE_KINDS: tuple[str, ...] = (
     "granted",
@@ -137,7 +156,7 @@ def _positions(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
 
 
 # -- completeness --------------------------------------------------------------------------------
-def _space_completeness(audit: PermissionAudit, space_ids: pd.Series) -> np.ndarray:
+def _space_completeness(audit: AuditView, space_ids: pd.Series) -> np.ndarray:
     """For each space: whether the audit read it in full (a space it does not list counts
     as complete only in a complete audit)."""
     effective = audit.effective
@@ -155,7 +174,7 @@ def _space_completeness(audit: PermissionAudit, space_ids: pd.Series) -> np.ndar
 
 
 def _both_complete(
-    previous: PermissionAudit, current: PermissionAudit, space_ids: pd.Series
+    previous: AuditView, current: AuditView, space_ids: pd.Series
 ) -> pd.arrays.BooleanArray:
     flags = _space_completeness(previous, space_ids) & _space_completeness(current, space_ids)
     return pd.array(flags, dtype=BOOLEAN)
@@ -248,8 +267,53 @@ class _Access:
     rerouted: pd.DataFrame
     changed_paths: pd.DataFrame
 
+    def attributed(self, by_pair: pd.DataFrame) -> _Access:
+        """Each access change with who made the path changes behind it (see :func:`_by_pair`)."""
+        for name in ("granted", "revoked", "raised", "lowered", "rerouted"):
+            frame = getattr(self, name)
+            found = by_pair.reindex(
+                pd.MultiIndex.from_arrays(
+                    [frame["space_id"].astype(object), frame["user_id"].astype(object)]
+                )
+            )
+            setattr(
+                self,
+                name,
+                frame.assign(
+                    changed_by=pd.array(found["changed_by"].to_numpy(dtype=object), dtype=STRING),
+                    changed_at=pd.to_datetime(found["changed_at"], utc=True)
+                    .astype("datetime64[ns, UTC]")
+                    .array,
+                    explained=pd.array(found["explained"].to_numpy(dtype=object), dtype=BOOLEAN),
+                )[ACCESS_CHANGE_COLUMNS],
+            )
+        return self
 
-def _access_changes(previous: PermissionAudit, current: PermissionAudit) -> _Access:
+
+def _by_pair(changed_paths: pd.DataFrame) -> pd.DataFrame:
+    """Per (space, user): who changed its paths ("; "-joined), the latest time, and whether
+    every one of its path changes is explained (missing when that cannot be told)."""
+    if changed_paths.empty:
+        return pd.DataFrame(
+            {"changed_by": [], "changed_at": [], "explained": []},
+            index=pd.MultiIndex.from_arrays([[], []]),
+        )
+    frame = changed_paths.astype({"space_id": object, "user_id": object})
+
+    def explained(values: pd.Series) -> object:
+        return None if values.isna().any() else bool(values.all())
+
+    def actors(values: pd.Series) -> object:
+        return "; ".join(dict.fromkeys(values.dropna().astype(str))) or None
+
+    return frame.groupby(["space_id", "user_id"], sort=False).agg(
+        changed_by=("changed_by", actors),
+        changed_at=("changed_at", "max"),
+        explained=("explained", explained),
+    )
+
+
+def _access_changes(previous: AuditView, current: AuditView, attribution: Attribution) -> _Access:
     old, new = previous.effective, current.effective
     old_paths, new_paths = previous.paths, current.paths
     old_key, new_key = _keys([old_paths, new_paths], _PATH_KEY)
@@ -285,6 +349,8 @@ def _access_changes(previous: PermissionAudit, current: PermissionAudit) -> _Acc
     granted_rows = np.flatnonzero(in_old < 0)
     revoked = old.iloc[revoked_rows]
     granted = new.iloc[granted_rows]
+    changed_paths = _path_changes(previous, current, gone, came, attribution)
+    by_pair = _by_pair(changed_paths)
     return _Access(
         granted=_change_frame(
             granted,
@@ -312,8 +378,8 @@ def _access_changes(previous: PermissionAudit, current: PermissionAudit) -> _Acc
             kept_old[(after_codes == before_codes) & moved],
             kept_new[(after_codes == before_codes) & moved],
         ),
-        changed_paths=_path_changes(previous, current, gone, came),
-    )
+        changed_paths=changed_paths,
+    ).attributed(by_pair)
 
 
 def _complete_pairs(
@@ -327,7 +393,7 @@ def _complete_pairs(
 
 
 def _one_side(
-    previous: PermissionAudit, current: PermissionAudit, rows: pd.DataFrame, *, new_side: bool
+    previous: AuditView, current: AuditView, rows: pd.DataFrame, *, new_side: bool
 ) -> pd.arrays.BooleanArray:
     """A row present on one side: its own flag there, the space's completeness on the other."""
     own = rows["complete"].to_numpy(dtype=bool)
@@ -342,7 +408,11 @@ def _names(table: pd.DataFrame, ids: str, names: str) -> dict[object, object]:
 
 
 def _path_changes(
-    previous: PermissionAudit, current: PermissionAudit, gone: pd.DataFrame, came: pd.DataFrame
+    previous: AuditView,
+    current: AuditView,
+    gone: pd.DataFrame,
+    came: pd.DataFrame,
+    attribution: Attribution,
 ) -> pd.DataFrame:
     parts = []
     for change, rows, audit in (("removed", gone, previous), ("added", came, current)):
@@ -368,11 +438,12 @@ def _path_changes(
     table = pd.concat(parts, ignore_index=True)
     complete = _both_complete(previous, current, table["space_id"])
     table = table.assign(complete=complete)
-    for column in PATH_CHANGE_COLUMNS:
+    for column in PATH_CHANGE_COLUMNS[: PATH_CHANGE_COLUMNS.index("complete")]:
         if column == "role":
             table[column] = pd.Categorical(table[column], dtype=ROLE_DTYPE)
-        elif column != "complete":
+        else:
             table[column] = table[column].astype(STRING)
+    table = attribution.attribute(table, "paths")
     return (
         table[PATH_CHANGE_COLUMNS]
         .sort_values(["space_title", "display_name", "change", "source"], kind="stable")
@@ -380,9 +451,52 @@ def _path_changes(
     )
 
 
+def _grant_changes(
+    previous: AuditView, current: AuditView, attribution: Attribution
+) -> pd.DataFrame:
+    """Every explicit permission given (``added``), taken (``removed``) or ``changed``."""
+    old, new = previous.grants, current.grants
+    old_key, new_key = _keys([old, new], _GRANT_KEY)
+    in_new = _positions(new_key, old_key)
+    in_old = _positions(old_key, new_key)
+    kept = np.flatnonzero(in_new >= 0)
+    before = old["role"].cat.codes.to_numpy()[kept]
+    after = new["role"].cat.codes.to_numpy()[in_new[kept]]
+    moved = kept[before != after]
+    parts = [
+        (old.iloc[np.flatnonzero(in_new < 0)], "removed", True, False),
+        (new.iloc[np.flatnonzero(in_old < 0)], "added", False, True),
+        (new.iloc[in_new[moved]], "changed", True, True),
+    ]
+    frames = []
+    for rows, change, has_before, has_after in parts:
+        frame = rows[GRANT_COLUMNS[:6]].astype(object).reset_index(drop=True)
+        frame.insert(0, "change", change)
+        frame["role_before"] = (
+            old["role"].to_numpy()[moved]
+            if change == "changed"
+            else rows["role"].to_numpy()
+            if has_before
+            else None
+        )
+        frame["role_after"] = rows["role"].to_numpy() if has_after else None
+        frames.append(frame)
+    table = pd.concat(frames, ignore_index=True)
+    for column in ("role_before", "role_after"):
+        table[column] = pd.Categorical(table[column], dtype=ROLE_DTYPE)
+    for column in GRANT_CHANGE_COLUMNS[:7]:
+        table[column] = table[column].astype(STRING)
+    table = attribution.attribute(table, "grants")
+    return (
+        table[GRANT_CHANGE_COLUMNS]
+        .sort_values(["target_title", "principal_name", "change"], kind="stable", key=_casefold)
+        .reset_index(drop=True)
+    )
+
+
 # -- findings and exposure ------------------------------------------------------------------------
 def _unmatched(
-    previous: PermissionAudit, current: PermissionAudit, table: str, key: list[str]
+    previous: AuditView, current: AuditView, table: str, key: list[str]
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Rows of ``table`` only in the previous audit, and only in the current one."""
     old, new = getattr(previous, table), getattr(current, table)
@@ -397,12 +511,12 @@ def _unmatched(
 
 # -- the result -----------------------------------------------------------------------------------
 @dataclass(eq=False)
-class AccessDiff:
-    """What changed between two audits of one organization (see :func:`diff_audits`).
+class Changes:
+    """What changed between two audits of one organization, as tables (see :func:`compare`).
 
     Attributes
     ----------
-    previous, current : PermissionAudit
+    previous, current : AuditView
         The two audits compared.
     granted, revoked, raised, lowered, rerouted : DataFrame
         Access per (space, user), columns :data:`ACCESS_CHANGE_COLUMNS`: ``role_before``
@@ -413,23 +527,30 @@ class AccessDiff:
     changed_paths : DataFrame
         Every path that appeared (``change == "added"``) or disappeared, with the ids a fix
         would touch (``source``, ``collection_id``, ``team_id``): :data:`PATH_CHANGE_COLUMNS`.
+    changed_grants : DataFrame
+        Every explicit permission added, removed or changed: :data:`GRANT_CHANGE_COLUMNS`.
     new_findings, resolved_findings : DataFrame
         The findings' columns plus ``complete``.
     exposure_added, exposure_removed : DataFrame
         The exposure table's columns plus ``complete``.
     notes : list of str
         What makes the comparison less than exact (partial audits, changed thresholds,
-        audits in reverse order); empty when nothing does.
+        audits in reverse order, a log that does not reach back); empty when nothing does.
+
+    Every table but the findings says who made each change: ``changed_by``, ``changed_at``
+    and ``explained`` (the paths, grants and exposure also ``changed_by_id``,
+    ``changed_via``, ``event_id``; see :mod:`~docsapi.audit.diff.attribution`).
     """
 
-    previous: PermissionAudit = field(repr=False)
-    current: PermissionAudit = field(repr=False)
+    previous: AuditView = field(repr=False)
+    current: AuditView = field(repr=False)
     granted: pd.DataFrame = field(repr=False)
     revoked: pd.DataFrame = field(repr=False)
     raised: pd.DataFrame = field(repr=False)
     lowered: pd.DataFrame = field(repr=False)
     rerouted: pd.DataFrame = field(repr=False)
     changed_paths: pd.DataFrame = field(repr=False)
+    changed_grants: pd.DataFrame = field(repr=False)
     new_findings: pd.DataFrame = field(repr=False)
     resolved_findings: pd.DataFrame = field(repr=False)
     exposure_added: pd.DataFrame = field(repr=False)
@@ -474,7 +595,29 @@ class AccessDiff:
             "exposure added": self.exposure_added,
             "exposure removed": self.exposure_removed,
             "changed paths": self.changed_paths,
+            "changed grants": self.changed_grants,
         }
+
+    @property
+    def unexplained(self) -> pd.DataFrame:
+        """Changes no event of the audit log explains: grants, paths and exposure whose
+        ``explained`` is False, one row each (``table``, ``change``, what, who, ``detail``).
+
+        Empty when every change is explained, or when the log does not reach back to the
+        previous audit (then nothing can be told: see ``notes``).
+        """
+        rows = []
+        for name, table, describe in (
+            ("changed grants", self.changed_grants, _grant_text),
+            ("changed paths", self.changed_paths, _path_text),
+            ("exposure added", self.exposure_added, _exposure_text),
+            ("exposure removed", self.exposure_removed, _exposure_text),
+        ):
+            flagged = table[(table["explained"] == False).fillna(False).to_numpy(dtype=bool)]  # noqa: E712
+            records = flagged.astype(object).where(flagged.notna(), None).to_dict("records")
+            for record in records:
+                rows.append({"table": name, "detail": describe(record)})  # type: ignore[arg-type]
+        return pd.DataFrame(rows, columns=["table", "detail"], dtype=STRING)
 
     @property
     def summary(self) -> pd.DataFrame:
@@ -501,57 +644,41 @@ class AccessDiff:
         """True when nothing changed."""
         return not any(self.count(kind) for kind in CHANGE_KINDS)
 
-    def top_changes(self, limit: int = 10) -> pd.DataFrame:
-        """The changes to look at first: new findings (most severe first), then access
-        granted or raised (highest role first), exposure added, then the rest.
-
-        Returns
-        -------
-        DataFrame
-            ``change``, ``space``, ``who``, ``what`` (one sentence), at most ``limit`` rows.
-        """
-        from docsapi.audit.diff.report import top_changes
-
-        return top_changes(self, limit)
-
-    def plot(self) -> dict[str, Figure]:
-        """Draw the diff's charts; see :func:`docsapi.audit.diff.report.plot_diff`.
-
-        Returns
-        -------
-        dict of str to Figure
-            ``"access_by_role"`` (effective access per role, before and after) and
-            ``"changes"`` (the number of changes of each kind).
-        """
-        from docsapi.audit.diff.report import plot_diff
-
-        return plot_diff(self)
-
-    def to_html(self, path: str | Path) -> Path:
-        """Write a self-contained HTML page of the changes (no network: inline CSS, charts
-        as PNG data); see :func:`docsapi.audit.diff.report.write_html`."""
-        from docsapi.audit.diff.report import write_html
-
-        return write_html(self, path)
-
-    def _repr_html_(self) -> str:
-        from docsapi.audit.diff.report import notebook_html
-
-        return notebook_html(self)
-
     def __repr__(self) -> str:
         counts = ", ".join(f"{kind}={self.count(kind)}" for kind in CHANGE_KINDS[:5])
         findings = f"findings +{self.count('new findings')}/-{self.count('resolved findings')}"
         exposure = f"exposure +{self.count('exposure added')}/-{self.count('exposure removed')}"
         state = "" if self.complete else ", PARTIAL"
-        return f"AccessDiff(org_id={self.org_id!r}, {counts}, {findings}, {exposure}{state})"
+        name = type(self).__name__
+        return f"{name}(org_id={self.org_id!r}, {counts}, {findings}, {exposure}{state})"
 
 
-def _side(audit: PermissionAudit) -> str:
+def _grant_text(row: dict[str, Any]) -> str:
+    roles = f"{row['role_before'] or 'none'} -> {row['role_after'] or 'none'}"
+    who = row["principal_name"] or row["principal_id"]
+    where = row["target_title"] or row["target_id"]
+    return (
+        f"{row['change']}: {row['principal_type']} {who} on {row['target_type']} {where} ({roles})"
+    )
+
+
+def _path_text(row: dict[str, Any]) -> str:
+    who = row["display_name"] or row["user_id"]
+    where = row["space_title"] or row["space_id"]
+    return f"path {row['change']}: {who} on {where} through {row['source_name']} ({row['role']})"
+
+
+def _exposure_text(row: dict[str, Any]) -> str:
+    where = row["space_title"] or row["space_id"]
+    way = row["share_link_name"] or row["site_title"] or row["visibility"]
+    return f"{where} readable without an account through {way} ({row['visibility']})"
+
+
+def _side(audit: AuditView) -> str:
     return f"{pd.Timestamp(audit.generated_at):%Y-%m-%d %H:%M} UTC"
 
 
-def _notes(previous: PermissionAudit, current: PermissionAudit) -> list[str]:
+def _notes(previous: AuditView, current: AuditView) -> list[str]:
     notes = []
     for label, audit in (("previous", previous), ("current", current)):
         if not audit.complete:
@@ -581,20 +708,22 @@ def _notes(previous: PermissionAudit, current: PermissionAudit) -> list[str]:
     return notes
 
 
-def diff_audits(previous: PermissionAudit, current: PermissionAudit) -> AccessDiff:
-    """Compare two audits of one organization (``current.diff(previous)``).
+def compare(previous: AuditView, current: AuditView, kind: type[C]) -> C:
+    """Compare two audits of one organization into a ``kind`` (:class:`Changes` or a subclass).
 
     Parameters
     ----------
-    previous : PermissionAudit
+    previous : AuditView
         The earlier audit (for instance ``docsapi.load_audit(last_quarter)``).
-    current : PermissionAudit
+    current : AuditView
         The later audit.
+    kind : type
+        :class:`Changes` or a subclass of it (:class:`~docsapi.audit.diff.access_diff.AccessDiff`).
 
     Returns
     -------
-    AccessDiff
-        The changes; its ``notes`` say when either audit is partial.
+    Changes
+        The changes, of type ``kind``; its ``notes`` say when either audit is partial.
 
     Raises
     ------
@@ -603,25 +732,25 @@ def diff_audits(previous: PermissionAudit, current: PermissionAudit) -> AccessDi
 
     Examples
     --------
-    >>> changes = audit.diff(docsapi.load_audit("snapshots/org/20260801T000000Z"))  # doctest: +SKIP
-    >>> changes.summary                                      # doctest: +SKIP
-    >>> changes.granted[changes.granted.role_after >= "edit"]  # doctest: +SKIP
+    >>> changes = compare(previous, audit, Changes)  # the guest was given edit since
+    >>> changes.count("granted")
+    1
     """
-    from docsapi.audit import PermissionAudit
-
-    for name, value in (("previous", previous), ("current", current)):
-        if not isinstance(value, PermissionAudit):
-            raise ValidationError(name, f"must be a PermissionAudit, got {type(value).__name__}")
+    previous, current = check_audit(previous, "previous"), check_audit(current, "current")
     if previous.org_id != current.org_id:
         raise ValidationError(
             "previous",
             f"is an audit of organization {previous.org_id!r}, not {current.org_id!r}: only "
             "audits of one organization can be compared",
         )
-    access = _access_changes(previous, current)
+    attribution = Attribution(previous, current)
+    access = _access_changes(previous, current, attribution)
     resolved, new = _unmatched(previous, current, "findings", _FINDING_KEY)
     removed, added = _unmatched(previous, current, "exposure", _EXPOSURE_KEY)
-    return AccessDiff(
+    notes = _notes(previous, current)
+    if attribution.note:
+        notes.append(attribution.note)
+    return kind(
         previous=previous,
         current=current,
         granted=access.granted,
@@ -630,9 +759,10 @@ def diff_audits(previous: PermissionAudit, current: PermissionAudit) -> AccessDi
         lowered=access.lowered,
         rerouted=access.rerouted,
         changed_paths=access.changed_paths,
+        changed_grants=_grant_changes(previous, current, attribution),
         new_findings=new,
         resolved_findings=resolved,
-        exposure_added=added,
-        exposure_removed=removed,
-        notes=_notes(previous, current),
+        exposure_added=attribution.attribute(added, "exposure"),
+        exposure_removed=attribution.attribute(removed, "exposure"),
+        notes=notes,
     )

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from docsapi.audit.data import ROLES
-from docsapi.audit.report.html import _CSS, _figure_png, _table, _text, _write_page
+from docsapi.audit.diff.changes import Changes
+from docsapi.audit.report.page import CSS, figure_png, html_table, text, write_page
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from docsapi.audit.diff.changes import AccessDiff
 
 __all__ = ["OKABE_ITO", "notebook_html", "plot_diff", "render_html", "top_changes", "write_html"]
 
@@ -64,7 +64,7 @@ def _role_counts(effective: pd.DataFrame) -> list[int]:
     return [int(counts.get(role, 0)) for role in ROLES]
 
 
-def access_by_role_figure(diff: AccessDiff) -> Figure:
+def access_by_role_figure(diff: Changes) -> Figure:
     """Grouped bars: effective accesses per role, in the previous and the current audit."""
     from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
@@ -101,7 +101,7 @@ def access_by_role_figure(diff: AccessDiff) -> Figure:
     return figure
 
 
-def changes_figure(diff: AccessDiff) -> Figure:
+def changes_figure(diff: Changes) -> Figure:
     """Horizontal bars: the number of changes of each kind, coloured by direction."""
     from matplotlib.figure import Figure
     from matplotlib.patches import Patch
@@ -127,12 +127,12 @@ def changes_figure(diff: AccessDiff) -> Figure:
     return figure
 
 
-def plot_diff(diff: AccessDiff) -> dict[str, Figure]:
+def plot_diff(diff: Changes) -> dict[str, Figure]:
     """Draw the charts of a diff.
 
     Parameters
     ----------
-    diff : AccessDiff
+    diff : Changes
         The changes to draw.
 
     Returns
@@ -142,8 +142,10 @@ def plot_diff(diff: AccessDiff) -> dict[str, Figure]:
 
     Examples
     --------
-    >>> figures = audit.diff(previous).plot()                 # doctest: +SKIP
-    >>> figures["changes"].savefig("changes.png")             # doctest: +SKIP
+    >>> figures = audit.diff(previous).plot()
+    >>> list(figures)
+    ['access_by_role', 'changes']
+    >>> figures["changes"].savefig("changes.png")
     """
     return {"access_by_role": access_by_role_figure(diff), "changes": changes_figure(diff)}
 
@@ -195,7 +197,7 @@ def _finding_rows(frame: pd.DataFrame, verb: str, rank: int) -> list[dict[str, A
     return rows
 
 
-def top_changes(diff: AccessDiff, limit: int = 10) -> pd.DataFrame:
+def top_changes(diff: Changes, limit: int = 10) -> pd.DataFrame:
     """The changes to look at first (see :meth:`AccessDiff.top_changes`)."""
     rows = _finding_rows(diff.new_findings, "new", 0)
     rows += _access_rows(diff.granted.head(limit * 4), "granted", 1)
@@ -226,20 +228,20 @@ _DIFF_CSS = """
 """
 
 
-def _heading(diff: AccessDiff) -> str:
+def _heading(diff: Changes) -> str:
     name = f"{diff.org_name} ({diff.org_id})" if diff.org_name else diff.org_id
     return f"What changed in {name}"
 
 
-def _period(diff: AccessDiff) -> str:
+def _period(diff: Changes) -> str:
     return f"from {diff.before:%Y-%m-%d %H:%M} UTC to {diff.after:%Y-%m-%d %H:%M} UTC"
 
 
-def _notes_html(diff: AccessDiff) -> str:
-    return "".join(f'<p class="partial">{_text(note)}</p>' for note in diff.notes)
+def _notes_html(diff: Changes) -> str:
+    return "".join(f'<p class="partial">{text(note)}</p>' for note in diff.notes)
 
 
-def _cards(diff: AccessDiff) -> str:
+def _cards(diff: Changes) -> str:
     summary = diff.summary
     cards = []
     for kind in summary.index:
@@ -248,7 +250,7 @@ def _cards(diff: AccessDiff) -> str:
         count = int(summary.loc[kind, "count"])
         unsure = int(summary.loc[kind, "incomplete"])
         extra = f"<br><small>{unsure} from spaces not read in full</small>" if unsure else ""
-        cards.append(f'<div class="card {css}"><b>{count}</b>{_text(kind)}{extra}</div>')
+        cards.append(f'<div class="card {css}"><b>{count}</b>{text(kind)}{extra}</div>')
     return f'<div class="cards">{"".join(cards)}</div>'
 
 
@@ -256,9 +258,9 @@ def _section(title: str, frame: pd.DataFrame, *, open_: bool = False) -> str:
     shown = frame.head(HTML_ROWS)
     more = len(frame) - len(shown)
     tail = f"<p>… and {more} more rows (the full table is in the AccessDiff).</p>" if more else ""
-    body = _table(shown) + tail if not frame.empty else "<p>None.</p>"
+    body = html_table(shown) + tail if not frame.empty else "<p>None.</p>"
     flag = " open" if open_ else ""
-    return f"<details{flag}><summary>{_text(title)} ({len(frame)} rows)</summary>{body}</details>"
+    return f"<details{flag}><summary>{text(title)} ({len(frame)} rows)</summary>{body}</details>"
 
 
 _SECTIONS = (
@@ -275,12 +277,12 @@ _SECTIONS = (
 )
 
 
-def render_html(diff: AccessDiff) -> str:
+def render_html(diff: Changes) -> str:
     """The diff as one self-contained HTML document."""
-    figures = diff.plot()
+    figures = plot_diff(diff)
     charts = "".join(
-        f'<img class="chart" alt="{_text(name.replace("_", " "))}" '
-        f'src="data:image/png;base64,{_figure_png(figure)}">'
+        f'<img class="chart" alt="{text(name.replace("_", " "))}" '
+        f'src="data:image/png;base64,{figure_png(figure)}">'
         for name, figure in figures.items()
     )
     tables = diff.tables()
@@ -288,19 +290,19 @@ def render_html(diff: AccessDiff) -> str:
         _section(title, tables[kind], open_=kind in {"granted", "raised", "new findings"})
         for kind, title in _SECTIONS
     )
-    top = diff.top_changes(20)
-    top_html = _table(top) if not top.empty else '<p class="none">Nothing changed.</p>'
+    top = top_changes(diff, 20)
+    top_html = html_table(top) if not top.empty else '<p class="none">Nothing changed.</p>'
     title = _heading(diff)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy"
       content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{_text(title)}</title><style>{_CSS}{_DIFF_CSS}</style></head>
+<title>{text(title)}</title><style>{CSS}{_DIFF_CSS}</style></head>
 <body>
-<h1>{_text(title)}</h1>
+<h1>{text(title)}</h1>
 {_notes_html(diff)}
-<p class="meta">Changes {_text(_period(diff))}.</p>
+<p class="meta">Changes {text(_period(diff))}.</p>
 <h2>Summary</h2>
 {_cards(diff)}
 <h2>Look at these first</h2>
@@ -313,22 +315,22 @@ def render_html(diff: AccessDiff) -> str:
 """
 
 
-def notebook_html(diff: AccessDiff, *, rows: int = 10) -> str:
+def notebook_html(diff: Changes, *, rows: int = 10) -> str:
     """A compact HTML view for Jupyter: notes, counts and the first changes."""
-    top = diff.top_changes(rows)
-    body = _table(top) if not top.empty else '<p class="none">Nothing changed.</p>'
+    top = top_changes(diff, rows)
+    body = html_table(top) if not top.empty else '<p class="none">Nothing changed.</p>'
     return (
-        f"<div><h3>{html.escape(_heading(diff))}</h3><p>{_text(_period(diff))}</p>"
+        f"<div><h3>{html.escape(_heading(diff))}</h3><p>{text(_period(diff))}</p>"
         f"{_notes_html(diff)}{_cards(diff)}{body}</div>"
     )
 
 
-def write_html(diff: AccessDiff, path: str | os.PathLike[str]) -> Path:
+def write_html(diff: Changes, path: str | os.PathLike[str]) -> Path:
     """Write the diff as one self-contained HTML file.
 
     Parameters
     ----------
-    diff : AccessDiff
+    diff : Changes
         The changes.
     path : str or path-like
         Where to write; missing parent folders are created.
@@ -340,7 +342,7 @@ def write_html(diff: AccessDiff, path: str | os.PathLike[str]) -> Path:
 
     Examples
     --------
-    >>> audit.diff(previous).to_html("changes.html")           # doctest: +SKIP
+    >>> audit.diff(previous).to_html("changes.html")
     PosixPath('changes.html')
     """
-    return _write_page(path, render_html(diff))
+    return write_page(path, render_html(diff))

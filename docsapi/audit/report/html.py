@@ -9,23 +9,31 @@ of text is HTML-escaped.
 
 from __future__ import annotations
 
-import base64
-import io
 import os
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from docsapi.audit.report.page import (
+    CSS,
+    excel_target,
+    figure_png,
+    html_table,
+    output_path,
+    plain,
+    write_page,
+    write_sheet,
+    write_table_csv,
+)
+from docsapi.audit.report.plots import plot_audit, timeline_counts
 from docsapi.audit.report.tables import interactive_table, script_element, source_labels
 from docsapi.audit.report.tables import text as _text
-from docsapi.errors import ValidationError
+from docsapi.audit.view import AuditView
 
 if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-
-    from docsapi.audit import PermissionAudit
+    pass
 
 __all__ = [
     "effective_view",
@@ -43,65 +51,13 @@ _CHART_TITLES = {
     "grants_per_space": "Grants per space",
     "access_paths": "How users reach spaces",
     "exposure": "Spaces readable without an account",
+    "timeline": "Permission changes over time",
 }
 #: Charts drawn in their own sections rather than under "Charts".
-_SECTION_CHARTS = ("access_paths", "exposure")
-
-_CSS = """
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto;
-       max-width: 1200px; padding: 0 1rem; color: #222; }
-h1 { font-size: 1.6rem; margin-bottom: .2rem; } h2 { margin-top: 2rem; font-size: 1.25rem; }
-.meta { color: #666; font-size: .9rem; }
-.cards { display: flex; flex-wrap: wrap; gap: .75rem; margin: 1rem 0; }
-.card { border: 1px solid #ddd; border-radius: 8px; padding: .6rem 1rem; min-width: 7rem; }
-.card b { display: block; font-size: 1.5rem; }
-table { border-collapse: collapse; font-size: .85rem; margin: .5rem 0; }
-th, td { border: 1px solid #ddd; padding: .25rem .5rem; text-align: left; vertical-align: top; }
-th { background: #f4f4f4; position: sticky; top: 0; }
-tr.sev-high td:first-child { background: #fbd5d5; font-weight: bold; }
-tr.sev-medium td:first-child { background: #fde5c8; }
-tr.sev-low td:first-child { background: #fcf3c4; }
-img.chart { max-width: 100%; height: auto; display: block; margin: .5rem 0 1.5rem; }
-details summary { cursor: pointer; font-weight: bold; margin: 1rem 0 .3rem; }
-.none { color: #2a7a2a; }
-.partial { border: 2px solid #d62728; background: #fbd5d5; padding: .6rem 1rem;
-           border-radius: 8px; font-weight: bold; }
-.filters { display: flex; flex-wrap: wrap; gap: .4rem .9rem; align-items: center;
-           font-size: .85rem; margin: .4rem 0; }
-.filters input { min-width: 14rem; } .shown { color: #666; }
-th button.sort { all: unset; cursor: pointer; font-weight: bold; }
-th button.sort:focus-visible { outline: 2px solid #1f5fbf; }
-th[aria-sort=ascending] button.sort::after { content: " \\25B2"; }
-th[aria-sort=descending] button.sort::after { content: " \\25BC"; }
-.table-scroll { overflow: auto; max-height: 85vh; margin: .5rem 0; }
-.table-scroll table { margin: 0; } .table-scroll th { z-index: 1; }
-.table-scroll th, .table-scroll td { padding: .25rem .4rem; }
-td.nw { white-space: nowrap; } td.prose { min-width: 28em; }
-td.long { min-width: 12em; overflow-wrap: anywhere; }
-td .id { color: #666; font-family: ui-monospace, monospace; font-size: .85em; }
-"""
+_SECTION_CHARTS = ("access_paths", "exposure", "timeline")
 
 
-def _table(frame: pd.DataFrame, *, row_class: str | None = None) -> str:
-    """An HTML table of ``frame``; ``row_class`` names a column whose value styles the row."""
-    head = "".join(f"<th>{_text(column)}</th>" for column in frame.columns)
-    rows = []
-    for record in frame.itertuples(index=False):
-        values = dict(zip(frame.columns, record, strict=True))
-        css = f' class="sev-{_text(values[row_class])}"' if row_class else ""
-        cells = "".join(f"<td>{_text(value)}</td>" for value in record)
-        rows.append(f"<tr{css}>{cells}</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-
-
-def _figure_png(figure: Figure) -> str:
-    """A figure as base64-encoded PNG."""
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=100)
-    return base64.b64encode(buffer.getvalue()).decode("ascii")
-
-
-def _cards(audit: PermissionAudit) -> str:
+def _cards(audit: AuditView) -> str:
     items = [
         ("spaces", "spaces"),
         ("users with access", "users"),
@@ -121,7 +77,7 @@ def _cards(audit: PermissionAudit) -> str:
     return f'<div class="cards">{"".join(cards)}</div>'
 
 
-def _summary_tables(audit: PermissionAudit) -> str:
+def _summary_tables(audit: AuditView) -> str:
     parts = []
     for category, heading in (
         ("role", "Effective access by role"),
@@ -134,7 +90,7 @@ def _summary_tables(audit: PermissionAudit) -> str:
     return f'<div class="cards">{"".join(parts)}</div>'
 
 
-def _partial_banner(audit: PermissionAudit) -> str:
+def _partial_banner(audit: AuditView) -> str:
     """A warning naming what the audit could not see; empty for a complete audit."""
     if audit.complete:
         return ""
@@ -150,7 +106,7 @@ def _findings_section(findings: pd.DataFrame, *, interactive: bool = False) -> s
         return '<p class="none">No findings: every rule passed.</p>'
     if interactive:
         return interactive_table(findings, label="findings", row_class="severity")
-    return _table(findings, row_class="severity")
+    return html_table(findings, row_class="severity")
 
 
 def _section(title: str, frame: pd.DataFrame, *, open_: bool = False) -> str:
@@ -159,7 +115,7 @@ def _section(title: str, frame: pd.DataFrame, *, open_: bool = False) -> str:
     return f"<details{flag}><summary>{_text(title)} ({len(frame)} rows)</summary>{body}</details>"
 
 
-def _exposure_section(audit: PermissionAudit, chart: str) -> str:
+def _exposure_section(audit: AuditView, chart: str) -> str:
     if audit.exposure.empty:
         return '<p class="none">No content is readable without an account.</p>'
     return (
@@ -170,7 +126,20 @@ def _exposure_section(audit: PermissionAudit, chart: str) -> str:
     )
 
 
-def _names(audit: PermissionAudit) -> tuple[dict[str, str], dict[str, str]]:
+def _history_section(audit: AuditView, chart: str) -> str:
+    log = audit.coverage[audit.coverage["item"] == "audit log read"]
+    detail = str(log["detail"].iloc[0]) if len(log) else "not read."
+    return (
+        "<p>Who made each access setting and when, from the organization's audit log "
+        f"({_text(detail.rstrip('.'))}). A setting no event of the log explains reads "
+        "<q>before</q> the log's first date: it is older than the log, never guessed.</p>"
+        f"{chart}"
+        f"{_section('Who made each access setting', audit.provenance)}"
+        f"{_section('The audit log as read', audit.events)}"
+    )
+
+
+def _names(audit: AuditView) -> tuple[dict[str, str], dict[str, str]]:
     """Space titles and user names by id, from every table of the crawl that has them."""
     data = audit.data
     spaces = data.spaces.dropna(subset=["id", "title"])
@@ -187,12 +156,12 @@ def _names(audit: PermissionAudit) -> tuple[dict[str, str], dict[str, str]]:
     )
 
 
-def effective_view(audit: PermissionAudit) -> pd.DataFrame:
+def effective_view(audit: AuditView) -> pd.DataFrame:
     """``audit.effective`` as the report shows it, with names beside the ids of its sources.
 
     Parameters
     ----------
-    audit : PermissionAudit
+    audit : AuditView
         The audit shown.
 
     Returns
@@ -206,20 +175,20 @@ def effective_view(audit: PermissionAudit) -> pd.DataFrame:
     return audit.effective.drop(columns=["source_names"]).assign(sources=labels)
 
 
-def paths_view(audit: PermissionAudit) -> pd.DataFrame:
+def paths_view(audit: AuditView) -> pd.DataFrame:
     """``audit.paths`` as the report shows it: spaces, users and sources named beside ids.
 
     Parameters
     ----------
-    audit : PermissionAudit
+    audit : AuditView
         The audit shown.
 
     Returns
     -------
     DataFrame
         One row per path, in the order of ``audit.paths``: ``space_title``, ``space_id``,
-        ``display_name``, ``user_id``, ``kind``, ``source`` (``team:Marketing (<id>)``) and
-        ``role``.
+        ``display_name``, ``user_id``, ``kind``, ``source`` (``team:Marketing (<id>)``),
+        ``role``, and who opened it, when: ``granted_by``, ``granted_at``, ``provenance``.
     """
     data = audit.data
     spaces, users = _names(audit)
@@ -233,16 +202,19 @@ def paths_view(audit: PermissionAudit) -> pd.DataFrame:
             "kind": paths["kind"],
             "source": source_labels(paths["source"], data.teams, data.collections),
             "role": paths["role"],
+            "granted_by": paths["granted_by"],
+            "granted_at": paths["granted_at"],
+            "provenance": paths["provenance"],
         }
     )
 
 
-def render_html(audit: PermissionAudit) -> str:
+def render_html(audit: AuditView) -> str:
     """Render the full report as one HTML document.
 
     Parameters
     ----------
-    audit : PermissionAudit
+    audit : AuditView
         The audit to report.
 
     Returns
@@ -250,10 +222,10 @@ def render_html(audit: PermissionAudit) -> str:
     str
         A self-contained HTML document.
     """
-    figures = audit.plot()
+    figures = plot_audit(audit)
     images = {
         name: f'<img class="chart" alt="{_text(_CHART_TITLES[name])}" '
-        f'src="data:image/png;base64,{_figure_png(figure)}">'
+        f'src="data:image/png;base64,{figure_png(figure)}">'
         for name, figure in figures.items()
     }
     charts = "".join(
@@ -273,7 +245,7 @@ def render_html(audit: PermissionAudit) -> str:
 <meta http-equiv="Content-Security-Policy"
       content="{policy}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{_text(title)}</title><style>{_CSS}</style></head>
+<title>{_text(title)}</title><style>{CSS}</style></head>
 <body>
 <h1>{_text(title)}</h1>
 {_partial_banner(audit)}
@@ -283,7 +255,7 @@ def render_html(audit: PermissionAudit) -> str:
 {_cards(audit)}
 {_summary_tables(audit)}
 <h2>Findings</h2>
-{_findings_section(audit.findings, interactive=True)}
+{_findings_section(_compact(audit.findings), interactive=True)}
 <h2>Access paths</h2>
 <p>Every way a user reaches a space: organization admin, the default level, a direct grant,
 a team, a collection, or a team on a collection. A user's effective role on a space is the
@@ -292,6 +264,8 @@ highest role over their paths.</p>
 {_section("Every path from a user to a space", paths_view(audit))}
 <h2>Exposure</h2>
 {_exposure_section(audit, images.get("exposure", ""))}
+<h2>History</h2>
+{_history_section(audit, images.get("timeline", ""))}
 <h2>Charts</h2>
 {charts}
 <h2>Tables</h2>
@@ -305,7 +279,7 @@ highest role over their paths.</p>
 """
 
 
-def _organization(audit: PermissionAudit) -> str:
+def _organization(audit: AuditView) -> str:
     """The organization's name with its id, or its id alone."""
     return f"{audit.org_name} ({audit.org_id})" if audit.org_name else audit.org_id
 
@@ -316,60 +290,42 @@ def _thresholds(limits: object) -> str:
     return ", ".join(f"{name}={value:g}" for name, value in asdict(limits).items())  # type: ignore[call-overload]
 
 
-def notebook_html(audit: PermissionAudit, *, findings: int = 10) -> str:
-    """A compact HTML view for Jupyter: the summary and the first findings."""
+#: Columns of the findings left out of pages (``.findings`` and the workbook have them all).
+_COMPACT_DROPPED = ["granted_by", "granted_by_id", "granted_at", "granted_via", "event_id"]
+
+
+def _compact(findings: pd.DataFrame) -> pd.DataFrame:
+    """The findings as pages show them: who granted each and when at the end of its sentence
+    (``Provenance: Ada Lovelace on 2026-03-02 (ui).``), the separate columns left to the tables
+    and the workbook, so a finding reads whole without scrolling sideways."""
+    detail = findings["detail"].astype(object)
+    said = findings["provenance"].astype(object)
+    joined = [
+        d if pd.isna(p) else f"{d} Provenance: {p}." for d, p in zip(detail, said, strict=True)
+    ]
+    compact = findings.drop(columns=[*_COMPACT_DROPPED, "provenance"], errors="ignore")
+    return compact.assign(detail=pd.array(joined, dtype="string"))
+
+
+def notebook_html(audit: AuditView, *, findings: int = 10) -> str:
+    """A compact HTML view for Jupyter: the summary and the first findings (who granted each
+    and when, in words; the separate columns are in ``.findings``)."""
     more = len(audit.findings) - findings
     tail = f"<p>… and {more} more findings in <code>.findings</code>.</p>" if more > 0 else ""
+    shown = _compact(audit.findings.head(findings))
     return (
         f"<div><h3>Permission audit of {_text(_organization(audit))}</h3>"
         f"{_partial_banner(audit)}{_cards(audit)}"
-        f"{_findings_section(audit.findings.head(findings))}{tail}</div>"
+        f"{_findings_section(shown)}{tail}</div>"
     )
 
 
-def _output_path(path: str | os.PathLike[str], argument: str) -> Path:
-    if not isinstance(path, str | os.PathLike) or not str(path).strip():
-        raise ValidationError(argument, f"pass a file or folder path, got {path!r}")
-    if "\x00" in str(path):
-        raise ValidationError(argument, "a path cannot hold a NUL character")
-    return Path(path)
-
-
-def _write_page(path: str | os.PathLike[str], page: str) -> Path:
-    """Write the HTML ``page`` to ``path`` (parent folders created); the file written."""
-    target = _output_path(path, "path")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(page, encoding="utf-8")
-    return target
-
-
-def _excel_target(path: str | os.PathLike[str]) -> Path:
-    """Where a workbook goes (parent folders created), once openpyxl is known to be there."""
-    target = _output_path(path, "path")
-    try:
-        import openpyxl  # noqa: F401
-    except ImportError:
-        raise ImportError(
-            "Writing Excel files needs openpyxl: pip install docsapi[excel]"
-        ) from None
-    target.parent.mkdir(parents=True, exist_ok=True)
-    return target
-
-
-def _fit_columns(sheet: Any) -> None:
-    """Freeze an openpyxl sheet's header row and size its columns to their text."""
-    sheet.freeze_panes = "A2"  # the header row stays in view
-    for column in sheet.columns:
-        longest = max((len(str(cell.value or "")) for cell in column), default=8)
-        sheet.column_dimensions[column[0].column_letter].width = min(60, longest + 2)
-
-
-def write_html(audit: PermissionAudit, path: str | os.PathLike[str]) -> Path:
+def write_html(audit: AuditView, path: str | os.PathLike[str]) -> Path:
     """Write the audit as one self-contained HTML file.
 
     Parameters
     ----------
-    audit : PermissionAudit
+    audit : AuditView
         The audit to report.
     path : str or path-like
         Where to write; missing parent folders are created.
@@ -381,38 +337,32 @@ def write_html(audit: PermissionAudit, path: str | os.PathLike[str]) -> Path:
 
     Examples
     --------
-    >>> audit.to_html("audit-report.html")                      # doctest: +SKIP
+    >>> audit.to_html("audit-report.html")
     PosixPath('audit-report.html')
     """
-    return _write_page(path, render_html(audit))
+    return write_page(path, render_html(audit))
 
 
-def _plain(frame: pd.DataFrame, *, naive_times: bool = False) -> pd.DataFrame:
-    """Categoricals as plain text, so spreadsheets and CSV readers see ordinary values;
-    with ``naive_times``, UTC timestamps without their zone (Excel cannot store one)."""
-    frame = frame.astype({c: object for c in frame.columns if frame[c].dtype == "category"})
-    if naive_times:
-        zoned = [c for c in frame.columns if isinstance(frame[c].dtype, pd.DatetimeTZDtype)]
-        frame = frame.assign(**{c: frame[c].dt.tz_localize(None) for c in zoned})
-    return frame
-
-
-def _export_tables(audit: PermissionAudit, *, excel: bool = False) -> dict[str, pd.DataFrame]:
-    tables = {name: _plain(t, naive_times=excel) for name, t in audit.tables().items()}
+def _export_tables(audit: AuditView, *, excel: bool = False) -> dict[str, pd.DataFrame]:
+    tables = {name: plain(t, naive_times=excel) for name, t in audit.tables().items()}
     tables["summary"] = tables["summary"].reset_index()
     tables["matrix"] = tables["matrix"].reset_index()
     return tables
 
 
-def write_excel(audit: PermissionAudit, path: str | os.PathLike[str]) -> Path:
-    """Write one worksheet per table of :meth:`~docsapi.audit.PermissionAudit.tables`.
+def write_excel(audit: AuditView, path: str | os.PathLike[str]) -> Path:
+    """Write one worksheet per table of :meth:`~docsapi.audit.PermissionAudit.tables`, and
+    a ``timeline`` sheet of permission changes per month with its chart (when the audit log
+    was read).
 
     Each sheet keeps its header row in view (frozen panes) and has an autofilter over its
-    header and data, so every column can be filtered and sorted in Excel.
+    header and data, so every column can be filtered and sorted in Excel. Every text is
+    stored as text, never as a formula, whatever it starts with (a space titled ``=1+1``
+    shows as ``=1+1``); numbers stay numbers.
 
     Parameters
     ----------
-    audit : PermissionAudit
+    audit : AuditView
         The audit to export.
     path : str or path-like
         The ``.xlsx`` file to write.
@@ -427,22 +377,47 @@ def write_excel(audit: PermissionAudit, path: str | os.PathLike[str]) -> Path:
     ImportError
         When openpyxl is not installed (``pip install docsapi[excel]``).
     """
-    target = _excel_target(path)
+    target = excel_target(path)
     with pd.ExcelWriter(target, engine="openpyxl") as writer:
         for name, table in _export_tables(audit, excel=True).items():
-            table.to_excel(writer, sheet_name=name, index=False)
-            sheet = writer.sheets[name]
+            sheet = write_sheet(writer, name, table)
             sheet.auto_filter.ref = sheet.dimensions  # a filter menu on every column
-            _fit_columns(sheet)
+        _timeline_sheet(audit, writer)
     return target
 
 
-def write_csv(audit: PermissionAudit, folder: str | os.PathLike[str]) -> list[Path]:
+def _timeline_sheet(audit: AuditView, writer: pd.ExcelWriter) -> None:
+    """A ``timeline`` sheet: changes of access per month by action, drawn as stacked bars."""
+    from openpyxl.chart import BarChart, Reference
+
+    counts = timeline_counts(audit.events, freq="M", by="action")
+    if counts.empty:
+        return
+    table = counts.set_axis([f"{day:%Y-%m}" for day in counts.index]).rename_axis("month")
+    sheet = write_sheet(writer, "timeline", table.reset_index())  # names stay text
+    chart = BarChart()
+    chart.type, chart.grouping, chart.overlap = "col", "stacked", 100
+    chart.title = "Permission changes per month, by action"
+    chart.y_axis.title = "changes"
+    rows, columns = len(table) + 1, table.shape[1] + 1
+    chart.add_data(
+        Reference(sheet, min_col=2, max_col=columns, min_row=1, max_row=rows), titles_from_data=True
+    )
+    chart.set_categories(Reference(sheet, min_col=1, min_row=2, max_row=rows))
+    chart.width, chart.height = 20, 10
+    sheet.add_chart(chart, f"A{rows + 2}")
+
+
+def write_csv(audit: AuditView, folder: str | os.PathLike[str]) -> list[Path]:
     """Write one CSV file per table into ``folder`` (created if missing).
+
+    A text a spreadsheet would take for a formula (it starts with ``=``, ``+``, ``-``,
+    ``@``, a tab or a carriage return, or their fullwidth forms) is written with a leading
+    ``'``, as OWASP recommends; numbers stay numbers.
 
     Parameters
     ----------
-    audit : PermissionAudit
+    audit : AuditView
         The audit to export.
     folder : str or path-like
         The folder to write one ``<table>.csv`` per table of
@@ -453,11 +428,9 @@ def write_csv(audit: PermissionAudit, folder: str | os.PathLike[str]) -> list[Pa
     list of Path
         The files written.
     """
-    target = _output_path(folder, "folder")
+    target = output_path(folder, "folder")
     target.mkdir(parents=True, exist_ok=True)
     written = []
     for name, table in _export_tables(audit).items():
-        file = target / f"{name}.csv"
-        table.to_csv(file, index=False)
-        written.append(file)
+        written.append(write_table_csv(table, target / f"{name}.csv"))
     return written

@@ -1,20 +1,24 @@
-"""The files of an audit snapshot: ``snapshot.json``, checksummed Parquet tables, no secrets.
+"""The files of an audit snapshot: a sealed ``snapshot.json``, checksummed Parquet tables.
 
 :mod:`docsapi.audit.snapshot.store` builds on these: reading and checking ``snapshot.json``
-(its format
-and version), writing one table with its checksum and layout, replacing ``snapshot.json``
-atomically, reading a table back after checking its SHA-256, and cleaning a table of
-secrets on its way out (share-link keys and query values of published addresses masked,
-registered credentials masked in every text).
+(its format and version, and its seal), writing one table with its checksum and layout,
+replacing ``snapshot.json`` atomically, reading a table back after checking its SHA-256,
+and cleaning a table of secrets on its way out (share-link keys and query values of
+published addresses masked, registered credentials masked in every text).
+
+``snapshot.json`` lists every file with its SHA-256 and is sealed (format 2 on): its
+``integrity`` member holds the SHA-256 of the rest of it as canonical JSON, and with a
+signing key an HMAC-SHA256 too (see :mod:`docsapi.core.integrity`). So every byte of a
+snapshot is covered: a file by its checksum, the description (the organization, the times,
+the thresholds, the checksums themselves) by the seal. Snapshots of format 1 (no seal) are
+still read, except while a signing key is set.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,8 +27,12 @@ import numpy as np
 import pandas as pd
 
 from docsapi.audit.coverage import COVERAGE_COLUMNS
+from docsapi.core.integrity import digest, file_sha256, is_signed, seal, seal_problems, unsealed
 from docsapi.core.redact import scrub, scrub_data
+from docsapi.core.secret import Secret
+from docsapi.core.sidecar import write_json
 from docsapi.core.version import version
+from docsapi.credentials.signing import SIGNING_KEY_VARIABLE, signing_key
 from docsapi.data import frame_store as _frame_store
 from docsapi.data.fields import mask_query, mask_share_url
 from docsapi.errors import SnapshotError
@@ -35,12 +43,17 @@ __all__ = [
     "MANIFEST",
     "OLDEST_FORMAT_VERSION",
     "SnapshotInfo",
+    "audit_digest",
     "clean",
     "entries",
+    "file_problem",
+    "manifest_problems",
+    "parse_manifest",
     "read_entry",
     "read_manifest",
     "refuse",
     "scrub_texts",
+    "sealing_key",
     "snapshot_info",
     "write_manifest",
     "write_table",
@@ -51,12 +64,18 @@ MANIFEST = "snapshot.json"
 #: What ``snapshot.json`` says it describes.
 FORMAT = "docsapi.audit-snapshot"
 #: The snapshot format this docsapi writes. Any change to what a snapshot holds (a table, a
-#: column, a dtype, a key of ``snapshot.json``) raises it.
-FORMAT_VERSION = 2
-#: The oldest format this docsapi still reads. Format 2 added the rule set (``model``), the
-#: ``rule_set_matches`` table, the paths' ``site_id``, ``level`` and ``status``, the sites'
-#: default levels and the raw ``creators``: a format 1 audit cannot be told apart.
-OLDEST_FORMAT_VERSION = 2
+#: column, a dtype, a key of ``snapshot.json``) raises it. Format 2 seals ``snapshot.json``;
+#: format 3 added the audit log (``data/events``, ``events_since`` in ``crawl``) and provenance
+#: (``audit/provenance`` and the provenance columns of grants, paths and findings); format 4
+#: the rule set (``model``), the ``rule_set_matches`` table, the paths' ``site_id``, ``level``
+#: and ``status``, the sites' default levels and the raw ``creators``.
+FORMAT_VERSION = 4
+#: The first format whose ``snapshot.json`` is sealed.
+SEALED_FORMAT_VERSION = 2
+#: The first format that names its rule set (older audits combined paths by the highest role).
+RULE_SET_FORMAT_VERSION = 4
+#: The oldest format this docsapi still reads.
+OLDEST_FORMAT_VERSION = 1
 #: The largest ``snapshot.json`` read (docsapi writes a few kilobytes).
 MAX_MANIFEST_BYTES = 16 * 2**20
 #: Where a table may be: ``audit/<table>``, ``data/<table>``, ``extra/<name>-<hash>``.
@@ -110,6 +129,14 @@ class SnapshotInfo:
     extras: tuple[str, ...] = ()
     _manifest: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
+    @property
+    def audit_digest(self) -> str:
+        """The SHA-256 of what the snapshot says of the audit: ``snapshot.json`` (its seal
+        and the tables saved with it later left out), so every audit and raw table by its
+        checksum. It stays the same when a review saves its decisions into the snapshot; a
+        review's plan records it."""
+        return audit_digest(self._manifest)
+
     def __repr__(self) -> str:
         state = "complete" if self.complete else "PARTIAL"
         return (
@@ -133,8 +160,8 @@ def _timestamp(text: object, path: Path, key: str) -> pd.Timestamp:
     return stamp.tz_convert("UTC")
 
 
-def read_manifest(path: Path) -> dict[str, Any]:
-    """``snapshot.json``, with its format checked (not yet the files)."""
+def parse_manifest(path: Path) -> dict[str, Any]:
+    """``snapshot.json``, with its format checked (not yet its seal or the files)."""
     if not path.exists():
         looping = path.is_symlink()
         raise refuse(
@@ -190,6 +217,38 @@ def read_manifest(path: Path) -> dict[str, Any]:
     if not isinstance(files, list) or not all(_valid_entry(entry) for entry in files):
         raise refuse(path, f"{MANIFEST} lists its files wrongly: the file is damaged")
     return manifest
+
+
+def manifest_problems(manifest: dict[str, Any], key: Secret | None) -> list[str]:
+    """What is wrong with the seal of a parsed ``snapshot.json``; empty when it holds.
+
+    A snapshot of format 1 has no seal: that is a problem only while a signing key is set
+    (nothing shows whether it was changed, so it cannot pass for signed)."""
+    if manifest["format_version"] < SEALED_FORMAT_VERSION:
+        if key is None:
+            return []
+        return [
+            f"{MANIFEST} is in format {manifest['format_version']} (docsapi "
+            f"{manifest.get('docsapi_version', '?')}), which has no seal, and a signing key is "
+            f"set: load it without {SIGNING_KEY_VARIABLE}, check it, and save it again to sign it"
+        ]
+    return [f"{MANIFEST}: {problem}" for problem in seal_problems(manifest, key)]
+
+
+def read_manifest(path: Path) -> dict[str, Any]:
+    """``snapshot.json``, with its format and its seal checked (not yet the files)."""
+    manifest = parse_manifest(path)
+    problems = manifest_problems(manifest, signing_key())
+    if problems:
+        raise refuse(path, problems[0])
+    return manifest
+
+
+def audit_digest(manifest: dict[str, Any]) -> str:
+    """The digest of a snapshot's audit: ``snapshot.json`` without its seal and without the
+    tables saved with it later (see :attr:`SnapshotInfo.audit_digest`)."""
+    kept = [entry for entry in manifest["files"] if not entry["path"].startswith("extra/")]
+    return digest({**unsealed(manifest), "files": kept})
 
 
 def _valid_entry(entry: object) -> bool:
@@ -248,14 +307,6 @@ def _string(value: object, key: str) -> str:
     return value
 
 
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _fsync(path: Path) -> None:
     descriptor = os.open(path, os.O_RDONLY)
     try:
@@ -272,7 +323,7 @@ def write_table(folder: Path, relative: str, frame: pd.DataFrame) -> dict[str, A
     _fsync(target)
     return {
         "path": relative,
-        "sha256": sha256(target),
+        "sha256": file_sha256(target),
         "bytes": target.stat().st_size,
         "rows": len(frame),
         "layout": layout,
@@ -344,34 +395,52 @@ def clean(name: str, frame: pd.DataFrame) -> pd.DataFrame:
     return scrub_texts(_mask_addresses(name, frame))
 
 
-def write_manifest(folder: Path, manifest: dict[str, Any]) -> None:
-    """Write ``snapshot.json`` atomically (a temporary file renamed over it)."""
-    descriptor, temporary = tempfile.mkstemp(prefix=".snapshot.", suffix=".json", dir=folder)
+def sealing_key(folder: Path, manifest: dict[str, Any]) -> Secret | None:
+    """The key to seal ``manifest`` with when it is written again (None: a digest alone).
+
+    Raises
+    ------
+    SnapshotError
+        When the manifest was signed and no signing key is set now: writing it would drop
+        its signature.
+    """
+    key = signing_key()
+    if key is None and is_signed(manifest):
+        raise refuse(
+            folder,
+            f"it is signed, and no signing key is set: set {SIGNING_KEY_VARIABLE} to change it",
+        )
+    return key
+
+
+def write_manifest(folder: Path, manifest: dict[str, Any], key: Secret | None) -> None:
+    """Seal ``snapshot.json`` (signed with ``key``, see :func:`sealing_key`) and write it
+    atomically (a temporary file renamed over it)."""
+    write_json(folder / MANIFEST, seal(manifest, key))
+
+
+def file_problem(path: Path, entry: dict[str, Any]) -> str | None:
+    """Why a file a manifest lists is not as it was saved (missing, changed), or None."""
+    file = path / entry["path"]
+    if not file.is_file():
+        return f"{entry['path']} is missing (it is listed in {MANIFEST})"
     try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as stream:
-            json.dump(manifest, stream, indent=1, ensure_ascii=False)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, folder / MANIFEST)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+        found = file_sha256(file)
+    except OSError as exc:
+        return f"cannot read {entry['path']}: {exc.strerror or exc}"
+    if found != entry["sha256"]:
+        return (
+            f"{entry['path']} is corrupt: its SHA-256 differs from the one recorded when it "
+            "was saved (the file was changed or cut short since)"
+        )
+    return None
 
 
 def read_entry(path: Path, entry: dict[str, Any]) -> pd.DataFrame:
+    problem = file_problem(path, entry)
+    if problem is not None:
+        raise refuse(path, problem)
     file = path / entry["path"]
-    if not file.is_file():
-        raise refuse(path, f"{entry['path']} is missing (it is listed in {MANIFEST})")
-    try:
-        digest = sha256(file)
-    except OSError as exc:
-        raise refuse(path, f"cannot read {entry['path']}: {exc.strerror or exc}") from None
-    if digest != entry["sha256"]:
-        raise refuse(
-            path,
-            f"{entry['path']} is corrupt: its SHA-256 differs from the one recorded when it "
-            "was saved (the file was changed or cut short since)",
-        )
     try:
         return _frame_store.read_frame(file, entry["layout"])
     except (_frame_store.FrameFormatError, KeyError, TypeError, ValueError, OSError) as exc:

@@ -3,17 +3,26 @@
 A snapshot is a folder::
 
     snapshot.json               what it is: format, versions, organization, time, thresholds,
-                                coverage, counts, and every file with its SHA-256 and layout
+                                coverage, counts, every file with its SHA-256 and layout, and
+                                its seal (the SHA-256 of all that; signed with a signing key)
     audit/<table>.parquet       the audit's public tables (grants, paths, effective, ...)
     data/<table>.parquet        the raw crawled tables, so a loaded audit can be analysed,
                                 compared or planned again without a request
     extra/<name>-<hash>.parquet tables saved with it later (a review's decisions, say)
 
 :func:`save_audit` (``audit.save(path)``) writes it into a hidden folder beside the target
-and renames it into place, so a snapshot is never seen half-written. :func:`load_audit`
-(``docsapi.load_audit(path)``) checks everything first (the description, the format version,
-each file's checksum and columns) and only then builds the audit: what it returns equals what
-was saved, dtypes included; what it refuses raises :class:`~docsapi.errors.SnapshotError`.
+and renames it into place, so a snapshot is never seen half-written. :func:`read_snapshot`
+(``docsapi.load_audit(path)``) checks everything first (the description and its seal, the
+format version, each file's checksum and columns) and only then builds the audit: what it
+returns equals what was saved, dtypes included; what it refuses raises
+:class:`~docsapi.errors.SnapshotError`. :func:`verify_snapshot` (``docsapi verify PATH``)
+lists every problem instead of stopping at the first.
+
+With a signing key (``DOCSAPI_SIGNING_KEY`` or the keyring, see
+:mod:`docsapi.credentials.signing`) ``snapshot.json`` is signed with HMAC-SHA256 as well,
+and a snapshot that is unsigned or signed otherwise is refused while the key is set: a
+file changed and re-hashed by someone without the key does not load. Snapshots of format
+1 (docsapi before seals) still load without a key.
 
 Secrets stay out: share-link keys and query values of published addresses are masked (the
 crawl already masks them; a hand-made audit is masked on the way out) and every text has the
@@ -26,10 +35,13 @@ get the same care: exact dtypes, a checksum, and an atomic update of ``snapshot.
 
 Examples
 --------
->>> audit.save("reviews/2026-Q3")                            # doctest: +SKIP
->>> same = docsapi.load_audit("reviews/2026-Q3")             # doctest: +SKIP
->>> save_table("reviews/2026-Q3", "decisions", decisions)   # doctest: +SKIP
->>> load_table("reviews/2026-Q3", "decisions")              # doctest: +SKIP
+>>> audit.save("reviews/2026-Q3")
+PosixPath('reviews/2026-Q3')
+>>> same = docsapi.load_audit("reviews/2026-Q3")
+>>> notes = pd.DataFrame({"space_id": [space_id], "note": ["checked by Ada"]})
+>>> _ = save_table("reviews/2026-Q3", "notes", notes)
+>>> load_table("reviews/2026-Q3", "notes").equals(notes)
+True
 """
 
 from __future__ import annotations
@@ -40,29 +52,36 @@ import shutil
 import tempfile
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 from urllib.parse import quote
 
 import numpy as np
 import pandas as pd
 
-from docsapi.audit.coverage import COVERAGE_COLUMNS
-from docsapi.audit.data import PARTS, RAW_SCHEMAS, AuditData
-from docsapi.audit.resolve import check_rule_set
-from docsapi.audit.rule_set_check import RULE_SET_MATCH_COLUMNS
+from docsapi.audit.coverage import COVERAGE_COLUMNS, is_complete
+from docsapi.audit.data import PARTS, RAW_SCHEMAS, STRING, AuditData, conform
+from docsapi.audit.provenance import PROVENANCE_COLUMNS, SETTING_COLUMNS
+from docsapi.audit.resolve import LEVELS, STATUSES, check_rule_set
+from docsapi.audit.rule_set_check import MATCHES, RULE_SET_MATCH_COLUMNS
 from docsapi.audit.rules import FINDING_COLUMNS, AuditThresholds
 from docsapi.audit.snapshot.files import (
     FORMAT,
     FORMAT_VERSION,
     MANIFEST,
     OLDEST_FORMAT_VERSION,
+    RULE_SET_FORMAT_VERSION,
+    SEALED_FORMAT_VERSION,
     SnapshotInfo,
     clean,
     entries,
+    file_problem,
+    manifest_problems,
+    parse_manifest,
     read_entry,
     read_manifest,
     refuse,
     scrub_texts,
+    sealing_key,
     snapshot_info,
     write_manifest,
     write_table,
@@ -74,11 +93,11 @@ from docsapi.audit.tables import (
     MISMATCH_COLUMNS,
     PATH_COLUMNS,
 )
+from docsapi.audit.view import AuditView, check_audit
+from docsapi.core.integrity import Verdict, seal_fact
 from docsapi.core.version import version
+from docsapi.credentials.signing import signing_key
 from docsapi.errors import SnapshotError, ValidationError
-
-if TYPE_CHECKING:
-    from docsapi.audit import PermissionAudit
 
 __all__ = [
     "AUDIT_TABLES",
@@ -86,14 +105,16 @@ __all__ = [
     "MANIFEST",
     "OLDEST_FORMAT_VERSION",
     "SnapshotInfo",
+    "StoredAudit",
     "history",
     "list_tables",
-    "load_audit",
     "load_table",
     "read_info",
+    "read_snapshot",
     "save_audit",
     "save_dated",
     "save_table",
+    "verify_snapshot",
 ]
 
 #: The audit's public tables, in report order (``docs/audit-tables.md``).
@@ -108,6 +129,7 @@ AUDIT_TABLES: tuple[str, ...] = (
     "aggregate_mismatches",
     "rule_set_matches",
     "matrix",
+    "provenance",
     "errors",
 )
 #: The columns each public table must have (the contract); the matrix's are the spaces.
@@ -122,6 +144,7 @@ _REQUIRED_COLUMNS: dict[str, list[str]] = {
     "aggregate_mismatches": MISMATCH_COLUMNS,
     "rule_set_matches": RULE_SET_MATCH_COLUMNS,
     "matrix": [],
+    "provenance": SETTING_COLUMNS,
     "errors": list(RAW_SCHEMAS["errors"]),
 }
 _NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
@@ -169,15 +192,16 @@ def read_info(path: str | os.PathLike[str]) -> SnapshotInfo:
 
     Examples
     --------
-    >>> read_info("reviews/2026-Q3").counts["findings"]       # doctest: +SKIP
-    24
+    >>> folder = audit.save("reviews/2026-Q3")
+    >>> read_info(folder).counts["findings"] == len(audit.findings)
+    True
     """
     target = _snapshot_path(path)
     return snapshot_info(target, read_manifest(target))
 
 
 # -- writing -------------------------------------------------------------------------------------
-def _manifest_for(audit: PermissionAudit, expand_teams: bool) -> dict[str, Any]:
+def _manifest_for(audit: AuditView, expand_teams: bool) -> dict[str, Any]:
     coverage = audit.coverage.astype(object).where(audit.coverage.notna(), None)
     return {
         "format": FORMAT,
@@ -200,6 +224,11 @@ def _manifest_for(audit: PermissionAudit, expand_teams: bool) -> dict[str, Any]:
             "spaces_reported": audit.data.spaces_reported,
             "invite_links_enabled": audit.data.invite_links_enabled,
             "not_read": sorted(audit.data.not_read),
+            "events_since": (
+                None
+                if audit.data.events_since is None
+                else pd.Timestamp(audit.data.events_since).isoformat()
+            ),
         },
         "files": [],
     }
@@ -211,7 +240,7 @@ def _plain_value(value: object) -> object:
     return value
 
 
-def _write_snapshot(audit: PermissionAudit, folder: Path, expand_teams: bool) -> None:
+def _write_snapshot(audit: AuditView, folder: Path, expand_teams: bool) -> None:
     manifest = _manifest_for(audit, expand_teams)
     tables = audit.tables()
     for name in AUDIT_TABLES:
@@ -220,7 +249,7 @@ def _write_snapshot(audit: PermissionAudit, folder: Path, expand_teams: bool) ->
         )
     for name, table in audit.data.tables().items():
         manifest["files"].append(write_table(folder, f"data/{name}.parquet", clean(name, table)))
-    write_manifest(folder, manifest)  # last: a folder without it is no snapshot
+    write_manifest(folder, manifest, signing_key())  # last: a folder without it is no snapshot
 
 
 def _check_target(target: Path, overwrite: bool) -> None:
@@ -259,7 +288,7 @@ def _install(staging: Path, target: Path) -> None:
 
 
 def save_audit(
-    audit: PermissionAudit,
+    audit: AuditView,
     path: str | os.PathLike[str],
     *,
     overwrite: bool = False,
@@ -292,13 +321,10 @@ def save_audit(
 
     Examples
     --------
-    >>> audit.save("reviews/2026-Q3")                        # doctest: +SKIP
+    >>> audit.save("reviews/2026-Q3")
     PosixPath('reviews/2026-Q3')
     """
-    from docsapi.audit import PermissionAudit
-
-    if not isinstance(audit, PermissionAudit):
-        raise ValidationError("audit", f"must be a PermissionAudit, got {type(audit).__name__}")
+    audit = check_audit(audit, "audit")
     target = _snapshot_path(path)
     _check_target(target, overwrite)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -328,7 +354,7 @@ def _dated_folder(root: Path, org_id: str, generated_at: pd.Timestamp) -> Path:
 
 
 def save_dated(
-    audit: PermissionAudit, root: str | os.PathLike[str], *, expand_teams: bool = True
+    audit: AuditView, root: str | os.PathLike[str], *, expand_teams: bool = True
 ) -> Path:
     """Keep a snapshot of ``audit`` at ``root/<org id>/<UTC time of the crawl>/``.
 
@@ -351,8 +377,9 @@ def save_dated(
 
     Examples
     --------
-    >>> save_dated(audit, "snapshots")                       # doctest: +SKIP
-    PosixPath('snapshots/W4Acq9GFz6Y1t9EwL56n/20261123T083729Z')
+    >>> folder = save_dated(audit, "snapshots")
+    >>> folder.parent == Path("snapshots", org_id)  # snapshots/<org id>/<UTC time>
+    True
     """
     base = _snapshot_path(root, "root")
     folder = _dated_folder(base, str(audit.org_id), audit.generated_at)
@@ -393,23 +420,92 @@ def _crawl_facts(path: Path, manifest: dict[str, Any]) -> dict[str, Any]:
             "spaces_reported": crawl["spaces_reported"],
             "invite_links_enabled": crawl["invite_links_enabled"],
             "not_read": not_read,
+            "events_since": crawl.get("events_since"),
         }
-    except (KeyError, TypeError) as exc:
+        if facts["events_since"] is not None:
+            facts["events_since"] = pd.Timestamp(facts["events_since"])
+    except (KeyError, TypeError, ValueError) as exc:
         raise refuse(path, f"{MANIFEST} lacks {exc}: the file is damaged") from None
     if not not_read <= set(PARTS):
         raise refuse(path, f"{MANIFEST} names unknown parts {sorted(not_read - set(PARTS))}")
     return facts
 
 
-def load_audit(path: str | os.PathLike[str]) -> PermissionAudit:
-    """Load a snapshot written by ``audit.save(path)`` back into a :class:`PermissionAudit`.
+def _without_log(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """The tables of a format-1 snapshot, with the provenance of an audit that read no log."""
+    unknown = "unknown: the audit log was not read"
+    for name in ("grants", "paths", "findings"):
+        frame = tables[name]
+        filled = {
+            column: (
+                pd.array([pd.NaT] * len(frame), dtype="datetime64[ns, UTC]")
+                if column == "granted_at"
+                else pd.Categorical([unknown if column == "provenance" else None] * len(frame))
+            )
+            for column in PROVENANCE_COLUMNS
+        }
+        tables[name] = frame.assign(**filled)
+    tables["provenance"] = pd.DataFrame(
+        {
+            column: pd.Series(dtype="datetime64[ns, UTC]" if column == "granted_at" else STRING)
+            for column in SETTING_COLUMNS
+        }
+    )
+    return tables
 
-    Everything is checked before the audit is built (the format version, each file's
-    SHA-256, each table's columns), so a damaged snapshot is refused whole, never half
-    loaded. The audit returned equals the one saved: every table with its dtypes, the
-    organization, time, thresholds, completeness and the raw tables (``.data``), from which
-    it can be analysed, compared or planned again without a request. Its ``.snapshot`` says
-    where it came from.
+
+def _before_rule_sets(
+    raw: dict[str, pd.DataFrame], tables: dict[str, pd.DataFrame]
+) -> tuple[dict[str, pd.DataFrame], dict[str, pd.DataFrame]]:
+    """The tables of a snapshot written before rule sets (format 3 and older), as an audit
+    under ``highest`` (what those audits computed) with what they did not read left unknown:
+    no creators, no site default levels, no rule set check, no site paths.
+
+    Every path counted under ``highest``: a path ``decides`` when it gives its pair's
+    highest role and is ``lower`` otherwise. Its ``level`` follows its kind; a default
+    level's path has none (the space's own and a collection's were not told apart).
+    """
+    raw["creators"] = conform("creators")
+    raw["sites"] = conform("sites", raw["sites"])
+    tables["rule_set_matches"] = pd.DataFrame(
+        {
+            column: pd.Series(dtype="int64" if column.endswith("_mismatches") else STRING)
+            for column in RULE_SET_MATCH_COLUMNS
+        }
+    ).astype({"matches": pd.CategoricalDtype(list(MATCHES))})
+    paths = tables["paths"]
+    levels = {"org-admin": "organization", "direct": "space", "team": "space"}
+    levels |= {"collection": "collection", "collection-team": "collection"}
+    best = paths.groupby(["space_id", "user_id"], observed=True)["role"].transform("max")
+    decides = (paths["role"] == best).to_numpy(dtype=bool)
+    tables["paths"] = paths.assign(
+        site_id=pd.Categorical([None] * len(paths)),
+        level=pd.Categorical(paths["kind"].astype(object).map(levels), categories=list(LEVELS)),
+        status=pd.Categorical(
+            np.where(decides, STATUSES[0], STATUSES[1]), categories=list(STATUSES)
+        ),
+    )[PATH_COLUMNS]
+    return raw, tables
+
+
+class StoredAudit(NamedTuple):
+    """What a snapshot holds, checked whole: the raw tables, the audit's tables, its limits,
+    its description and its rule set."""
+
+    data: AuditData
+    tables: dict[str, pd.DataFrame]
+    thresholds: AuditThresholds
+    info: SnapshotInfo
+    model: str
+
+
+def read_snapshot(path: str | os.PathLike[str]) -> StoredAudit:
+    """Read and check a snapshot written by ``audit.save(path)``, every file of it.
+
+    Everything is checked before anything is returned (the format version, each file's
+    SHA-256, each table's columns, the completeness the manifest states), so a damaged
+    snapshot is refused whole, never half loaded. :func:`docsapi.load_audit` builds the
+    audit from what this returns.
 
     Parameters
     ----------
@@ -418,7 +514,10 @@ def load_audit(path: str | os.PathLike[str]) -> PermissionAudit:
 
     Returns
     -------
-    PermissionAudit
+    StoredAudit
+        The raw tables (``data``), the audit's tables by name (``tables``, ``paths`` and
+        ``matrix`` included), the rule limits (``thresholds``) and the snapshot's
+        description (``info``).
 
     Raises
     ------
@@ -429,8 +528,10 @@ def load_audit(path: str | os.PathLike[str]) -> PermissionAudit:
 
     Examples
     --------
-    >>> audit = docsapi.load_audit("snapshots/W4Acq9/20261123T083729Z")  # doctest: +SKIP
-    >>> audit.findings.head()                                # doctest: +SKIP
+    >>> folder = audit.save("reviews/2026-Q3")
+    >>> stored = read_snapshot(folder)
+    >>> stored.info.org_id == org_id, sorted(stored.tables)[:3]
+    (True, ['aggregate_mismatches', 'coverage', 'effective'])
     """
     target = _snapshot_path(path)
     manifest = read_manifest(target)
@@ -440,14 +541,26 @@ def load_audit(path: str | os.PathLike[str]) -> PermissionAudit:
         thresholds = AuditThresholds(**info.thresholds)  # type: ignore[arg-type]
     except (TypeError, ValidationError) as exc:
         raise refuse(target, f"its thresholds are not valid: {exc}") from None
+    first = info.format_version < 3  # written before the audit log was read
+    named = info.format_version >= RULE_SET_FORMAT_VERSION  # its rule set is named
     try:
-        model = check_rule_set(manifest.get("model"))
+        model = check_rule_set(manifest.get("model")) if named else "highest"
     except ValidationError as exc:
         raise refuse(target, f"its rule set is not valid: {exc}") from None
-    tables = _read_group(target, manifest, "audit", AUDIT_TABLES)
-    raw = _read_group(target, manifest, "data", tuple(RAW_SCHEMAS))
+    absent = ({"provenance", "events"} if first else set()) | (
+        set() if named else {"rule_set_matches", "creators"}
+    )
+    tables = _read_group(
+        target, manifest, "audit", tuple(n for n in AUDIT_TABLES if n not in absent)
+    )
+    raw = _read_group(target, manifest, "data", tuple(n for n in RAW_SCHEMAS if n not in absent))
     for entry in entries(manifest, "extra").values():  # the snapshot is checked whole
         read_entry(target, entry)
+    if first:
+        raw["events"] = conform("events")
+        tables = _without_log(tables)
+    if not named:
+        raw, tables = _before_rule_sets(raw, tables)
     _check_columns(target, tables, raw)
     try:
         data = AuditData(
@@ -459,42 +572,63 @@ def load_audit(path: str | os.PathLike[str]) -> PermissionAudit:
         )
     except ValidationError as exc:
         raise refuse(target, f"its raw tables are not valid: {exc}") from None
-    return _assemble(data, tables, thresholds, model, info)
-
-
-def _assemble(
-    data: AuditData,
-    tables: dict[str, pd.DataFrame],
-    thresholds: AuditThresholds,
-    model: str,
-    info: SnapshotInfo,
-) -> PermissionAudit:
-    """The audit made of stored tables (``paths`` and ``matrix`` included, not recomputed)."""
-    from docsapi.audit import PermissionAudit
-
-    audit = PermissionAudit(
-        data,
-        thresholds=thresholds,
-        resolution=None,  # type: ignore[arg-type]  # the stored tables need no resolution
-        full=None,  # type: ignore[arg-type]
-        shown=None,  # type: ignore[arg-type]
-        grants=tables["grants"],
-        effective=tables["effective"],
-        exposure=tables["exposure"],
-        findings=tables["findings"],
-        coverage=tables["coverage"],
-        aggregate_mismatches=tables["aggregate_mismatches"],
-        summary=tables["summary"],
-        model=model,
-        rule_set_matches=tables["rule_set_matches"],
-    )
-    audit.errors = tables["errors"]
-    audit.__dict__["paths"] = tables["paths"]  # the values of the cached properties
-    audit.__dict__["matrix"] = tables["matrix"]
-    if audit.complete != info.complete:
+    if is_complete(tables["coverage"]) != info.complete:
         raise refuse(info.path, "its coverage table and snapshot.json disagree on completeness")
-    audit.snapshot = info
-    return audit
+    return StoredAudit(data, tables, thresholds, info, model)
+
+
+def verify_snapshot(path: str | os.PathLike[str]) -> Verdict:
+    """Check a snapshot whole and list every problem (``docsapi verify FOLDER``).
+
+    The seal of ``snapshot.json`` (and its signature when a signing key is set), every file
+    against its SHA-256, then, when those hold, everything :func:`read_snapshot` checks.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The snapshot's folder.
+
+    Returns
+    -------
+    Verdict
+        ``problems`` (one line each; none when it verifies) and ``facts`` (the
+        organization, the files, how it is sealed).
+
+    Examples
+    --------
+    >>> folder = audit.save("reviews/2026-Q3")
+    >>> verify_snapshot(folder).ok
+    True
+    """
+    target = _snapshot_path(path)
+    key = signing_key()
+    try:
+        manifest = parse_manifest(target)
+    except SnapshotError as exc:
+        return Verdict("snapshot", target, (str(exc),))
+    problems = manifest_problems(manifest, key)
+    if manifest["format_version"] < SEALED_FORMAT_VERSION and key is None:
+        problems.append(
+            f"{MANIFEST} is in format {manifest['format_version']} (docsapi "
+            f"{manifest.get('docsapi_version', '?')}), which has no seal, so nothing shows "
+            "whether it was changed: load it and save it again to seal it"
+        )
+    problems += [p for entry in manifest["files"] if (p := file_problem(target, entry))]
+    if not problems:
+        try:
+            read_snapshot(target)
+        except SnapshotError as exc:
+            problems.append(str(exc))
+    organization = manifest.get("organization")
+    org_id = organization.get("id") if isinstance(organization, dict) else None
+    facts = (
+        f"an audit snapshot of organization {org_id}, format "
+        f"{manifest['format_version']}, {len(manifest['files'])} files",
+        seal_fact(manifest, key)
+        if manifest["format_version"] >= SEALED_FORMAT_VERSION
+        else "not sealed (format 1)",
+    )
+    return Verdict("snapshot", target, tuple(problems), facts)
 
 
 # -- tables saved with a snapshot ----------------------------------------------------------------
@@ -540,13 +674,16 @@ def save_table(snapshot: str | os.PathLike[str], name: str, frame: pd.DataFrame)
 
     Examples
     --------
-    >>> save_table("reviews/2026-Q3", "decisions", review.decisions)  # doctest: +SKIP
+    >>> folder = audit.save("reviews/2026-Q3")
+    >>> save_table(folder, "decisions", review.decisions)  # doctest: +ELLIPSIS
+    PosixPath('reviews/2026-Q3/extra/decisions-....parquet')
     """
     target = _snapshot_path(snapshot, "snapshot")
     table = _table_name(name)
     if not isinstance(frame, pd.DataFrame):
         raise ValidationError("frame", f"must be a pandas DataFrame, got {type(frame).__name__}")
     manifest = read_manifest(target)
+    key = sealing_key(target, manifest)
     if manifest["format_version"] != FORMAT_VERSION:
         raise refuse(
             target,
@@ -564,7 +701,7 @@ def save_table(snapshot: str | os.PathLike[str], name: str, frame: pd.DataFrame)
     entry["path"] = relative
     previous = entries(manifest, "extra").get(table)
     manifest["files"] = [e for e in manifest["files"] if e is not previous] + [entry]
-    write_manifest(target, manifest)
+    write_manifest(target, manifest, key)
     if previous is not None and previous["path"] != relative:
         (target / previous["path"]).unlink(missing_ok=True)
     return target / relative
@@ -592,7 +729,9 @@ def load_table(snapshot: str | os.PathLike[str], name: str) -> pd.DataFrame:
 
     Examples
     --------
-    >>> load_table("reviews/2026-Q3", "decisions")           # doctest: +SKIP
+    >>> folder = review.save("reviews/2026-Q3")  # the audit, and the review's tables
+    >>> load_table(folder, "review_decisions").equals(review.decisions)
+    True
     """
     target = _snapshot_path(snapshot, "snapshot")
     table = _table_name(name)
@@ -660,7 +799,7 @@ def history(root: str | os.PathLike[str], *, org_id: str | None = None) -> pd.Da
         One row per snapshot: ``org_id``, ``org_name``, ``generated_at``, ``complete``,
         ``spaces``, ``users``, ``findings``, ``high``, ``docsapi_version``, ``path``, and
         ``problem`` (why it cannot be read; missing when it can). Only ``snapshot.json`` is
-        read: :func:`load_audit` checks the files.
+        read: :func:`read_snapshot` checks the files.
 
     Raises
     ------
@@ -669,7 +808,10 @@ def history(root: str | os.PathLike[str], *, org_id: str | None = None) -> pd.Da
 
     Examples
     --------
-    >>> history("snapshots")                                 # doctest: +SKIP
+    >>> _ = save_dated(audit, "snapshots")
+    >>> kept = history("snapshots")
+    >>> list(kept.columns)[:4], org_id in set(kept.org_id)
+    (['org_id', 'org_name', 'generated_at', 'complete'], True)
     """
     base = _snapshot_path(root, "root")
     if org_id is not None and (not isinstance(org_id, str) or not org_id.strip()):

@@ -10,11 +10,12 @@ codes and their HTTP statuses). The modules starting with ``_`` are the implemen
 Examples
 --------
 >>> from docsapi.sandbox.adnetwork import AdNetworkSandbox
->>> with AdNetworkSandbox(seed=0, affiliates=300) as ans:          # doctest: +SKIP
+>>> with AdNetworkSandbox(seed=0, affiliates=300) as ans:
 ...     client = ans.client()
 ...     frame = client.affiliates(status="active")
 ...     ans.inject("50", count=2)        # the next two requests meet a system upgrade
-...     client.get("affiliate", 1001)    # retried, then answered
+...     client.get("affiliate", 1001)["id"]    # retried, then answered
+1001
 """
 
 from __future__ import annotations

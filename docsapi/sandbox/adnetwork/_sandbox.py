@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from docsapi.core.reprs import safe_display
 from docsapi.sandbox.adnetwork._app import AdNetworkApp, error_body
 from docsapi.sandbox.adnetwork._data import make_keys
 from docsapi.sandbox.adnetwork._store import AffiliateStore
@@ -60,6 +61,7 @@ class AdNetworkSandbox:
         self._server = ServerThread(self.app, host=host, port=port, error_body=error_body)
         self._started = False
 
+    @safe_display
     def __repr__(self) -> str:
         where = self.url if self._started else "not started"
         return f"AdNetworkSandbox(seed={self.seed}, affiliates={len(self._store)}, {where})"
@@ -112,7 +114,7 @@ class AdNetworkSandbox:
 
         Examples
         --------
-        >>> with AdNetworkSandbox() as ans:                        # doctest: +SKIP
+        >>> with AdNetworkSandbox() as ans:
         ...     ans.client().get("affiliate", 1001)["id"]
         1001
         """

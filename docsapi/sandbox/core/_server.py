@@ -301,10 +301,13 @@ class ServerThread:
 
     Examples
     --------
-    >>> server = ServerThread(app).start()           # doctest: +SKIP
-    >>> server.url                                    # doctest: +SKIP
-    'http://127.0.0.1:53211'
-    >>> server.stop()                                 # doctest: +SKIP
+    >>> def app(environ, start_response):
+    ...     start_response("200 OK", [("Content-Type", "text/plain")])
+    ...     return [b"hello"]
+    >>> server = ServerThread(app).start()
+    >>> server.url  # doctest: +ELLIPSIS
+    'http://127.0.0.1:...'
+    >>> server.stop()
     """
 
     def __init__(

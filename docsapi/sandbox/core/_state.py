@@ -33,7 +33,8 @@ class State:
     collections
         Collection id -> {"id", "title", "organization", "parent", "defaultLevel", "createdAt"}.
     spaces
-        Active space id -> record (title, emoji, organization, parent, defaultLevel, ...).
+        Active space id -> record (title, emoji, organization, parent, defaultLevel, ...;
+        "type" is "styleguide" for a style guide space).
     trash
         Deleted space id -> {"space", "deletedAt" (datetime), "index", "users", "teams"}: the
         record, when, its place among its siblings and its grants (restored with it).
@@ -45,9 +46,14 @@ class State:
         User and team grants on collections.
     sites
         Site id -> {"id", "title", "organization", "visibility", "published", "defaultLevel",
-        "type", "basename", "createdAt"}.
+        "type", "basename", "createdAt"}, and once set "adaptiveContent" (bool), "proxy" (the
+        origin) and "styleguide" (a style guide space's id).
     site_spaces
-        Site id -> ordered site-space records {"id", "space", "path", "title", "draft", "default"}.
+        Site id -> ordered site-space records {"id", "space", "path", "title", "draft", "default"}
+        and, on a site with sections, "section" (its section's id; "default" is then the
+        section's default site space).
+    site_sections
+        Site id -> ordered sections {"id", "title", "path", "default"} (absent: no sections).
     share_links
         Site id -> {share link id -> {"id", "name", "key", "active", "createdAt"}}.
     site_auth
@@ -92,6 +98,7 @@ class State:
     collection_teams: GrantTable = field(default_factory=GrantTable)
     sites: dict[str, Record] = field(default_factory=dict)
     site_spaces: dict[str, list[Record]] = field(default_factory=dict)
+    site_sections: dict[str, list[Record]] = field(default_factory=dict)
     share_links: dict[str, dict[str, Record]] = field(default_factory=dict)
     site_auth: dict[str, Record] = field(default_factory=dict)
     site_users: GrantTable = field(default_factory=GrantTable)

@@ -1,10 +1,12 @@
 """Requests checked against the API's description before any route rule.
 
 The packaged description (``openapi-subset.json``, the operations in scope) says, per operation
-(method and path template), what a request body and each query parameter may hold. Every route
-whose method and rule match an operation gets those checks; a request that breaks them is
-answered 400 with a message naming the field, before the route's own (stricter) rules run and
-before any lock is taken. Routes the description does not list get no description checks.
+(method and path template), what each path parameter, each query parameter and the request
+body may hold. Every route whose method and rule match an operation gets those checks; a
+request that breaks them is answered 400 with a message naming the parameter or field (an id
+breaking the description's id pattern included, whatever the method), before the route's own
+(stricter) rules run and before any lock is taken. Routes the description does not list get no
+description checks.
 
 One reading is made explicit: a schema that declares ``properties`` or ``additionalProperties``
 but no ``type`` (``PlainObject``) is read as an object, as its name and use say. Read literally
@@ -22,7 +24,7 @@ import functools
 import json
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -42,6 +44,7 @@ _MESSAGE_LIMIT = 400
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _PLACEHOLDER = re.compile(r"^(?:<[^>]+>|\{[^}]+\})$")
+_ARGUMENT = re.compile(r"^(?:<(?:[^:>]+:)?([^>]+)>|\{([^}]+)\})$")
 
 
 @functools.cache
@@ -62,6 +65,20 @@ def path_shape(path: str) -> tuple[str, ...]:
     ('spaces', '{}', 'content', 'path', '{}')
     """
     return tuple("{}" if _PLACEHOLDER.match(s) else s for s in path.strip("/").split("/"))
+
+
+def path_arguments(path: str) -> tuple[str, ...]:
+    """The names of the placeholders of a werkzeug rule or a path template, in order.
+
+    Examples
+    --------
+    >>> path_arguments("/spaces/<space_id>/content/path/<path:page_path>")
+    ('space_id', 'page_path')
+    >>> path_arguments("/spaces/{spaceId}/content/path/{pagePath}")
+    ('spaceId', 'pagePath')
+    """
+    found = (_ARGUMENT.match(s) for s in path.strip("/").split("/"))
+    return tuple(m[1] or m[2] for m in found if m is not None)
 
 
 _SUBSCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
@@ -155,6 +172,20 @@ def _candidates(raw: str) -> list[Any]:
 
 
 @dataclass(frozen=True)
+class _PathParameter:
+    """A path parameter: its name in the description and in the route's rule."""
+
+    name: str
+    argument: str
+    schema: _Schema
+
+    def check(self, value: str) -> None:
+        error = next(iter(self.schema.validator.iter_errors(value)), None)
+        if error is not None:
+            _fail(f"path parameter {self.name!r}", error.message)
+
+
+@dataclass(frozen=True)
 class OperationRules:
     """What the description requires of one operation's requests."""
 
@@ -162,9 +193,18 @@ class OperationRules:
     body: _Schema | None
     body_required: bool
     query: tuple[_QueryParameter, ...]
+    path: tuple[_PathParameter, ...] = ()
 
-    def check(self, ctx: Ctx) -> None:
-        """Check the query parameters, then the JSON body, of the request in ``ctx``.
+    def check(self, ctx: Ctx, arguments: Mapping[str, str] | None = None) -> None:
+        """Check the path parameters, the query parameters, then the JSON body of a request.
+
+        Parameters
+        ----------
+        ctx
+            The request.
+        arguments
+            The values of the route's placeholders, by the rule's names (``space_id``), as
+            the router decoded them.
 
         Raises
         ------
@@ -172,6 +212,9 @@ class OperationRules:
             400 naming the parameter or the body field and the rule it breaks (also for a
             body that is not JSON).
         """
+        for path_parameter in self.path:
+            if arguments is not None and path_parameter.argument in arguments:
+                path_parameter.check(arguments[path_parameter.argument])
         for parameter in self.query:
             parameter.check(ctx.request.args.getlist(parameter.name))
         if self.body is None:
@@ -202,6 +245,8 @@ class RequestRules:
     'PATCH /spaces/{spaceId}'
     >>> rules.for_route("GET", "/nowhere") is None
     True
+    >>> [p.argument for p in rules.for_route("DELETE", "/collections/<cid>").path]
+    ['cid']
     """
 
     def __init__(self, document: dict[str, Any] | None = None) -> None:
@@ -228,7 +273,9 @@ class RequestRules:
         key = (method.upper(), path_shape(rule))
         if key not in self._built:
             found = self._by_shape.get(key)
-            self._built[key] = None if found is None else self._build(method.upper(), *found)
+            self._built[key] = (
+                None if found is None else self._build(method.upper(), path_arguments(rule), *found)
+            )
         return self._built[key]
 
     def _resolve(self, node: dict[str, Any]) -> dict[str, Any]:
@@ -243,11 +290,22 @@ class RequestRules:
         return _Schema(schema, self._components)
 
     def _build(
-        self, method: str, template: str, operation: dict[str, Any], shared: list[Any]
+        self,
+        method: str,
+        arguments: tuple[str, ...],
+        template: str,
+        operation: dict[str, Any],
+        shared: list[Any],
     ) -> OperationRules:
         query = []
+        path = []
+        argument_of = dict(zip(path_arguments(template), arguments, strict=True))
         for parameter in [*shared, *operation.get("parameters", [])]:
             parameter = self._resolve(parameter)
+            if parameter.get("in") == "path" and parameter.get("name") in argument_of:
+                name = parameter["name"]
+                checked = self._schema(self._resolve(parameter.get("schema", {})))
+                path.append(_PathParameter(name, argument_of[name], checked))
             if parameter.get("in") == "query" and "schema" in parameter:
                 schema = self._resolve(parameter["schema"])
                 array = schema.get("type") == "array" and "items" in schema
@@ -266,4 +324,5 @@ class RequestRules:
             schema = request_body.get("content", {}).get("application/json", {}).get("schema")
             if schema is not None:
                 body, required = self._schema(schema), bool(request_body.get("required"))
-        return OperationRules(f"{method} {template}", body, required, tuple(query))
+        label = f"{method} {template}"
+        return OperationRules(label, body, required, tuple(query), tuple(path))

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 from werkzeug.wrappers import Request
 
 from docsapi.sandbox.core._auth import Credential
@@ -23,6 +24,27 @@ from docsapi.sandbox.core._store import Store
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1000
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+_encode = msgspec.json.Encoder().encode
+
+
+def json_body(value: Any) -> bytes:
+    """A reply's JSON body: msgspec's UTF-8 encoding (compact, a few times faster than
+    :func:`json.dumps`); a string holding a lone surrogate (a request byte echoed in a
+    message) is written as an escape, as :func:`json.dumps` writes it.
+
+    Examples
+    --------
+    >>> json_body({"title": "Café"})
+    b'{"title":"Caf\\xc3\\xa9"}'
+    >>> json_body({"message": "bad " + chr(0xDCFF)})
+    b'{"message": "bad \\\\udcff"}'
+    """
+    try:
+        return _encode(value)
+    except UnicodeEncodeError:
+        return json.dumps(value).encode()
 
 
 @dataclass
@@ -136,14 +158,17 @@ def _offset(cursor: str, scope: str) -> int:
         ) from None
 
 
-def list_limit(ctx: Ctx, default: int = DEFAULT_LIMIT, most: int = MAX_LIMIT) -> int:
-    """The ``limit`` query parameter (1 to ``most``, 1000 unless told; ``default`` if absent)."""
+def list_limit(
+    ctx: Ctx, default: int = DEFAULT_LIMIT, most: int = MAX_LIMIT, least: int = 0
+) -> int:
+    """The ``limit`` query parameter: a whole number from ``least`` (0 unless told, as the
+    description's ``listLimit`` allows) to ``most`` (1000 unless told); ``default`` if absent."""
     raw = ctx.query("limit")
     if raw is None:
         return default
     number = float(raw) if len(raw) <= 32 and _NUMBER.fullmatch(raw) else math.nan
-    if not (math.isfinite(number) and number.is_integer() and 1 <= number <= most):
-        raise bad_request(f"limit must be a whole number from 1 to {most}; got {raw!r}.")
+    if not (math.isfinite(number) and number.is_integer() and least <= number <= most):
+        raise bad_request(f"limit must be a whole number from {least} to {most}; got {raw!r}.")
     return int(number)
 
 
@@ -152,13 +177,16 @@ def paginate(
     items: Sequence[Any],
     render: Callable[[Any], Any] = lambda item: item,
     limits: tuple[int, int] = (DEFAULT_LIMIT, MAX_LIMIT),
+    least: int = 0,
 ) -> Reply:
     """Answer one page of ``items`` in the List envelope (``items``, ``next.page``, ``count``).
 
     Only the items of the page are rendered. The cursor is opaque and tied to the list's path.
-    ``limits`` are the list's (default, largest) page sizes.
+    ``limits`` are the list's (default, largest) page sizes and ``least`` its smallest. A page
+    of ``limit=0`` holds no item; its ``count`` is the list's size and, while items remain,
+    ``next.page`` is the cursor of the same place (the next page starts where it stood).
     """
-    limit = list_limit(ctx, *limits)
+    limit = list_limit(ctx, *limits, least)
     scope = ctx.request.path
     cursor = ctx.query("page")
     offset = _offset(cursor, scope) if cursor else 0

@@ -37,6 +37,7 @@ class Builder:
 
     def __init__(self, seed: int, size: DemoSize, now: datetime) -> None:
         self.rng = random.Random(seed)
+        self.seed = seed
         self.size = size
         self.now = now
         self.state = State(rng=random.Random(f"requests:{seed}"))

@@ -27,6 +27,8 @@ S_PRODUCT, S_API, S_API_READ, S_ENGINEERING, S_INTERNAL, S_RUNBOOKS = 20, 21, 22
 S_PUBLIC = 26
 #: The private space published only on the unpublished site.
 S_UNPUBLISHED = 7
+#: The style guide space (an empty one): sites may attach it (``styleguide``).
+S_STYLEGUIDE = 8
 #: Position -> (collection key or None, default level, visibility) of the fixed spaces.
 PLACES: dict[int, tuple[str | None, str | None, str]] = {
     0: (None, "inherit", "private"),

@@ -1,5 +1,5 @@
-"""The demo's sites (what they publish, to whom, their share links), invite links and the
-audit log's history.
+"""The demo's sites (what they publish, to whom, their share links and sections), the style
+guide space and invite links.
 
 Only the deliberate cases expose content that is private inside the organization, leave an
 old share link active or offer admin access through an invite link: every other public or
@@ -9,8 +9,8 @@ link is recent.
 
 from __future__ import annotations
 
+import random
 import re
-import uuid
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
@@ -22,6 +22,7 @@ from docsapi.sandbox.demo._plan import (
     S_ENGINEERING,
     S_INTERNAL,
     S_PUBLIC,
+    S_STYLEGUIDE,
     SITE_LEVELS,
     SITE_SPACES,
     moment,
@@ -29,6 +30,9 @@ from docsapi.sandbox.demo._plan import (
 
 if TYPE_CHECKING:
     from docsapi.sandbox.demo._builder import Builder
+
+#: The unlisted site's sections (title, path), one per site space, the first the default.
+_SECTIONS = (("Handbook", "handbook"), ("Runbooks", "runbooks"))
 
 
 def slug(title: str) -> str:
@@ -125,6 +129,30 @@ def _collection_grant_under_a_site(b: Builder) -> None:
         state.collection_users.set(b.org_id, collection, chosen, "edit")
 
 
+def structure(b: Builder) -> None:
+    """Sections on the unlisted site (one site space each, the default of its section) and
+    the style guide space.
+
+    Their ids come from a Random of their own, so every other id of the demo is the same as
+    without them.
+    """
+    site_id = b.site["unlisted"]
+    rng = random.Random(f"sections:{site_id}")
+    sections: list[dict[str, object]] = []
+    for (title, path), site_space in zip(_SECTIONS, b.state.site_spaces[site_id], strict=True):
+        section_id = "sitesc_" + new_id(rng, 16)
+        sections.append({"id": section_id, "title": title, "path": path, "default": not sections})
+        site_space["section"] = section_id
+        site_space["default"] = True
+    b.state.site_sections[site_id] = sections
+    styleguide = b.space_ids[S_STYLEGUIDE]
+    b.state.spaces[styleguide]["type"] = "styleguide"
+    b.facts.update(
+        site_section_ids={path: s["id"] for (_, path), s in zip(_SECTIONS, sections, strict=True)},
+        styleguide_space_id=styleguide,
+    )
+
+
 def _site(
     b: Builder,
     title: str,
@@ -197,57 +225,3 @@ def invites(b: Builder) -> None:
         records[invite_id] = {"id": invite_id, **offer}
         b.invite[key] = invite_id
     b.facts["invite_ids"] = dict(b.invite)
-
-
-def history(b: Builder) -> None:
-    """Past audit events: the creation of every collection and space (by its creator), the
-    sites' publication, share links, a few access changes (by the owner)."""
-    past = _creations(b)
-    for site_id, site in b.state.sites.items():
-        if site["published"]:
-            past.append((site["createdAt"], "site.publish", ("site", site_id, site["title"])))
-        for link in b.state.share_links[site_id].values():
-            label = f"{site['title']}: {link['name']}"
-            past.append((link["createdAt"], "site.share-link.create", ("site", site_id, label)))
-    partners = b.state.collections[b.collection["partners"]]
-    guest = b.state.users[b.partner_guest]["displayName"]
-    past.append(
-        (
-            iso(b.now - timedelta(days=40)),
-            "collection.permission.grant",
-            ("collection", partners["id"], f"{partners['title']}: {guest} -> edit"),
-        )
-    )
-    for admin in b.admins[1:]:
-        name = b.state.users[admin]["displayName"]
-        when = iso(b.now - timedelta(days=b.rng.randint(100, 300)))
-        past.append((when, "member.role.update", ("user", admin, f"{name} -> admin")))
-    events = b.state.events.setdefault(b.org_id, [])
-    for when, action, (kind, target_id, label), *by in sorted(past):
-        user_id = by[0] if by else b.owner
-        events.append(
-            {
-                "id": str(uuid.UUID(int=b.rng.getrandbits(128), version=4)),
-                "occurredAt": when,
-                "action": action,
-                "actor": {
-                    "type": "user",
-                    "id": user_id,
-                    "label": b.state.users[user_id]["displayName"],
-                },
-                "source": "ui",
-                "target": {"type": kind, "id": target_id, "label": label},
-            }
-        )
-
-
-def _creations(b: Builder) -> list[tuple]:
-    """``<kind>.create`` events of the collections and spaces, by their creators."""
-    found: list[tuple] = []
-    for kind, records in (("collection", b.state.collections), ("space", b.state.spaces)):
-        for content_id, record in records.items():
-            target = (kind, content_id, record["title"])
-            found.append(
-                (record["createdAt"], f"{kind}.create", target, b.state.creators[content_id])
-            )
-    return found

@@ -108,6 +108,20 @@ def check_role(value: Any, name: str = "role") -> str | None:
     return check_enum(value, name, (*MEMBER_ROLES, None))
 
 
+def role_change(body: dict[str, Any], *, guest: bool = True) -> dict[str, str | None]:
+    """The role a permission PATCH body sets: ``{"role": role}``, or ``{}`` when it names no
+    role (the description does not require one: such a PATCH changes nothing).
+
+    ``guest`` says whether null (guest) is allowed (``MemberRoleOrGuest``) or not
+    (``MemberRole``, on sites).
+    """
+    if "role" not in body:
+        return {}
+    if guest:
+        return {"role": check_role(body["role"])}
+    return {"role": check_enum(body["role"], "role", MEMBER_ROLES)}
+
+
 def check_default_level(value: Any) -> str | None:
     """A DefaultLevel: a member role, null (guest) or "inherit"."""
     return check_enum(value, "defaultLevel", (*MEMBER_ROLES, None, "inherit"))

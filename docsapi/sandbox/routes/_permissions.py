@@ -19,7 +19,7 @@ from docsapi.sandbox.core._state import Record
 from docsapi.sandbox.core._web import Ctx, Reply, Route, no_content, paginate
 from docsapi.sandbox.routes import _render_access as render_access
 from docsapi.sandbox.routes._access import collection_for, space_for
-from docsapi.sandbox.routes._checks import check_role, check_string_list
+from docsapi.sandbox.routes._checks import check_role, check_string_list, role_change
 
 _READ = security("user", "oauth:space:permissions:read")
 _WRITE = security("user", "oauth:space:permissions:write")
@@ -46,11 +46,8 @@ def _org_team(ctx: Ctx, record: Record, team_id: str) -> Record | None:
     return team if team is not None and team["organization"] == record["organization"] else None
 
 
-def _role_body(ctx: Ctx) -> str | None:
-    body = ctx.object_body(allowed=("role",))
-    if "role" not in body:
-        raise bad_request("role is required (a member role, or null for guest).")
-    return check_role(body["role"])
+def _role_change(ctx: Ctx) -> dict[str, str | None]:
+    return role_change(ctx.object_body(allowed=("role",)))
 
 
 def _routes(target: _Target) -> list[Route]:
@@ -106,21 +103,25 @@ def _routes(target: _Target) -> list[Route]:
         return no_content()
 
     def update_user(ctx: Ctx, target_id: str, user_id: str) -> Reply:
-        """PATCH .../permissions/users/{userId}: set the user's role (null removes it)."""
+        """PATCH .../permissions/users/{userId}: set the user's role (null removes it; no
+        role: nothing changes)."""
         target.get(ctx, target_id, "admin")
-        role = _role_body(ctx)
+        change = _role_change(ctx)
         if user_id not in ctx.state.users:
             raise not_found(f"User {user_id!r} not found.")
-        set_grant(ctx.store, ctx.credential, kind, target_id, "user", user_id, role)
+        if "role" in change:
+            set_grant(ctx.store, ctx.credential, kind, target_id, "user", user_id, change["role"])
         return no_content()
 
     def update_team(ctx: Ctx, target_id: str, team_id: str) -> Reply:
-        """PATCH .../permissions/teams/{teamId}: set the team's role (null removes it)."""
+        """PATCH .../permissions/teams/{teamId}: set the team's role (null removes it; no
+        role: nothing changes)."""
         record = target.get(ctx, target_id, "admin")
-        role = _role_body(ctx)
+        change = _role_change(ctx)
         if _org_team(ctx, record, team_id) is None:
             raise not_found(f"Team {team_id!r} not found in the {kind}'s organization.")
-        set_grant(ctx.store, ctx.credential, kind, target_id, "team", team_id, role)
+        if "role" in change:
+            set_grant(ctx.store, ctx.credential, kind, target_id, "team", team_id, change["role"])
         return no_content()
 
     def remove_user(ctx: Ctx, target_id: str, user_id: str) -> Reply:

@@ -123,6 +123,8 @@ def space(store: Store, credential: Credential, record: Record, api_base: str) -
         body["parent"] = record["parent"]
     if record.get("deletedAt"):
         body["deletedAt"] = record["deletedAt"]
+    if record.get("type"):
+        body["type"] = record["type"]
     git = store.state.git.get(space_id)
     if git is not None:
         body["gitSync"] = git_sync(git)

@@ -64,7 +64,7 @@ def site_url(store: Store, record: Record) -> str:
 
 
 def site(store: Store, credential: Credential, record: Record, api_base: str) -> dict[str, Any]:
-    """A Site, with the caller's permissions on it."""
+    """A Site, with the caller's permissions on it (and its proxy and style guide, if set)."""
     site_id, org_id = record["id"], record["organization"]
     role = (
         "admin"
@@ -80,7 +80,7 @@ def site(store: Store, credential: Credential, record: Record, api_base: str) ->
     if record["published"]:
         urls["published"] = published_at
     kind = record["type"]
-    return {
+    body: dict[str, Any] = {
         "object": "site",
         "id": site_id,
         "type": kind,
@@ -108,7 +108,13 @@ def site(store: Store, credential: Credential, record: Record, api_base: str) ->
             for feature in _FEATURES.get(kind, _FEATURES["basic"])
         ],
         "urls": urls,
+        "adaptiveContent": {"enabled": record.get("adaptiveContent", False)},
     }
+    if record.get("proxy"):
+        body["proxy"] = {"origin": record["proxy"], "target": published_at}
+    if record.get("styleguide"):
+        body["styleguide"] = {"kind": "space", "space": record["styleguide"]}
+    return body
 
 
 def site_space(
@@ -119,12 +125,14 @@ def site_space(
     api_base: str,
     share_key: str | None = None,
 ) -> dict[str, Any]:
-    """A SiteSpace: a space as a site publishes it (the share key completes its address)."""
+    """A SiteSpace: a space as a site publishes it (the share key completes its address); on a
+    site with sections, ``section`` names its section and ``default`` says whether it is that
+    section's default."""
     published = f"{site_url(store, site_record)}{record['path']}/"
     if share_key:
         published += f"?share={share_key}"
     space_record = store.state.spaces[record["space"]]
-    return {
+    body: dict[str, Any] = {
         "object": "site-space",
         "id": record["id"],
         "path": record["path"],
@@ -134,6 +142,9 @@ def site_space(
         "draft": record["draft"],
         "urls": {"published": published},
     }
+    if "section" in record:
+        body["section"] = record["section"]
+    return body
 
 
 def share_link(store: Store, site_record: Record, record: Record) -> dict[str, Any]:

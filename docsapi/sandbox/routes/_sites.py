@@ -1,5 +1,5 @@
-"""Sites: list, read, update (title, visibility, default level ...), publish and unpublish,
-their site spaces, share links, visitor authentication and permissions.
+"""Sites: list, read, update (see ``_site_settings``), publish and unpublish, their site
+spaces, share links, visitor authentication and permissions.
 
 Reading a site needs membership of its organization; changing it, its share links or its
 permissions and reading its secrets need the ``admin`` role on the site.
@@ -12,7 +12,6 @@ from typing import Any
 from docsapi.sandbox.core import _access_changes as changes
 from docsapi.sandbox.core._auth import DEFAULT_SECURITY, security
 from docsapi.sandbox.core._errors import bad_request, not_found
-from docsapi.sandbox.core._ids import new_hex
 from docsapi.sandbox.core._permission_model import site_access, site_role
 from docsapi.sandbox.core._roles import MEMBER_ROLES
 from docsapi.sandbox.core._state import Record
@@ -21,12 +20,12 @@ from docsapi.sandbox.routes import _render_access as render_access
 from docsapi.sandbox.routes._access import org_for, site_for
 from docsapi.sandbox.routes._checks import (
     check_bool,
-    check_default_level,
     check_enum,
     check_string,
+    role_change,
 )
+from docsapi.sandbox.routes._site_settings import update_site
 
-SITE_VISIBILITIES = ("public", "unlisted", "share-link", "visitor-auth")
 SITE_TYPES = ("basic", "premium", "ultimate", "sponsored", "legacy-basic", "legacy-premium")
 _SITE = "/orgs/<org_id>/sites/<site_id>"
 
@@ -72,46 +71,6 @@ def list_sites(ctx: Ctx, org_id: str) -> Reply:
 def get_site(ctx: Ctx, org_id: str, site_id: str) -> Reply:
     """GET /orgs/{organizationId}/sites/{siteId} -> Site."""
     return _site_reply(ctx, site_for(ctx, org_id, site_id, "read"))
-
-
-def update_site(ctx: Ctx, org_id: str, site_id: str) -> Reply:
-    """PATCH /orgs/{organizationId}/sites/{siteId}: title, visibility, basename, default level,
-    default site space."""
-    record = site_for(ctx, org_id, site_id, "admin")
-    body = ctx.object_body(
-        allowed=("title", "visibility", "basename", "defaultLevel", "defaultSiteSpace")
-    )
-    changes: dict[str, Any] = {}
-    if "title" in body:
-        changes["title"] = check_string(body["title"], "title", min_length=2, max_length=128)
-    if "visibility" in body:
-        changes["visibility"] = check_enum(body["visibility"], "visibility", SITE_VISIBILITIES)
-    if "basename" in body:
-        changes["basename"] = check_string(
-            body["basename"], "basename", min_length=1, max_length=100
-        )
-    if "defaultLevel" in body:
-        changes["defaultLevel"] = check_default_level(body["defaultLevel"])
-    if "defaultSiteSpace" in body:
-        wanted = check_string(body["defaultSiteSpace"], "defaultSiteSpace", min_length=1)
-        spaces = ctx.state.site_spaces[site_id]
-        if wanted not in {s["id"] for s in spaces}:
-            raise bad_request(f"defaultSiteSpace {wanted!r} is not a site space of this site.")
-        for item in spaces:
-            item["default"] = item["id"] == wanted
-    for key, value in changes.items():
-        if record[key] != value:
-            label = f"{record['title']}: {key} -> {value}"
-            record[key] = value
-            action = "site.visibility.update" if key == "visibility" else "site.update"
-            _event(ctx, record, action, label)
-    if record["visibility"] == "visitor-auth" and site_id not in ctx.state.site_auth:
-        # Visitors authenticate from now on: the site gets its signing key, as on the platform.
-        ctx.state.site_auth[site_id] = {
-            "backend": "custom",
-            "privateKey": new_hex(ctx.state.rng, 64),
-        }
-    return _site_reply(ctx, record)
 
 
 def publish(ctx: Ctx, org_id: str, site_id: str) -> Reply:
@@ -202,7 +161,7 @@ def delete_share_link(ctx: Ctx, org_id: str, site_id: str, link_id: str) -> Repl
     link = ctx.state.share_links[site_id].pop(link_id, None)
     if link is None:
         return no_content(204)
-    _event(ctx, record, "site.share-link.delete", f"{record['title']}: {link['name']}")
+    changes.share_link_event(ctx.store, ctx.credential, record, link, "site.share-link.delete")
     return no_content(205)
 
 
@@ -270,11 +229,8 @@ def aggregate(ctx: Ctx, org_id: str, site_id: str) -> Reply:
     return paginate(ctx, chosen, lambda e: render_access.site_permission(ctx, org_id, site_id, *e))
 
 
-def _site_role_body(ctx: Ctx) -> str:
-    body = ctx.object_body(allowed=("role",))
-    if "role" not in body:
-        raise bad_request("role is required (one of " + ", ".join(MEMBER_ROLES) + ").")
-    return check_enum(body["role"], "role", MEMBER_ROLES)
+def _site_role_change(ctx: Ctx) -> dict[str, str | None]:
+    return role_change(ctx.object_body(allowed=("role",)), guest=False)
 
 
 def _org_team(ctx: Ctx, org_id: str, team_id: str) -> Record | None:
@@ -283,22 +239,28 @@ def _org_team(ctx: Ctx, org_id: str, team_id: str) -> Record | None:
 
 
 def update_user(ctx: Ctx, org_id: str, site_id: str, user_id: str) -> Reply:
-    """PATCH .../permissions/users/{userId}: set the user's role on the site."""
+    """PATCH .../permissions/users/{userId}: set the user's role on the site (no role:
+    nothing changes)."""
     site_for(ctx, org_id, site_id, "admin")
-    role = _site_role_body(ctx)
+    change = _site_role_change(ctx)
     if user_id not in ctx.state.users:
         raise not_found(f"User {user_id!r} not found.")
-    changes.set_grant(ctx.store, ctx.credential, "site", site_id, "user", user_id, role)
+    if "role" in change:
+        role = change["role"]
+        changes.set_grant(ctx.store, ctx.credential, "site", site_id, "user", user_id, role)
     return no_content()
 
 
 def update_team(ctx: Ctx, org_id: str, site_id: str, team_id: str) -> Reply:
-    """PATCH .../permissions/teams/{teamId}: set the team's role on the site."""
+    """PATCH .../permissions/teams/{teamId}: set the team's role on the site (no role:
+    nothing changes)."""
     site_for(ctx, org_id, site_id, "admin")
-    role = _site_role_body(ctx)
+    change = _site_role_change(ctx)
     if _org_team(ctx, org_id, team_id) is None:
         raise not_found(f"Team {team_id!r} not found in organization {org_id!r}.")
-    changes.set_grant(ctx.store, ctx.credential, "site", site_id, "team", team_id, role)
+    if "role" in change:
+        role = change["role"]
+        changes.set_grant(ctx.store, ctx.credential, "site", site_id, "team", team_id, role)
     return no_content()
 
 
