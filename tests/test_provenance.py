@@ -256,3 +256,21 @@ def test_the_timeline_counts_changes_per_month_and_reads_at_800_pixels(sandbox, 
     assert width * figure.dpi <= 800
     with pytest.raises(ValidationError, match="freq"):
         audit.timeline("D")
+
+
+def test_site_paths_name_the_site_permission_or_level_that_opens_them(sandbox, client, api):
+    audit = audit_permissions(client, sandbox.org_id, progress=False)
+    events = _grant_events(_log(api, sandbox))
+    paths = audit.paths
+    site_paths = paths[paths["kind"].isin(["site", "site-team"])]
+    assert len(site_paths)
+    for row in site_paths.itertuples():
+        site_id = str(row.source).split(":", 1)[1].split("/")[0]
+        principal = ("user", row.user_id) if row.kind == "site" else ("team", row.team_id)
+        event = events.get(grant_key("site", site_id, *principal))
+        if event is None:  # older than the log: it says so
+            assert str(row.provenance).startswith("before ")
+        else:
+            assert row.event_id == event["id"] and row.granted_by == event["actor"]["label"]
+    levels = paths[paths["kind"] == "site-default"]
+    assert len(levels) and not levels["provenance"].astype(str).str.startswith("unknown").any()

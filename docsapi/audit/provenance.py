@@ -53,6 +53,9 @@ from docsapi.audit.resolve import (
     DIRECT,
     INHERIT,
     ORG_ADMIN,
+    SITE,
+    SITE_DEFAULT,
+    SITE_TEAM,
     TEAM,
     Resolution,
     categorical,
@@ -430,7 +433,8 @@ def _org_roles(data: AuditData) -> pd.DataFrame:
 
 def _default_levels(data: AuditData) -> pd.DataFrame:
     parts = []
-    for kind, table in (("space", data.spaces), ("collection", data.collections)):
+    tables = (("space", data.spaces), ("collection", data.collections), ("site", data.sites))
+    for kind, table in tables:
         if kind == "space":
             table = table[table["deleted_at"].isna().to_numpy(dtype=bool)]
         parts.append(
@@ -581,4 +585,11 @@ def path_doors(data: AuditData, resolution: Resolution, paths: pd.DataFrame) -> 
     grant_doors(
         kind == COLLECTION_TEAM, "collection", collection_ids, "team", team_ids, collection, team
     )
+    site = paths["site"].to_numpy()
+    site_ids = resolution.sites["id"].to_numpy(dtype=object)
+    grant_doors(kind == SITE, "site", site_ids, "user", users, site, user)
+    grant_doors(kind == SITE_TEAM, "site", site_ids, "team", team_ids, site, team)
+    by_site_level = kind == SITE_DEFAULT
+    site_keys = np.array([f"default-level|site|{s}" for s in site_ids], dtype=object)
+    doors[by_site_level] = site_keys[site[by_site_level]]
     return doors
