@@ -3,7 +3,8 @@
 Run by ``benchmarks/run.py`` in a fresh interpreter so that the peak resident memory
 measured is the audit's own (the sandbox serves from another process).
 
-Usage: ``python benchmarks/_audit_child.py URL TOKEN ORG_ID WORKERS``
+Usage: ``python benchmarks/_audit_child.py URL TOKEN ORG_ID WORKERS [READ_LOG]``
+(``READ_LOG`` 0 audits without reading the audit log; default 1).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ def _rss_mb() -> float:
 
 def main() -> None:
     url, token, org_id, workers = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    read_log = len(sys.argv) < 6 or sys.argv[5] != "0"
     import pandas  # noqa: F401  (the audit needs it; counted in the baseline)
 
     import docsapi
@@ -32,9 +34,11 @@ def main() -> None:
 
     baseline = _rss_mb()
     client = docsapi.DocsClient(base_url=url, token=token, timeout=60.0)
-    started = time.perf_counter()
-    audit = audit_permissions(client, org_id, max_workers=workers, progress=False)
-    elapsed = time.perf_counter() - started
+    started, cpu_started = time.perf_counter(), time.process_time()
+    audit = audit_permissions(
+        client, org_id, max_workers=workers, progress=False, read_log=read_log
+    )
+    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     print(
         json.dumps(
             {
@@ -42,12 +46,15 @@ def main() -> None:
                 "final_rss_mb": _rss_mb(),
                 "peak_rss_mb_self": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                 "seconds": elapsed,
+                "cpu_seconds": cpu,
                 "requests": client.transport.request_count,
                 "spaces": audit.count("spaces"),
                 "grants": audit.count("grants"),
                 "effective": len(audit.effective),
                 "findings": audit.count("findings"),
                 "errors": audit.count("errors"),
+                "events": len(audit.data.events),
+                "complete": audit.complete,
             }
         )
     )

@@ -13,7 +13,7 @@ def _table(rows: list[dict[str, Any]]) -> str:
     header = ["figure", "docsapi", "baseline", "result", "target", "met"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
-        met = "yes" if row["ok"] else "**MISS**"
+        met = {True: "yes", False: "**MISS**", None: "-"}[row["ok"]]
         cells = [row["name"], row["docsapi"], row["baseline"], row["result"], row["target"], met]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)

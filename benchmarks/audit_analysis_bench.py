@@ -5,8 +5,9 @@ The organization is built in memory, shaped like the sandbox's scaled organizati
 seen for months), 83 teams
 of about 60 members, collections two levels deep with their own grants, few spaces whose
 default level is ``inherit``, 50 direct user grants and 2 team grants per space, sites with
-share links, and the platform's aggregate equal to the audit's own answer (so the
-cross-check runs over every space).
+share links, default levels and user and team permissions, the creator of every space and
+collection, and the platform's aggregate equal to the audit's own answer (so the
+cross-check runs over every space, under both rule sets).
 
 Each run happens in a fresh interpreter, so the peak resident memory measured is the
 analysis's own: ``rss_before`` after the raw tables are built, ``peak`` the process's
@@ -161,6 +162,37 @@ def build_organization(seed: int = 0):
             "id": site_ids,
             "title": [f"Site {i}" for i in range(20)],
             "visibility": rng.choice(["public", "unlisted", "share-link", "visitor-auth"], 20),
+            "default_level": rng.choice(
+                np.array(["inherit", "inherit", "inherit", "read", None], dtype=object), 20
+            ),
+        }
+    )
+    site_users = pd.DataFrame(
+        {
+            "target_type": "site",
+            "target_id": np.repeat(site_ids, 2),
+            "user_id": users[rng.choice(USERS, 40)],
+            "role": rng.choice(roles[:-1], 40),
+        }
+    )
+    site_teams = pd.DataFrame(
+        {
+            "target_type": "site",
+            "target_id": site_ids,
+            "team_id": rng.choice(team_ids, 20),
+            "role": rng.choice(roles[:3], 20),
+        }
+    )
+    user_permissions = pd.concat([user_permissions, site_users], ignore_index=True)
+    team_permissions = pd.concat([team_permissions, site_teams], ignore_index=True)
+    # Every space and collection has its creator in the audit log (a random member).
+    content = np.concatenate([space_ids, collection_ids])
+    creators = pd.DataFrame(
+        {
+            "target_type": ["space"] * SPACES + ["collection"] * len(collection_ids),
+            "target_id": content,
+            "user_id": users[rng.choice(USERS, len(content))],
+            "created_at": now - pd.to_timedelta(rng.integers(30, 900, len(content)), unit="D"),
         }
     )
     site_spaces = pd.DataFrame(
@@ -196,6 +228,7 @@ def build_organization(seed: int = 0):
         site_spaces=site_spaces,
         share_links=share_links,
         invite_links=invite_links,
+        creators=creators,
     )
 
 

@@ -15,7 +15,10 @@ client's GIL; memory is measured in a fresh child process. Sections (``--only`` 
   (``audit_analysis_bench``);
 - ``M`` peak RSS of an audit of that organization served by the sandbox;
 - ``C`` 16 workers against the ideal, on the sandbox at N = 500 and 2,000 and on the replay
-  server (``concurrency_bench``);
+  server, the client's CPU per request while crawling, and the JSON decoder alone on the
+  recorded answers, before and after (``concurrency_bench``, ``decoder_bench``);
+- ``L`` the audit at 2,000, 5,000 and 10,000 spaces: client CPU and peak memory, and their
+  growth per effective row (``scale_bench``);
 - ``S`` the sandbox: per-request cost at N = 100 and 2,000, throughput at 1-32 client threads;
 - ``R`` issue 12: requests per audited space before and after, audit time at a rate limit;
 - ``G`` issue 14: ``import docsapi`` before and after ``client.api``, first access, per call;
@@ -56,7 +59,7 @@ from _server import RemoteSandbox  # noqa: E402
 RESULTS = HERE / "RESULTS.md"
 #: RESULTS.md keeps everything below this line across runs (notes, analyses).
 KEEP_MARKER = "<!-- notes below this line are kept when run.py rewrites the file -->"
-SECTIONS = "IFPAMCSRGK"
+SECTIONS = "IFPAMCLSRGK"
 #: The organization the README documents: spaces, users, direct grants per space.
 DOCUMENTED = {"spaces": 2000, "users": 5000, "grants_per_space": 50}
 #: The last revision before the crawl read the whole access model (issue 12): pages of 100,
@@ -104,6 +107,11 @@ class Settings:
     import_runs: int = 9
     organization: dict[str, int] = field(default_factory=lambda: dict(DOCUMENTED))
     concurrency_sizes: tuple[int, ...] = (500, 2000)
+    scale_sizes: tuple[tuple[int, int, int], ...] = (
+        (2000, 5000, 50),
+        (5000, 10000, 50),
+        (10000, 20000, 50),
+    )
     cost_sizes: tuple[int, int] = (100, 2000)
     cost_repeats: int = 100
     threads: tuple[int, ...] = (1, 2, 4, 8, 32)
@@ -123,6 +131,7 @@ class Settings:
             import_runs=2,
             organization={"spaces": 100, "users": 300, "grants_per_space": 10},
             concurrency_sizes=(60,),
+            scale_sizes=((60, 200, 10), (120, 400, 10)),
             cost_sizes=(30, 100),
             cost_repeats=20,
             threads=(1, 2),
@@ -304,6 +313,12 @@ def bench_concurrency(cfg: Settings) -> list[Row]:
         cfg.concurrency_sizes, cfg.runs, users=size["users"], grants=size["grants_per_space"]
     )
     return [Row.of("C", item) for item in found]
+
+
+def bench_scale(cfg: Settings) -> list[Row]:
+    import scale_bench
+
+    return [Row.of("L", found) for found in scale_bench.run(cfg.scale_sizes, 1)]
 
 
 # -- S. the sandbox -----------------------------------------------------------------------------
@@ -507,6 +522,12 @@ def bench_issue16(cfg: Settings) -> list[Row]:
     return [Row.of("K", found) for found in cache_bench.run(cfg.quick)]
 
 
+def bench_provenance(cfg: Settings) -> list[Row]:
+    import provenance_bench
+
+    return [Row.of("V", provenance_bench.row(cfg.quick))]
+
+
 # -- the report ---------------------------------------------------------------------------------
 
 BENCHES: dict[str, tuple[str, Callable[[Settings], list[Row]]]] = {
@@ -516,10 +537,12 @@ BENCHES: dict[str, tuple[str, Callable[[Settings], list[Row]]]] = {
     "A": ("audit analysis alone", bench_analysis),
     "M": ("audit peak memory", bench_memory),
     "C": ("16 workers vs ideal", bench_concurrency),
+    "L": ("the audit at three sizes", bench_scale),
     "S": ("the sandbox", bench_sandbox),
     "R": ("issue 12: requests and rate limit", bench_issue12),
     "G": ("issue 14: client.api", bench_issue14),
     "K": ("issue 16: second audit with the cache", bench_issue16),
+    "V": ("issue 26: the audit log's cost", bench_provenance),
 }
 
 

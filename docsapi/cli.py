@@ -55,6 +55,7 @@ from docsapi.cli_checks import (
 from docsapi.cli_parser import CommandParser, one_line
 from docsapi.core.checks import check_base_url, check_entity_id
 from docsapi.core.config import DEFAULT_BASE_URL
+from docsapi.core.rule_sets import DEFAULT_RULE_SET, RULE_SETS
 from docsapi.core.version import version
 from docsapi.errors import (
     APIConnectionError,
@@ -103,7 +104,31 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--save",
         metavar="DIR",
-        help="also keep a snapshot of the audit in DIR/<org id>/<UTC time>/ (see history, diff)",
+        help="also keep a snapshot of the audit in DIR/<org id>/<UTC time>/ (see history, diff); "
+        "the audit log is then read from the last snapshot kept there",
+    )
+    parser.add_argument(
+        "--log-days",
+        type=int,
+        metavar="N",
+        help="read the audit log of the last N days (default: since the last snapshot in --save "
+        "DIR, else 365)",
+    )
+    parser.add_argument(
+        "--no-log",
+        action="store_true",
+        help="do not read the audit log (no provenance: who made each grant and when)",
+    )
+    _add_model_option(parser, "how the audit combines the levels of access")
+
+
+def _add_model_option(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--model",
+        choices=RULE_SETS,
+        default=DEFAULT_RULE_SET,
+        help=f"{what}: precedence (the nearest level decides; default) or highest (the "
+        "highest role over every path); see docs/access-model.md",
     )
 
 
@@ -174,6 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="delay added to every request (default: 0)",
     )
+    _add_model_option(sandbox, "how the simulated platform combines the levels of access")
     sandbox.set_defaults(handler=_run_sandbox)
 
     check = commands.add_parser(
@@ -344,6 +370,7 @@ def _print_summary(audit: PermissionAudit, written: list[Path]) -> None:
         f"Findings: {count('high', 'severity')} high, {count('medium', 'severity')} medium, "
         f"{count('low', 'severity')} low."
     )
+    print(f"Rule set: {audit.model}. {audit.verdict}")
     if count("errors"):
         print(f"{count('errors')} reads failed: see the report's last table.")
     print(f"Report: {written[0].resolve()}")
@@ -367,11 +394,37 @@ def _keep_snapshot(audit: PermissionAudit, args: argparse.Namespace) -> None:
 
 
 def _audit(client, org_id: str, args: argparse.Namespace) -> PermissionAudit:
+    from datetime import timedelta
+
     from docsapi.audit import audit_permissions
 
+    if args.log_days is not None and args.log_days < 1:
+        raise _Failure("--log-days must be at least 1", EXIT_USAGE)
     return audit_permissions(
-        client, org_id, max_workers=args.workers, progress=not args.no_progress
+        client,
+        org_id,
+        max_workers=args.workers,
+        progress=not args.no_progress,
+        model=args.model,
+        read_log=not args.no_log,
+        events_since=(
+            None if args.no_log or args.log_days is None else timedelta(days=args.log_days)
+        ),
+        previous=None if args.no_log or args.log_days else _last_snapshot(args.save, org_id),
     )
+
+
+def _last_snapshot(root: str | None, org_id: str) -> str | None:
+    """The newest readable snapshot of ``org_id`` kept under ``root`` (None: none)."""
+    if not root or not Path(root).is_dir():
+        return None
+    from docsapi.audit.snapshot.store import history
+
+    kept = history(root, org_id=org_id)
+    if kept.empty or "problem" not in kept:
+        return None
+    readable = kept[kept["problem"].isna()]
+    return None if readable.empty else str(readable["path"].iloc[-1])
 
 
 def _run_demo(args: argparse.Namespace) -> int:
@@ -379,7 +432,7 @@ def _run_demo(args: argparse.Namespace) -> int:
     from docsapi.sandbox import Sandbox
 
     try:
-        sandbox = Sandbox(seed=args.seed, latency=args.latency)
+        sandbox = Sandbox(seed=args.seed, latency=args.latency, model=args.model)
     except ValueError as exc:
         raise _Failure(f"--latency: {exc}", EXIT_USAGE) from None
     with sandbox:
@@ -470,6 +523,7 @@ def _run_sandbox(args: argparse.Namespace) -> int:
                 teams=args.teams,
                 grants_per_space=args.grants_per_space,
                 latency=args.latency,
+                model=args.model,
             )
     except ValueError as exc:
         raise _Failure(f"bad sandbox size: {exc}", EXIT_USAGE) from None

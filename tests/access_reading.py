@@ -3,8 +3,8 @@
 
 Everything is crawled over raw HTTP (the sandbox's own model is never imported) into plain
 dicts, then every path and rule is recomputed here, one rule per function, from the text of
-the documents. Tests compare the sandbox's ``permissions/aggregate`` and the demo's facts
-with these results.
+the documents, under either rule set (``precedence``, the default, or ``highest``). Tests
+compare the sandbox's ``permissions/aggregate`` and the demo's facts with these results.
 """
 
 from __future__ import annotations
@@ -67,12 +67,14 @@ class Org:
     site_users: dict[str, dict[str, str]] = field(default_factory=dict)
     site_teams: dict[str, dict[str, str]] = field(default_factory=dict)
     invites: list[dict] = field(default_factory=list)
+    creators: dict[str, str | None] = field(default_factory=dict)
 
 
 def from_state(state, org_id: str) -> Org:
     """The same tables read straight from a sandbox State (for organizations too big to
-    crawl in a test); sites, share links and invites are left out."""
+    crawl in a test); share links and invites are left out."""
     org_spaces = {s: r for s, r in state.spaces.items() if r["organization"] == org_id}
+    sites = {w: r for w, r in state.sites.items() if r["organization"] == org_id}
     return Org(
         org=state.orgs[org_id],
         members=dict(state.members[org_id]),
@@ -83,6 +85,14 @@ def from_state(state, org_id: str) -> Org:
         space_teams={s: dict(state.space_teams.on(s)) for s in org_spaces},
         collection_users={c: dict(state.collection_users.on(c)) for c in state.collections},
         collection_teams={c: dict(state.collection_teams.on(c)) for c in state.collections},
+        sites=sites,
+        site_spaces={
+            w: [{"space": {"id": i["space"]}, "draft": i["draft"]} for i in state.site_spaces[w]]
+            for w in sites
+        },
+        site_users={w: dict(state.site_users.on(w)) for w in sites},
+        site_teams={w: dict(state.site_teams.on(w)) for w in sites},
+        creators=dict(state.creators),
     )
 
 
@@ -123,6 +133,10 @@ def crawl(api, org_id: str) -> Org:
         org.site_users[site["id"]] = _grants(fetch_all(api, f"{path}/permissions/users"), "user")
         org.site_teams[site["id"]] = _grants(fetch_all(api, f"{path}/permissions/teams"), "team")
     org.invites = fetch_all(api, f"{base}/link-invites")
+    for kind in ("collection", "space"):
+        for event in fetch_all(api, f"{base}/audit-events", action=f"{kind}.create"):
+            actor = event["actor"]
+            org.creators[event["target"]["id"]] = actor["id"] if actor["type"] == "user" else None
     return org
 
 
@@ -142,30 +156,51 @@ def chain(org: Org, record: dict) -> list[str]:
 
 
 def resolved_default(org: Org, record: dict) -> str | None:
-    """A role, None (private) or "organization" (each member's own role)."""
-    level = record["defaultLevel"]
+    """A role, None (private) or "organization" (each member's own role), through the
+    content's collections only."""
+    return _default_and_owner(org, record)[0]
+
+
+def _default_and_owner(org: Org, record: dict) -> tuple[str | None, str | None]:
+    """The resolved default level and the id of the space or collection that sets it."""
+    level, owner = record["defaultLevel"], record["id"]
     for collection_id in chain(org, record):
         if level != "inherit":
-            return level
-        level = org.collections[collection_id]["defaultLevel"]
-    return "organization" if level == "inherit" else level
+            return level, owner
+        level, owner = org.collections[collection_id]["defaultLevel"], collection_id
+    return ("organization", None) if level == "inherit" else (level, owner)
+
+
+def linking_sites(org: Org, record: dict) -> list[str]:
+    """Sites whose permissions reach a space: those listing it, if it inherits."""
+    if record["defaultLevel"] != "inherit":
+        return []
+    return [
+        site
+        for site, items in org.site_spaces.items()
+        if any(item["space"]["id"] == record["id"] for item in items)
+    ]
 
 
 def paths(org: Org, space_id: str, user: str) -> list[tuple[str, str]]:
-    """(source, role) of each way ``user`` reaches space ``space_id``."""
+    """(source, role) of each way ``user`` reaches space ``space_id``, whether it counts or
+    not (see :func:`role`)."""
     space = org.spaces[space_id]
     member = org.members.get(user)
     if member is not None and member["disabled"]:
         return []
     found = []
-    if member is not None and member["role"] is not None:
-        if member["role"] == "admin":
+    role_in_org = member["role"] if member is not None else None
+    if role_in_org is not None:
+        if role_in_org == "admin":
             found.append(("org-admin", "admin"))
-        level = resolved_default(org, space)
+        level, owner = _default_and_owner(org, space)
         if level == "organization":
-            found.append(("default:inherit", member["role"]))
+            found.append(("default:inherit", role_in_org))
         elif level is not None:
             found.append((f"default:{level}", level))
+        elif org.creators.get(owner) == user:
+            found.append(("creator" if owner == space_id else f"creator:{owner}", role_in_org))
     if user in org.space_users[space_id]:
         found.append(("direct", org.space_users[space_id][user]))
     for team, role in org.space_teams[space_id].items():
@@ -177,17 +212,80 @@ def paths(org: Org, space_id: str, user: str) -> list[tuple[str, str]]:
         for team, role in org.collection_teams[collection_id].items():
             if user in org.team_members[team]:
                 found.append((f"collection-team:{collection_id}/{team}", role))
+    for site in linking_sites(org, space):
+        if user in org.site_users[site]:
+            found.append((f"site:{site}", org.site_users[site][user]))
+        for team, role in org.site_teams[site].items():
+            if user in org.team_members[team]:
+                found.append((f"site-team:{site}/{team}", role))
+        level = org.sites[site]["defaultLevel"]
+        if role_in_org is not None and level not in ("inherit", None):
+            found.append((f"site-default:{site}", level))
     return found
 
 
-def candidates(org: Org, space_id: str) -> set[str]:
-    """Users who may have a path to a space: members if a default level lets them in (or
-    organization admins only), and everyone named by an explicit permission on the way."""
+def _levels(org: Org, space_id: str) -> list[tuple[list[str], str | None, bool]]:
+    """The levels a ``precedence`` walk visits, nearest first: (prefixes of the sources
+    that override there, the default level set there or "inherit", whether the creator of
+    what sets it keeps access)."""
     space = org.spaces[space_id]
-    if resolved_default(org, space) is None:
-        users = {u for u, m in org.members.items() if m["role"] == "admin"}
-    else:
-        users = set(org.members)
+    levels = [(["direct", "team:"], space["defaultLevel"], True)]
+    if space["defaultLevel"] == "inherit":
+        sites = linking_sites(org, space)
+        if sites:
+            set_here = [org.sites[w]["defaultLevel"] for w in sites]
+            set_here = [level for level in set_here if level != "inherit"]
+            level = highest(set_here) if set_here else "inherit"
+            levels.append((["site:", "site-team:"], level, False))
+        for collection_id in chain(org, space):
+            prefixes = [f"collection:{collection_id}", f"collection-team:{collection_id}/"]
+            levels.append((prefixes, org.collections[collection_id]["defaultLevel"], True))
+    return levels
+
+
+def decision(
+    org: Org, space_id: str, user: str, rule_set: str = "precedence", without: str = ""
+) -> tuple[str | None, list[tuple[str, str]]]:
+    """The role ``user`` gets on a space under ``rule_set`` (leaving out the ``without``
+    source), and the paths that count for it: under ``highest`` all of them, under
+    ``precedence`` those of the level that decides."""
+    found = [(s, r) for s, r in paths(org, space_id, user) if s != without]
+    if rule_set == "highest":
+        return highest(r for _, r in found), found
+    member = org.members.get(user)
+    if member is not None and member["disabled"]:
+        return None, []
+    if ("org-admin", "admin") in found:
+        return "admin", [("org-admin", "admin")]
+    for prefixes, level, creator_keeps in _levels(org, space_id):
+        here = [(s, r) for s, r in found if s.startswith(tuple(prefixes))]
+        if here:
+            return highest(r for _, r in here), here
+        if level == "inherit":
+            continue
+        if member is None or member["role"] is None:
+            return None, []
+        if level is None:
+            created = [(s, r) for s, r in found if s.startswith("creator")]
+            return (created[0][1], created) if creator_keeps and created else (None, [])
+        return level, [(s, r) for s, r in found if s.startswith(("default:", "site-default:"))]
+    if member is None or member["role"] is None:
+        return None, []
+    return member["role"], [(s, r) for s, r in found if s == "default:inherit"]
+
+
+def role(
+    org: Org, space_id: str, user: str, rule_set: str = "precedence", without: str = ""
+) -> str | None:
+    """The role ``user`` gets on a space under ``rule_set`` (``without`` one source)."""
+    return decision(org, space_id, user, rule_set, without)[0]
+
+
+def candidates(org: Org, space_id: str) -> set[str]:
+    """Users who may have a path to a space: every member, and everyone named by an explicit
+    permission on the way (the space, its collections, the sites linking it)."""
+    space = org.spaces[space_id]
+    users = set(org.members)
     users |= set(org.space_users[space_id])
     for team in org.space_teams[space_id]:
         users |= org.team_members[team]
@@ -195,17 +293,36 @@ def candidates(org: Org, space_id: str) -> set[str]:
         users |= set(org.collection_users[collection_id])
         for team in org.collection_teams[collection_id]:
             users |= org.team_members[team]
+    for site in linking_sites(org, space):
+        users |= set(org.site_users[site])
+        for team in org.site_teams[site]:
+            users |= org.team_members[team]
     return users
 
 
-def effective(org: Org, space_id: str) -> dict[str, str]:
+def effective(org: Org, space_id: str, rule_set: str = "precedence") -> dict[str, str]:
     """User -> effective role on a space, for everyone who reaches it."""
     roles = {}
     for user in candidates(org, space_id):
-        role = highest(role for _, role in paths(org, space_id, user))
-        if role is not None:
-            roles[user] = role
+        found = role(org, space_id, user, rule_set)
+        if found is not None:
+            roles[user] = found
     return roles
+
+
+def member_default(org: Org, space_id: str, rule_set: str = "precedence") -> str | None:
+    """What a member without any explicit permission gets on a space: a role,
+    "organization" (their own role) or None (it is private inside the organization)."""
+    space = org.spaces[space_id]
+    chained = resolved_default(org, space)
+    site_levels = [org.sites[w]["defaultLevel"] for w in linking_sites(org, space)]
+    set_by_sites = [level for level in site_levels if level != "inherit"]
+    if rule_set == "precedence":
+        return highest(set_by_sites) if set_by_sites else chained
+    best_site = highest(set_by_sites)
+    if chained is None or (chained != "organization" and rank(best_site) > rank(chained)):
+        return best_site
+    return chained
 
 
 def spaces_under(org: Org, collection_id: str) -> list[str]:
@@ -218,20 +335,24 @@ def _is_guest_or_non_member(org: Org, user: str) -> bool:
     return member is None or member["role"] is None
 
 
-def _own_admins(org: Org, space_id: str) -> set[str]:
-    """Admins of a space through explicit paths, organization admins left out."""
+def _own_admins(org: Org, space_id: str, rule_set: str) -> set[str]:
+    """Admins of a space through explicit paths that count, organization admins left out."""
     admins = set()
     for user in candidates(org, space_id):
         member = org.members.get(user)
         if member is not None and member["role"] == "admin":
             continue
-        explicit = [r for s, r in paths(org, space_id, user) if not s.startswith(("org-", "def"))]
+        explicit = [
+            r
+            for s, r in decision(org, space_id, user, rule_set)[1]
+            if not s.startswith(("org-", "def", "site-default", "creator"))
+        ]
         if "admin" in explicit:
             admins.add(user)
     return admins
 
 
-def findings(org: Org, now: datetime) -> dict[str, set]:
+def findings(org: Org, now: datetime, rule_set: str = "precedence") -> dict[str, set]:
     """Every rule of docs/audit-tables.md under the default thresholds."""
     found: dict[str, set] = {
         rule: set()
@@ -252,15 +373,15 @@ def findings(org: Org, now: datetime) -> dict[str, set]:
     }
     admin_count: dict[str, int] = {}
     for space_id in org.spaces:
-        roles = effective(org, space_id)
-        for user, role in roles.items():
-            if role in WRITE and _is_guest_or_non_member(org, user):
+        roles = effective(org, space_id, rule_set)
+        for user, held in roles.items():
+            if held in WRITE and _is_guest_or_non_member(org, user):
                 found["guest_write"].add((space_id, user))
             member = org.members.get(user)
-            if role == "admin" and not (member and member["role"] == "admin"):
+            if held == "admin" and not (member and member["role"] == "admin"):
                 admin_count[user] = admin_count.get(user, 0) + 1
             seen = member and member.get("lastSeenAt")
-            if role in WRITE and seen and now - _instant(seen) > timedelta(days=INACTIVE_DAYS):
+            if held in WRITE and seen and now - _instant(seen) > timedelta(days=INACTIVE_DAYS):
                 found["inactive_writer"].add((space_id, user))
         for user, direct in org.space_users[space_id].items():
             if user not in org.members:
@@ -268,10 +389,10 @@ def findings(org: Org, now: datetime) -> dict[str, set]:
             member = org.members.get(user)
             if member is not None and member["disabled"] and direct in WRITE:
                 found["inactive_writer"].add((space_id, user))
-            others = [r for s, r in paths(org, space_id, user) if s != "direct"]
-            if others and rank(direct) <= rank(highest(others)):
+            alone = role(org, space_id, user, rule_set, without="direct")
+            if alone is not None and alone == role(org, space_id, user, rule_set):
                 found["redundant_grant"].add((space_id, user))
-        admins = _own_admins(org, space_id)
+        admins = _own_admins(org, space_id, rule_set)
         if not admins:
             found["no_admin"].add(space_id)
         if len(admins) > MAX_ADMINS:
@@ -286,7 +407,7 @@ def findings(org: Org, now: datetime) -> dict[str, set]:
             for team in grants:
                 if not org.team_members[team]:
                     found["empty_team"].add((target, team))
-    found["public_exposure"] = _exposed_private(org)
+    found["public_exposure"] = _exposed_private(org, rule_set)
     for site_id, links in org.share_links.items():
         for link in links:
             age = now - _instant(link["createdAt"])
@@ -297,24 +418,24 @@ def findings(org: Org, now: datetime) -> dict[str, set]:
             if (invite.get("role") or invite.get("level")) in ("admin", "create"):
                 found["risky_invite_link"].add(invite["id"])
     for collection_id, grants in org.collection_users.items():
-        for user, role in grants.items():
+        for user, held in grants.items():
             many = len(spaces_under(org, collection_id)) >= GUEST_COLLECTION_SPACES
-            if role in WRITE and _is_guest_or_non_member(org, user) and many:
+            if held in WRITE and _is_guest_or_non_member(org, user) and many:
                 found["guest_collection_write"].add((collection_id, user))
     return found
 
 
-def _exposed_private(org: Org) -> set[tuple[str, str | None]]:
+def _exposed_private(org: Org, rule_set: str) -> set[tuple[str, str | None]]:
     exposed = set()
     for site_id, site in org.sites.items():
         if not site["published"] or site["visibility"] not in ("public", "unlisted"):
             continue
         for item in org.site_spaces[site_id]:
             space_id = item["space"]["id"]
-            if not item["draft"] and resolved_default(org, org.spaces[space_id]) is None:
+            if not item["draft"] and member_default(org, space_id, rule_set) is None:
                 exposed.add((space_id, site_id))
     for space_id, space in org.spaces.items():
-        private = resolved_default(org, space) is None
+        private = member_default(org, space_id, rule_set) is None
         if space["visibility"] in ("public", "unlisted") and private:
             exposed.add((space_id, None))
     return exposed

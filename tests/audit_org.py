@@ -29,6 +29,10 @@ class Org:
     spaces_reported: int | None = None
     not_read: frozenset[str] = frozenset()
     rows: dict[str, list[dict]] = field(default_factory=dict)
+    #: Who created what (None: an integration); content not named here was created by an
+    #: integration too, unless listed in ``unknown_creators`` (the log does not say).
+    creators: dict[str, str | None] = field(default_factory=dict)
+    unknown_creators: set[str] = field(default_factory=set)
 
     def _add(self, table: str, **row: object) -> Org:
         self.rows.setdefault(table, []).append(row)
@@ -120,9 +124,15 @@ class Org:
         *spaces: str,
         draft: bool = False,
         published: bool | None = True,
+        default: str | None = "inherit",
     ) -> Org:
         self._add(
-            "sites", id=site_id, title=name(site_id), visibility=visibility, published=published
+            "sites",
+            id=site_id,
+            title=name(site_id),
+            visibility=visibility,
+            published=published,
+            default_level=default,
         )
         for space_id in spaces:
             self._add(
@@ -158,6 +168,29 @@ class Org:
             role=role,
         )
 
+    def created(self, content_id: str, user_id: str | None) -> Org:
+        """``user_id`` created the space or collection (None: an integration did)."""
+        self.creators[content_id] = user_id
+        return self
+
+    def creator_unknown(self, content_id: str) -> Org:
+        """The audit log has no record of who created the space or collection."""
+        self.unknown_creators.add(content_id)
+        return self
+
+    def _creator_rows(self) -> list[dict]:
+        return [
+            {
+                "target_type": table[:-1],
+                "target_id": row["id"],
+                "user_id": self.creators.get(row["id"]),
+                "created_at": NOW - pd.Timedelta(days=30),
+            }
+            for table in ("spaces", "collections")
+            for row in self.rows.get(table, [])
+            if row["id"] not in self.unknown_creators
+        ]
+
     def platform(self, space_id: str, user_id: str, role: str) -> Org:
         """One row of the platform's aggregate for ``space_id``."""
         return self._add(
@@ -178,6 +211,7 @@ class Org:
         """The raw tables. Unless :meth:`platform` rows were given, the platform's aggregate
         agrees with the audit (it is the audit's own effective access)."""
         tables = {table: pd.DataFrame(rows) for table, rows in self.rows.items()}
+        tables["creators"] = pd.DataFrame(self._creator_rows())
         if not ({"aggregate"} & (set(tables) | set(overrides) | set(self.not_read))):
             first = analyze(self.data(aggregate=pd.DataFrame({"space_id": []})))
             columns = ["space_id", "user_id", "display_name", "role"]

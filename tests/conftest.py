@@ -43,6 +43,22 @@ def sandbox(sandbox_server):
     return sandbox_server
 
 
+@pytest.fixture(scope="session")
+def highest_sandbox_server():
+    """A second shared sandbox whose access model follows the ``highest`` rule set."""
+    from docsapi.sandbox import Sandbox
+
+    with Sandbox(seed=0, model="highest") as sb:
+        yield sb
+
+
+@pytest.fixture
+def highest_sandbox(highest_sandbox_server):
+    """The ``highest`` sandbox, back in its seeded state."""
+    highest_sandbox_server.reset()
+    return highest_sandbox_server
+
+
 @pytest.fixture
 def client(sandbox):
     """A DocsClient with the sandbox's full-access user token, retries without long waits."""

@@ -24,4 +24,4 @@ def org() -> PermissionAudit:
     o.grant("c1", "a", "edit").grant("c1", "t2", "read")
     o.space("s4", default="read")
     o.space("s5").grant("s5", "t1", "comment")
-    return o.audit()
+    return o.audit(model="highest")  # the review predicts by the highest rule set

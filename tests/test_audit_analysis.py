@@ -84,7 +84,10 @@ def test_effective_columns_and_highest_role(audit):
         "alice@example.com",
     )
     assert row(audit, "s2", "carol").role == "admin"
-    assert row(audit, "s1", "owner").sources == "direct; org-admin"  # equal roles: direct first
+    # the organization admin's role decides; under highest every path counts, direct first
+    assert row(audit, "s1", "owner").sources == "org-admin"
+    highest = analyze(make_data(), model="highest")
+    assert row(highest, "s1", "owner").sources == "direct; org-admin"
 
 
 def test_effective_is_sorted_by_space_title_then_name(audit):
@@ -109,8 +112,17 @@ def test_grants_stay_raw_one_row_per_permission(audit):
         "principal_id",
         "principal_name",
         "role",
+        "granted_by",
+        "granted_by_id",
+        "granted_at",
+        "granted_via",
+        "event_id",
+        "provenance",
     ]
     assert len(grants) == len(USER_GRANTS) + len(TEAM_GRANTS)
+    # A hand-made organization read no audit log: who made each grant is not known.
+    assert set(grants["provenance"]) == {"unknown: the audit log was not read"}
+    assert grants["granted_by"].isna().all() and grants["granted_at"].isna().all()
     team = grants[grants["principal_id"] == "t2"].iloc[0]
     assert (team.target_title, team.principal_type, team.principal_name, team.role) == (
         "S2",
@@ -167,6 +179,12 @@ def test_findings_are_sorted_most_severe_first_with_a_sentence_each(audit):
         "principal_id",
         "principal_name",
         "detail",
+        "granted_by",
+        "granted_by_id",
+        "granted_at",
+        "granted_via",
+        "event_id",
+        "provenance",
     ]
     ranks = findings["severity"].map({"high": 0, "medium": 1, "low": 2}).tolist()
     assert ranks == sorted(ranks)
@@ -251,8 +269,9 @@ def test_column_accumulator_appends_pages_and_shares_repeated_strings():
     pages = ColumnAccumulator("aggregate")
     pages.append(space_id="s1", user_id=["u1", "u2"], role=["read", "edit"])
     pages.append(space_id="s2", user_id=["u1"], role=["admin"])
-    frame = pages.frame()
     assert len(pages) == 3
+    frame = pages.frame()
+    assert len(pages) == 0  # the codes were handed over to the frame
     assert frame[["space_id", "user_id", "role"]].astype(object).values.tolist() == [
         ["s1", "u1", "read"],
         ["s1", "u2", "edit"],

@@ -109,9 +109,9 @@ def test_collection_permission_reaches_every_space_below_at_any_depth():
         Org()
         .member("ann")
         .collection("c1")
-        .collection("c2", parent="c1")
-        .space("s1", parent="c2")
-        .space("s2", parent="c1")
+        .collection("c2", parent="c1", default="inherit")
+        .space("s1", parent="c2", default="inherit")
+        .space("s2", parent="c1", default="inherit")
         .space("s3")
         .grant("c1", "ann", "edit")
     )
@@ -132,7 +132,7 @@ def test_collection_team_permission_names_the_collection_and_the_team():
         .member("ann")
         .team("t1", "ann")
         .collection("c1")
-        .space("s1", parent="c1")
+        .space("s1", parent="c1", default="inherit")
         .grant("c1", "t1", "comment")
     )
     found = row(org.audit(), "s1", "ann")
@@ -154,7 +154,7 @@ def test_guests_reach_content_only_through_explicit_permissions():
         .collection("c1")
         .space("s1", default="inherit")
         .space("s2", default="edit")
-        .space("s3", parent="c1")
+        .space("s3", parent="c1", default="inherit")
         .grant("s1", "gus", "comment")
         .grant("c1", "t1", "read")
     )
@@ -204,15 +204,106 @@ def test_a_space_in_the_trash_is_reached_by_nobody():
     assert audit.count("spaces") == 1
 
 
-def test_site_permissions_administer_the_site_but_give_no_content_access():
-    org = Org().member("ann").space("s1").site("w1", "public", "s1")
-    audit = org.grant("w1", "ann", "admin").audit()
-    assert not reaches(audit, "s1", "ann")
+def test_site_permissions_reach_the_linked_spaces_that_inherit_only():
+    org = (
+        Org()
+        .member("ann")
+        .member("bob", "edit")
+        .space("s1")
+        .space("s2", default="inherit")
+        .space("s3", default="inherit")
+        .site("w1", "public", "s1", "s2")
+        .grant("w1", "ann", "admin")
+    )
+    audit = org.audit()
+    assert not reaches(audit, "s1", "ann")  # its own default level: not inherited
+    found = row(audit, "s2", "ann")
+    assert (found.role, found.sources, found.source_names) == ("admin", "site:w1", "site W1")
+    assert row(audit, "s3", "ann").sources == "default:inherit"  # no site links s3
     grants = audit.grants
     assert grants[grants["principal_id"] == "ann"]["target_type"].tolist() == ["site"]
 
 
-def test_effective_role_is_the_highest_and_sources_list_every_path_in_order():
+def test_a_site_team_and_a_site_default_level_reach_the_members():
+    org = (
+        Org()
+        .member("ann", "create")
+        .member("bob", "read")
+        .team("t1", "bob")
+        .space("s1", default="inherit")
+        .site("w1", "unlisted", "s1", default="comment")
+        .grant("w1", "t1", "edit")
+    )
+    audit = org.audit()
+    assert (row(audit, "s1", "ann").role, row(audit, "s1", "ann").sources) == (
+        "comment",
+        "site-default:w1",
+    )
+    assert row(audit, "s1", "ann").source_names == "default level of site W1"
+    found = row(audit, "s1", "bob")
+    assert (found.role, found.sources, found.source_names) == (
+        "edit",
+        "site-team:w1/t1",
+        "site W1 / team T1",
+    )
+    highest = org.audit(model="highest")
+    assert row(highest, "s1", "ann").role == "create"  # the organization role is higher
+
+
+def test_the_creator_of_no_access_content_keeps_their_organization_role():
+    org = (
+        Org()
+        .member("ann", "create")
+        .member("bob", "edit")
+        .collection("c1")
+        .space("s1")
+        .space("s2", parent="c1", default="inherit")
+        .space("s3", default="read")
+        .created("s1", "ann")
+        .created("c1", "bob")
+        .created("s3", "ann")
+    )
+    audit = org.audit()
+    assert (row(audit, "s1", "ann").role, row(audit, "s1", "ann").sources) == ("create", "creator")
+    assert not reaches(audit, "s1", "bob")
+    found = row(audit, "s2", "bob")
+    assert (found.role, found.sources, found.source_names) == (
+        "edit",
+        "creator:c1",
+        "creator of collection C1",
+    )
+    assert row(audit, "s3", "ann").sources == "default:read"  # not "No access": no exception
+    assert audit.complete
+
+
+def test_a_creator_the_audit_log_does_not_know_leaves_the_space_incomplete():
+    org = Org().member("boss", "admin").space("s1").space("s2", default="inherit")
+    audit = org.creator_unknown("s1").creator_unknown("s2").audit()
+    assert not row(audit, "s1", "boss").complete
+    assert row(audit, "s2", "boss").complete  # it inherits: who created it does not matter
+    coverage = audit.coverage.set_index("item").loc["creators"]
+    assert (coverage.seen, coverage.total, bool(coverage.complete)) == (0, 1, False)
+    assert "s1" in coverage.detail and not audit.complete
+
+
+@pytest.mark.parametrize(
+    ("model", "role", "sources", "names"),
+    [
+        (
+            "precedence",
+            "admin",
+            "team:t2; direct; team:t1",
+            "team T2; direct; team T1",
+        ),
+        (
+            "highest",
+            "admin",
+            "team:t2; direct; default:inherit; collection:c1; team:t1",
+            "team T2; direct; default level inherit; collection C1; team T1",
+        ),
+    ],
+)
+def test_sources_list_the_paths_that_decide_highest_role_first(model, role, sources, names):
     org = (
         Org()
         .member("ann", "edit")
@@ -225,11 +316,9 @@ def test_effective_role_is_the_highest_and_sources_list_every_path_in_order():
         .grant("s1", "t1", "read")
         .grant("c1", "ann", "comment")
     )
-    found = row(org.audit(), "s1", "ann")
-    assert found.role == "admin"
+    found = row(org.audit(model=model), "s1", "ann")
     # highest role first; among equal roles direct first, then by text
-    assert found.sources == "team:t2; direct; default:inherit; collection:c1; team:t1"
-    assert found.source_names == ("team T2; direct; default level inherit; collection C1; team T1")
+    assert (found.role, found.sources, found.source_names) == (role, sources, names)
 
 
 def test_paths_list_each_way_with_the_grant_a_change_would_touch():
@@ -238,9 +327,11 @@ def test_paths_list_each_way_with_the_grant_a_change_would_touch():
         .member("ann")
         .team("t1", "ann")
         .collection("c1")
-        .space("s1", parent="c1")
+        .space("s1", parent="c1", default="inherit")
+        .site("w1", "public", "s1")
         .grant("c1", "t1", "edit")
         .grant("s1", "ann", "read")
+        .grant("w1", "ann", "comment")
     )
     paths = org.audit().paths
     assert list(paths.columns) == [
@@ -252,11 +343,52 @@ def test_paths_list_each_way_with_the_grant_a_change_would_touch():
         "collection_id",
         "team_id",
         "role",
+        "site_id",
+        "level",
+        "status",
+        "granted_by",
+        "granted_by_id",
+        "granted_at",
+        "granted_via",
+        "event_id",
+        "provenance",
     ]
+    assert paths["status"].astype(str).tolist() == ["decides", "overridden", "overridden"]
+    assert paths["level"].astype(str).tolist() == ["space", "site", "collection"]
     via = paths[paths["kind"] == "collection-team"].iloc[0]
     assert (via.collection_id, via.team_id, via.role) == ("c1", "t1", "edit")
+    assert paths[paths["kind"] == "site"].iloc[0].site_id == "w1"
     direct = paths[paths["kind"] == "direct"].iloc[0]
-    assert pd.isna(direct.collection_id) and pd.isna(direct.team_id)
+    assert pd.isna(direct.collection_id) and pd.isna(direct.team_id) and pd.isna(direct.site_id)
+    highest = org.audit(model="highest").paths
+    assert highest["status"].astype(str).tolist() == ["decides", "lower", "lower"]
+
+
+def test_a_pair_whose_every_path_is_overridden_names_the_level_that_decided():
+    org = (
+        Org()
+        .member("ann")
+        .collection("c1", default="edit")
+        .space("s1", parent="c1")
+        .space("s2", parent="c1", default="inherit")
+        .site("w1", "public", "s2", default=None)
+        .grant("c1", "ann", "admin")
+    )
+    audit = org.audit()
+    assert not reaches(audit, "s1", "ann") and not reaches(audit, "s2", "ann")
+    assert set(audit.paths["status"]) == {"overridden"}
+    decisions = (("s1", "default:private", "space"), ("s2", "site-default:w1", "site"))
+    for space, source, level in decisions:
+        found = audit.explain(space, "ann")
+        decided = found.iloc[0]
+        assert (decided.source, decided.role, decided.status, decided.level) == (
+            source,
+            "guest",
+            "decides",
+            level,
+        )
+        assert set(found["status"].iloc[1:]) == {"overridden"}
+        assert "collection:c1" in found["source"].tolist()
 
 
 def test_without_team_expansion_effective_leaves_team_paths_out():
@@ -265,15 +397,18 @@ def test_without_team_expansion_effective_leaves_team_paths_out():
         .member("ann")
         .team("t1", "ann")
         .collection("c1")
-        .space("s1", parent="c1")
+        .space("s1", parent="c1", default="inherit")
         .grant("s1", "t1", "edit")
         .grant("c1", "t1", "admin")
         .grant("s1", "ann", "read")
     )
     full, narrow = org.audit(), org.audit(expand_teams=False)
-    assert row(full, "s1", "ann").role == "admin"
+    assert row(full, "s1", "ann").role == "edit"  # the space's own permissions decide
     assert (row(narrow, "s1", "ann").role, row(narrow, "s1", "ann").sources) == ("read", "direct")
     pd.testing.assert_frame_equal(full.findings, narrow.findings)
+    full, narrow = org.audit(model="highest"), org.audit(model="highest", expand_teams=False)
+    assert row(full, "s1", "ann").role == "admin"
+    assert (row(narrow, "s1", "ann").role, row(narrow, "s1", "ann").sources) == ("read", "direct")
 
 
 # -- exposure -------------------------------------------------------------------------------

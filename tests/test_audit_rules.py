@@ -51,7 +51,8 @@ def test_guest_write_fires_for_guests_and_non_members_who_can_write():
 
 
 def test_guest_write_counts_every_path_of_the_guest():
-    org = base().member("gus", None).team("t1", "gus").collection("c1").space("s1", parent="c1")
+    org = base().member("gus", None).team("t1", "gus").collection("c1")
+    org = org.space("s1", parent="c1", default="inherit")
     audit = org.grant("c1", "t1", "edit").grant("s1", "ann", "admin").audit()
     assert found(audit, "guest_write") == {("s1", "gus")}
 
@@ -158,8 +159,9 @@ def test_aggregate_mismatch_skips_spaces_whose_aggregate_or_access_is_missing():
 def test_guest_collection_write_fires_from_the_threshold():
     org = base().member("gus", None).team("t1", "gus").collection("c1").collection("c2")
     for i in range(3):
-        org.space(f"s{i + 1}", parent="c1").grant(f"s{i + 1}", "ann", "admin")
-    org.space("s9", parent="c2").grant("s9", "ann", "admin")
+        org.space(f"s{i + 1}", parent="c1", default="inherit").grant(f"s{i + 1}", "ann", "admin")
+    org.space("s9", parent="c2", default="inherit").grant("s9", "ann", "admin")
+    org.space("s8", parent="c1").grant("s8", "ann", "admin")  # its own level: c1 stops there
     org.grant("c1", "t1", "edit").grant("c2", "gus", "admin")
     audit = org.audit(thresholds=AuditThresholds(guest_collection_spaces=3))
     assert found(audit, "guest_collection_write") == {("c1", "gus")}

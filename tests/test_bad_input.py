@@ -185,6 +185,15 @@ BAD = {
     "action": [1, "", "a\nb", b"x"],
     "actor_id": OPTIONAL_ID_BAD,
     "target_id": OPTIONAL_ID_BAD,
+    # An audit log's target id may name two ids (``<space>/user/<user>``): a query value, not
+    # a path segment, so only what no id is.
+    "orgs.audit_events.target_id": [
+        *(v for v in OPTIONAL_ID_BAD if v != "a/b"),  # two ids: a permission
+        "a//b",
+        "s1/../u1",
+        "s1/user/u1\n",
+    ],
+    "orgs.audit_events.progress": FLAG_BAD,
     "display_name": ["", " ", "x" * 65, 5, "a\nb", b"Ada"],
     "photo_url": URL_BAD[1:],
     "url": URL_BAD,

@@ -195,6 +195,24 @@ def test_audit_with_a_good_token_writes_a_report_free_of_it(
     assert canary_token not in output
 
 
+def test_audit_model_chooses_the_rule_set_and_the_summary_names_the_matching_one(
+    sandbox, capsys, monkeypatch, canary_token, tmp_path
+):
+    sandbox.add_token(canary_token, user_id=sandbox.demo["owner_id"])
+    monkeypatch.setenv("GITBOOK_API_TOKEN", canary_token)
+    common = ["--org", sandbox.org_id, "--base-url", sandbox.url, "--out"]
+    status, output = run_audit(capsys, *common, str(tmp_path / "a.html"), "--model", "highest")
+    assert status == 0, output
+    assert "Rule set: highest. The platform's aggregate matches the precedence rule set" in output
+    assert "run it with model='precedence'" in output
+    assert "Rule set: highest." in (tmp_path / "a.html").read_text(encoding="utf-8")
+    status, output = run_audit(capsys, *common, str(tmp_path / "b.html"))
+    assert status == 0 and "Rule set: precedence." in output and "run it with" not in output
+    with pytest.raises(SystemExit):
+        main(["audit", "--org", sandbox.org_id, "--model", "lowest"])
+    assert "invalid choice: 'lowest'" in capsys.readouterr().err
+
+
 def test_no_command_prints_help_and_fails(capsys):
     assert main([]) == 2
     assert "demo" in capsys.readouterr().err
@@ -208,7 +226,10 @@ def test_zero_workers_is_a_usage_error(capsys):
 def test_sandbox_command_serves_until_interrupted(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONUNBUFFERED": "1"}
     process = interruptible(
-        [*_console_script(), "sandbox", "--port", "0", "--seed", "3", "--spaces", "45"],
+        [
+            *_console_script(),
+            *("sandbox", "--port", "0", "--seed", "3", "--spaces", "45", "--model", "highest"),
+        ],
         cwd=tmp_path,
         env=env,
         stdout=subprocess.PIPE,
@@ -216,6 +237,7 @@ def test_sandbox_command_serves_until_interrupted(tmp_path):
     )
     try:
         first = process.stdout.readline()
+        assert "(seed 3, model highest)" in first
         url = re.search(r"http://127\.0\.0\.1:\d+/v1", first).group(0)
         org = process.stdout.readline().split()[-1]
         token = next(
@@ -240,3 +262,28 @@ def test_sandbox_command_serves_until_interrupted(tmp_path):
 def test_sandbox_command_refuses_a_size_below_the_minimum(capsys):
     assert main(["sandbox", "--port", "0", "--spaces", "3"]) == 2
     assert "bad sandbox size" in capsys.readouterr().err
+
+
+def test_audit_save_reads_the_log_from_the_last_snapshot_and_keeps_its_events(
+    sandbox, capsys, monkeypatch, tmp_path
+):
+    from docsapi.audit import load_audit
+
+    monkeypatch.setenv("GITBOOK_API_TOKEN", sandbox.token)
+    common = ["--org", sandbox.org_id, "--base-url", sandbox.url, "--save", str(tmp_path / "kept")]
+    assert run_audit(capsys, *common, "--out", str(tmp_path / "first.html"))[0] == 0
+    before = sandbox.request_count
+    assert run_audit(capsys, *common, "--out", str(tmp_path / "second.html"))[0] == 0
+    reads = [p for _m, p, _s in sandbox.request_log[before:] if "/audit-events?" in p]
+    window = [p for p in reads if "action=" not in p]
+    assert len(window) == 1  # only what is new since the first snapshot: one page
+    assert all("to=" in p for p in reads if "action=" in p)  # creations before it, by action
+    first, second = sorted((tmp_path / "kept" / sandbox.org_id).iterdir())
+    earlier, later = load_audit(first), load_audit(second)
+    assert later.data.events_since == earlier.data.events_since
+    assert set(later.data.events["id"]) == set(earlier.data.events["id"])
+    before = sandbox.request_count
+    # Without the log, who created the private spaces is unknown: a partial audit (exit 3).
+    assert run_audit(capsys, *common, "--no-log", "--out", str(tmp_path / "third.html"))[0] == 3
+    assert not [p for _m, p, _s in sandbox.request_log[before:] if "/audit-events" in p]
+    assert run_audit(capsys, *common, "--log-days", "0")[0] == 2

@@ -12,6 +12,8 @@ from docsapi import DocsClient, ValidationError
     ("value", "argument"),
     [
         ("a\x00b", "path"),
+        ("t\nX", "path"),
+        ("cache\tdir/x.sqlite", "path"),
         ("   ", "path"),
         (1e308, "expire_after"),
         (10**30, "expire_after"),
@@ -20,10 +22,12 @@ from docsapi import DocsClient, ValidationError
     ],
     ids=repr,
 )
-def test_bad_cache_settings_are_validation_errors(value, argument):
+def test_bad_cache_settings_are_validation_errors(value, argument, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     with pytest.raises(ValidationError) as caught:
         DocsClient(token="gb_api_ok", base_url="http://127.0.0.1:9/v1", cache=value)
     assert caught.value.argument == argument
+    assert list(tmp_path.iterdir()) == []  # nothing was created
 
 
 def test_a_cache_file_that_is_not_a_database_is_refused_clearly(tmp_path):

@@ -37,7 +37,9 @@ EVIDENCE = "evidence.xlsx"
 def _write_review(sandbox, folder: Path) -> None:
     """Snapshot, decisions (revokes, a lower, keeps), sign-off, plan and evidence."""
     sandbox.reset()
-    audit = docsapi.audit_permissions(sandbox.client(), sandbox.org_id, progress=False)
+    audit = docsapi.audit_permissions(
+        sandbox.client(), sandbox.org_id, progress=False, model="highest"
+    )
     audit.save(folder / "snapshot")
     review = AccessReview(docsapi.load_audit(folder / "snapshot"), reviewer="Rita Reviewer")
     direct = review.decisions[review.decisions["sources"] == "direct"].drop_duplicates("space_id")
@@ -338,7 +340,9 @@ def test_the_tampering_cases_are_counted():
 
 # -- approval ------------------------------------------------------------------------------------
 def _review(sandbox) -> AccessReview:
-    audit = docsapi.audit_permissions(sandbox.client(), sandbox.org_id, progress=False)
+    audit = docsapi.audit_permissions(
+        sandbox.client(), sandbox.org_id, progress=False, model="highest"
+    )
     review = AccessReview(audit, reviewer="Rita Reviewer")
     direct = review.decisions[review.decisions["sources"] == "direct"].drop_duplicates("space_id")
     review.decide(direct.index[:2], "revoke")

@@ -87,8 +87,8 @@ def test_report_renders_with_charts_and_every_finding(report, browser):
     sizes = page.eval_on_selector_all(
         "img.chart", "images => images.map(i => [i.complete, i.naturalWidth, i.naturalHeight])"
     )
-    assert not audit.exposure.empty  # the demo exposes content: five charts
-    assert len(sizes) == 5
+    assert not audit.exposure.empty  # the demo exposes content, and has a log: six charts
+    assert len(sizes) == 6
     assert all(complete and width > 0 and height > 0 for complete, width, height in sizes)
     assert page.locator("tr[class^=sev-]").count() == len(audit.findings)
     assert page.locator("tr.sev-high").count() == audit.count("high", "severity")

@@ -25,7 +25,9 @@ WRITES = ("DELETE", "PATCH", "POST", "PUT")
 
 def _signed_plan(sandbox, folder: Path, calls: int) -> list[str]:
     """A signed-off plan of ``calls`` removals saved in ``folder``; the paths it sends."""
-    audit = docsapi.audit_permissions(sandbox.client(), sandbox.org_id, progress=False)
+    audit = docsapi.audit_permissions(
+        sandbox.client(), sandbox.org_id, progress=False, model="highest"
+    )
     review = AccessReview(audit, reviewer="Rita Reviewer")
     direct = review.decisions[review.decisions["sources"] == "direct"].drop_duplicates("space_id")
     review.decide(direct.index[:calls], "revoke")

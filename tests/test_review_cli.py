@@ -11,6 +11,13 @@ from docsapi import AccessReview
 from docsapi.cli import main
 
 
+@pytest.fixture
+def sandbox(highest_sandbox):
+    """The review predicts what its calls do by the ``highest`` rule set (the highest role
+    over every path): its tests run on a sandbox that follows it."""
+    return highest_sandbox
+
+
 def run(capsys, *args: str) -> tuple[int, str, str]:
     status = main(list(args))
     printed = capsys.readouterr()
@@ -21,7 +28,9 @@ def run(capsys, *args: str) -> tuple[int, str, str]:
 def plan_review(sandbox):
     """A review of the demo revoking three accesses held only through a direct grant, signed
     off."""
-    audit = docsapi.audit_permissions(sandbox.client(), sandbox.org_id, progress=False)
+    audit = docsapi.audit_permissions(
+        sandbox.client(), sandbox.org_id, progress=False, model="highest"
+    )
     review = AccessReview(audit, reviewer="Rita Reviewer")
     only_direct = review.decisions[review.decisions["sources"] == "direct"]
     review.decide(only_direct.drop_duplicates("space_id").head(3), "revoke")
@@ -60,7 +69,9 @@ def test_apply_sends_keeps_results_and_a_second_run_sends_nothing(
     results = json.loads((tmp_path / "plan.results.json").read_text())
     assert [r["outcome"] for r in results] == ["removed"] * 3
     assert token not in out + err + (tmp_path / "plan.results.json").read_text()
-    after = docsapi.audit_permissions(sandbox.client(), sandbox.org_id, progress=False)
+    after = docsapi.audit_permissions(
+        sandbox.client(), sandbox.org_id, progress=False, model="highest"
+    )
     revoked = plan_review.decisions[plan_review.decisions["decision"] == "revoke"]
     keys = set(zip(after.effective["space_id"], after.effective["user_id"], strict=True))
     assert not set(zip(revoked["space_id"], revoked["user_id"], strict=True)) & keys

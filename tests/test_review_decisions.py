@@ -41,7 +41,7 @@ def Org_with_guest_writer() -> docsapi.PermissionAudit:
 
     o = Org().member("boss", "admin").member("g", None).member("a", "read")
     o.space("s1").grant("s1", "g", "edit").grant("s1", "a", "admin")
-    return o.audit()
+    return o.audit(model="highest")
 
 
 def test_filters_combine(review):

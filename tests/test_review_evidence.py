@@ -13,11 +13,18 @@ from docsapi.errors import ValidationError
 
 
 @pytest.fixture
+def sandbox(highest_sandbox):
+    """The review predicts what its calls do by the ``highest`` rule set (the highest role
+    over every path): its tests run on a sandbox that follows it."""
+    return highest_sandbox
+
+
+@pytest.fixture
 def applied(sandbox, canary_token):
     """A demo review with decisions of every kind, applied, signed off."""
     sandbox.add_token(canary_token, user_id=sandbox.demo["owner_id"])
     client = sandbox.client(token=canary_token)
-    audit = docsapi.audit_permissions(client, sandbox.org_id, progress=False)
+    audit = docsapi.audit_permissions(client, sandbox.org_id, progress=False, model="highest")
     review = AccessReview(audit, reviewer="Rita <Reviewer>", client=client)
     only_direct = review.decisions[review.decisions["sources"] == "direct"]
     review.decide(only_direct.drop_duplicates("space_id").head(2), "revoke", comment="left")
@@ -68,7 +75,9 @@ def test_html_evidence_is_self_contained_escaped_and_complete(applied, tmp_path,
 
 
 def test_evidence_before_anything_is_decided(sandbox, tmp_path):
-    audit = docsapi.audit_permissions(sandbox.client(), sandbox.org_id, progress=False)
+    audit = docsapi.audit_permissions(
+        sandbox.client(), sandbox.org_id, progress=False, model="highest"
+    )
     review = AccessReview(audit, reviewer="R")
     text = review.to_html(tmp_path / "empty.html").read_text()
     assert "No decision recorded yet." in text and "Not signed off yet." in text
@@ -82,7 +91,9 @@ def test_evidence_before_anything_is_decided(sandbox, tmp_path):
 
 
 def test_sign_offs_are_kept_with_the_snapshot(sandbox, tmp_path):
-    audit = docsapi.audit_permissions(sandbox.client(), sandbox.org_id, progress=False)
+    audit = docsapi.audit_permissions(
+        sandbox.client(), sandbox.org_id, progress=False, model="highest"
+    )
     review = AccessReview(audit, reviewer="R")
     review.sign_off("Grace Owner")
     folder = review.save(tmp_path / "snap")

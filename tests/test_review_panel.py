@@ -11,6 +11,13 @@ from docsapi.review.panel import ANY, ReviewPanel
 
 
 @pytest.fixture
+def sandbox(highest_sandbox):
+    """The review predicts what its calls do by the ``highest`` rule set (the highest role
+    over every path): its tests run on a sandbox that follows it."""
+    return highest_sandbox
+
+
+@pytest.fixture
 def panel() -> ReviewPanel:
     return AccessReview(org(), reviewer="Rita Reviewer").panel()
 
@@ -91,7 +98,7 @@ def test_plan_and_dry_run_show_tables(panel):
 
 def test_apply_on_the_sandbox_shows_results_and_resumes_after_a_503(sandbox):
     client = sandbox.client(max_retries=0)
-    audit = docsapi.audit_permissions(client, sandbox.org_id, progress=False)
+    audit = docsapi.audit_permissions(client, sandbox.org_id, progress=False, model="highest")
     panel = AccessReview(audit, reviewer="Rita Reviewer", client=client).panel()
     only_direct = panel.review.decisions[panel.review.decisions["sources"] == "direct"]
     panel.rows_select.value = tuple(only_direct.drop_duplicates("space_id").index[:2])

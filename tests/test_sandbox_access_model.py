@@ -159,7 +159,7 @@ def test_a_team_grant_reaches_its_members_while_they_are_in_it(sandbox, api):
 
 def test_a_grant_on_a_collection_two_levels_up_reaches_the_space(sandbox, api):
     top = new_collection(api, sandbox, None)
-    middle = new_collection(api, sandbox, None, parent=top)
+    middle = new_collection(api, sandbox, "inherit", parent=top)
     space = new_space(api, sandbox, parent=middle)
     user = plain_member(api, sandbox, "read", space)
     assert user not in aggregate(api, space)
@@ -168,6 +168,18 @@ def test_a_grant_on_a_collection_two_levels_up_reaches_the_space(sandbox, api):
     assert aggregate(api, middle, "collections")[user] == "edit"
     api.delete(f"/collections/{top}/permissions/users/{user}")
     assert user not in aggregate(api, space)
+
+
+def test_a_level_that_sets_its_own_default_takes_nothing_from_above(sandbox, api):
+    top = new_collection(api, sandbox, None)
+    middle = new_collection(api, sandbox, None, parent=top)  # "No access", not inherited
+    space = new_space(api, sandbox, parent=middle)
+    user = plain_member(api, sandbox, "read", space)
+    api.post(f"/collections/{top}/permissions", json={"role": "edit", "users": [user]})
+    assert user not in aggregate(api, space)
+    assert user not in aggregate(api, middle, "collections")
+    api.patch(f"/collections/{middle}", json={"defaultLevel": "inherit"})
+    assert aggregate(api, space)[user] == "edit"
 
 
 def test_a_team_grant_on_an_ancestor_collection_reaches_the_team_members(sandbox, api):
@@ -180,7 +192,9 @@ def test_a_team_grant_on_an_ancestor_collection_reaches_the_team_members(sandbox
     assert aggregate(api, space)[user] == "review"
 
 
-def test_the_highest_role_over_all_paths_wins(sandbox, api):
+def test_under_highest_the_highest_role_over_all_paths_wins(highest_sandbox):
+    sandbox = highest_sandbox
+    api = ApiSession(sandbox.url, sandbox.token)
     top = new_collection(api, sandbox, "read")
     space = new_space(api, sandbox, parent=top)
     user = plain_member(api, sandbox, "comment", space)
@@ -189,6 +203,22 @@ def test_the_highest_role_over_all_paths_wins(sandbox, api):
     assert aggregate(api, space)[user] == "comment"
     api.patch(f"/collections/{top}/permissions/users/{user}", json={"role": "create"})
     assert aggregate(api, space)[user] == "create"
+    api.patch(f"/spaces/{space}", json={"defaultLevel": None})  # collections still count
+    assert aggregate(api, space)[user] == "create"
+
+
+def test_under_precedence_the_nearest_level_with_a_say_decides(sandbox, api):
+    top = new_collection(api, sandbox, "read")
+    space = new_space(api, sandbox, parent=top)
+    user = plain_member(api, sandbox, "comment", space)
+    assert aggregate(api, space)[user] == "read"  # the collection's default decides
+    api.patch(f"/collections/{top}/permissions/users/{user}", json={"role": "create"})
+    assert aggregate(api, space)[user] == "create"  # an override on the collection
+    api.patch(f"/spaces/{space}/permissions/users/{user}", json={"role": "comment"})
+    assert aggregate(api, space)[user] == "comment"  # the space's own override wins, lower
+    api.delete(f"/spaces/{space}/permissions/users/{user}")
+    api.patch(f"/spaces/{space}", json={"defaultLevel": "edit"})
+    assert aggregate(api, space)[user] == "edit"  # the space's own default: nothing above
 
 
 def test_moving_a_space_into_a_collection_brings_the_collections_grants(sandbox, api):
@@ -198,7 +228,6 @@ def test_moving_a_space_into_a_collection_brings_the_collections_grants(sandbox,
     api.patch(f"/collections/{collection}/permissions/users/{user}", json={"role": "edit"})
     assert aggregate(api, space)[user] == "read"  # by default (the new space inherits)
     api.post(f"/spaces/{space}/move", json={"parent": collection})
-    api.patch(f"/spaces/{space}", json={"defaultLevel": None})
     assert aggregate(api, space)[user] == "edit"
 
 
@@ -277,14 +306,66 @@ def test_the_role_filter_keeps_exactly_that_role(sandbox, api):
     assert api.get(f"/spaces/{space}/permissions/aggregate?role=guest").status_code == 400
 
 
-def test_site_permissions_do_not_reach_the_content(sandbox, api):
+# -- sites and creators ---------------------------------------------------------------------
+def test_site_permissions_reach_only_the_linked_spaces_that_inherit(sandbox, api):
     demo = sandbox.demo
     site = demo["sites"]["public"]
-    space = demo["public_exposure"][0][0]  # private inside, published on that site
-    user = plain_member(api, sandbox, "read", space)
+    private = demo["public_exposure"][0][0]  # linked by that site, with its own level (null)
+    inheriting = demo["access_cases"]["site_reaches_linked_spaces"]["space_ids"]
+    user = plain_member(api, sandbox, "read", private)
     path = f"/orgs/{sandbox.org_id}/sites/{site}/permissions/users/{user}"
-    assert api.patch(path, json={"role": "admin"}).status_code == 204
-    assert user not in aggregate(api, space)
+    assert api.patch(path, json={"role": "review"}).status_code == 204
+    assert user not in aggregate(api, private)
+    assert all(aggregate(api, space)[user] == "review" for space in inheriting)
+    other = new_space(api, sandbox)  # inherits, but no site links it
+    assert aggregate(api, other)[user] == "read"
+
+
+def test_a_site_default_level_decides_for_members_of_its_inheriting_spaces(sandbox, api):
+    case = sandbox.demo["access_cases"]["site_default_over_collection_default"]
+    space, site, user = case["space_id"], case["site_id"], case["user_id"]
+    assert aggregate(api, space)[user] == "comment"
+    api.patch(f"/orgs/{sandbox.org_id}/sites/{site}", json={"defaultLevel": None})
+    assert user not in aggregate(api, space)  # "No access" on the site
+    api.patch(f"/orgs/{sandbox.org_id}/sites/{site}", json={"defaultLevel": "inherit"})
+    assert aggregate(api, space)[user] == "read"  # the collection's default again
+
+
+def test_the_creator_of_a_private_space_keeps_their_organization_role(sandbox, api):
+    case = sandbox.demo["access_cases"]["private_space_creator"]
+    space, creator = case["space_id"], case["user_id"]
+    role = members(api, sandbox.org_id)[creator]["role"]
+    assert aggregate(api, space)[creator] == role
+    api.patch(f"/spaces/{space}", json={"defaultLevel": "read"})
+    assert aggregate(api, space)[creator] == "read"  # no longer "No access": no exception
+
+
+def test_the_site_aggregate_says_where_each_role_comes_from(sandbox, api):
+    demo = sandbox.demo
+    site = demo["sites"]["unlisted"]
+    team = next(iter(_site_teams(api, sandbox.org_id, site)))
+    items = fetch_all(api, f"/orgs/{sandbox.org_id}/sites/{site}/permissions/aggregate")
+    by_user = {item["user"]["id"]: item for item in items}
+    owner = by_user[demo["owner_id"]]
+    assert (owner["permission"], owner["origin"]["type"]) == ("admin", "organization")
+    reader = by_user[demo["access_cases"]["site_default_over_collection_default"]["user_id"]]
+    assert (reader["permission"], reader["origin"]["reason"]) == ("comment", "default")
+    in_team = [i for i in items if i["origin"].get("team") == team]
+    assert in_team and all(i["permission"] == "read" for i in in_team)
+    disabled = by_user[demo["disabled_member_ids"][0]]
+    assert disabled["disabled"] is True
+    public = demo["sites"]["public"]
+    readers = fetch_all(
+        api, f"/orgs/{sandbox.org_id}/sites/{public}/permissions/aggregate", role="read"
+    )
+    guest = demo["access_cases"]["site_reaches_linked_spaces"]["user_id"]
+    assert guest in {i["user"]["id"] for i in readers}
+    assert {i["permission"] for i in readers} == {"read"}
+
+
+def _site_teams(api, org_id: str, site_id: str) -> set[str]:
+    items = fetch_all(api, f"/orgs/{org_id}/sites/{site_id}/permissions/teams")
+    return {item["team"]["id"] for item in items}
 
 
 def test_the_callers_rights_follow_the_same_model(sandbox, api):

@@ -217,6 +217,12 @@ def _walk_sites(sandbox, api):
     yield api.get(f"{public}/publishing/auth")
     yield api.get(f"{public}/permissions/users")
     yield api.get(f"{public}/permissions/teams")
+    yield api.get(f"{public}/permissions/aggregate")
+    yield api.get(
+        f"{public}/permissions/aggregate",
+        params={"role": "guest", "sort": "name", "order": "asc", "search": "a", "team": team},
+    )
+    yield api.get(f"/orgs/{org}/sites/{sites['unlisted']}/permissions/aggregate")
     yield api.patch(f"{public}/permissions/users/{other}", json={"role": "edit"})
     yield api.patch(f"{public}/permissions/users/nobody", json={"role": "edit"})
     yield api.patch(f"{public}/permissions/users/{other}", json={})
@@ -334,7 +340,9 @@ def test_validation_catches_a_broken_body(sandbox):
     response = ApiSession(sandbox.url, sandbox.token, check=False).get(
         f"/spaces/{sandbox.demo['space_ids'][0]}"
     )
-    response._content = response.content.replace(b'"object": "space"', b'"object": "page"')
+    body = response.json()
+    assert body["object"] == "space"
+    response._content = json.dumps({**body, "object": "page"}).encode()
     with pytest.raises(ContractError):
         validate(response)
 

@@ -51,8 +51,9 @@ def org(sandbox_server):
     return crawl(ApiSession(sandbox_server.url, sandbox_server.token), sandbox_server.org_id)
 
 
-def test_every_rule_recomputed_over_http_matches_the_demo_facts(org, sandbox_server):
-    found = findings(org, datetime.now(UTC))
+@pytest.mark.parametrize("rule_set", ["precedence", "highest"])
+def test_every_rule_recomputed_over_http_matches_the_demo_facts(org, sandbox_server, rule_set):
+    found = findings(org, datetime.now(UTC), rule_set)
     for rule, places in expected(sandbox_server.demo).items():
         assert found[rule] == places, rule
         assert places, f"the demo must violate {rule}"
@@ -117,6 +118,10 @@ def test_every_access_path_is_exercised(org, sandbox_server):
         "team",
         "collection",
         "collection-team",
+        "site",
+        "site-team",
+        "site-default",
+        "creator",
     } <= kinds
     levels = {s["defaultLevel"] for s in org.spaces.values()}
     assert {"inherit", None} <= levels
@@ -179,6 +184,38 @@ def test_aggregate_of_every_space_and_collection_follows_the_model(org, sandbox_
         assert {i["user"]["id"]: i["permission"] for i in listed} == effective(org, space_id)
     partners = sandbox_server.demo["collections"]["partners"]
     assert len(spaces_under(org, partners)) >= 5
+
+
+def test_a_highest_sandbox_answers_by_the_highest_role(org, highest_sandbox):
+    api = ApiSession(highest_sandbox.url, highest_sandbox.token)
+    differ = 0
+    for space_id in org.spaces:
+        listed = fetch_all(api, f"/spaces/{space_id}/permissions/aggregate")
+        roles = {i["user"]["id"]: i["permission"] for i in listed}
+        assert roles == effective(org, space_id, "highest")
+        differ += roles != effective(org, space_id, "precedence")
+    assert differ  # the demo tells the two rule sets apart
+
+
+def test_each_access_case_has_its_roles_under_both_rule_sets(org, sandbox_server):
+    cases = sandbox_server.demo["access_cases"]
+    assert all(cases.values())
+    for name, case in cases.items():
+        for rule_set, expected_role in case["roles"].items():
+            found = effective(org, case["space_id"], rule_set).get(case["user_id"])
+            assert found == expected_role, (name, rule_set)
+    assert cases["site_overrides_collection"]["roles"] == {
+        "precedence": "comment",
+        "highest": "edit",
+    }
+    reached = cases["site_reaches_linked_spaces"]
+    site_only = [s for s, _ in paths(org, reached["space_id"], reached["user_id"])]
+    assert site_only == [f"site:{reached['site_id']}"]
+    creator = cases["private_space_creator"]
+    assert [s for s, _ in paths(org, creator["space_id"], creator["user_id"])] == ["creator"]
+    direct = cases["direct_overrides_site"]
+    kinds = {s.split(":")[0] for s, _ in paths(org, direct["space_id"], direct["user_id"])}
+    assert {"direct", "site-default"} <= kinds
 
 
 def test_multi_team_user_is_reachable_directly_and_through_several_teams(sandbox):
@@ -266,3 +303,9 @@ def test_a_big_organization_keeps_exactly_the_deliberate_problems():
 def test_too_small_organizations_are_refused(size):
     with pytest.raises(ValueError):
         Sandbox(**size)
+
+
+def test_an_unknown_rule_set_is_refused_naming_the_known_ones():
+    with pytest.raises(ValueError, match="precedence, highest"):
+        Sandbox(model="lowest")
+    assert Sandbox(model="highest").model == "highest"

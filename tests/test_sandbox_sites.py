@@ -265,7 +265,13 @@ def test_every_access_change_shows_up_in_the_audit_log(sandbox, api):
     ]
     assert all(e["actor"]["id"] == sandbox.demo["owner_id"] and e["source"] == "api" for e in since)
     grant = since[-1]
-    assert grant["target"]["id"] == space and "-> edit" in grant["target"]["label"]
+    # A permission has no id of its own: the target names the space and the user.
+    assert grant["target"] == {
+        "type": "space-permission",
+        "id": f"{space}/user/{user}",
+        "label": grant["target"]["label"],
+    }
+    assert "-> edit" in grant["target"]["label"]
     only = _events(api, sandbox, action="member.role.update", actor=sandbox.demo["owner_id"])
     assert only and all(e["action"] == "member.role.update" for e in only)
 

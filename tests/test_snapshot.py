@@ -518,3 +518,22 @@ def test_save_keeps_the_snapshot_info_on_the_audit(tmp_path):
     folder = audit.save(tmp_path / "s")
     assert audit.snapshot.path == folder and audit.snapshot.saved_at <= pd.Timestamp.now(tz="UTC")
     assert audit.snapshot.generated_at == NOW
+
+
+def test_a_snapshot_written_before_the_audit_log_loads_with_unknown_provenance(saved):
+    def as_format_2(manifest: dict) -> None:
+        manifest["format_version"] = 2
+        manifest["files"] = [
+            f
+            for f in manifest["files"]
+            if f["path"] not in ("data/events.parquet", "audit/provenance.parquet")
+        ]
+        del manifest["crawl"]["events_since"]
+
+    rewrite_manifest(saved, as_format_2)
+    for name in ("data/events.parquet", "audit/provenance.parquet"):
+        (saved / name).unlink()
+    loaded = docsapi.load_audit(saved)
+    assert loaded.data.events.empty and loaded.data.events_since is None
+    assert set(loaded.grants["provenance"]) == {"unknown: the audit log was not read"}
+    assert loaded.grants["granted_at"].isna().all() and loaded.provenance.empty

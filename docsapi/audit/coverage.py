@@ -141,6 +141,35 @@ def _token_row(role: str | None) -> dict[str, object]:
     )
 
 
+def _log_row(data: AuditData, gaps: Gaps) -> dict[str, object]:
+    """The audit log: read (from when), not asked for, or not readable (a partial audit)."""
+    if data.events_since is None:
+        return _row(
+            "audit log read",
+            None,
+            None,
+            True,
+            "not asked for: grants and paths carry no provenance (who made them, when).",
+        )
+    since = f"{data.events_since:%Y-%m-%d}"
+    if not gaps.has("audit_log"):
+        return _row(
+            "audit log read",
+            0,
+            None,
+            False,
+            f"not read (from {since}): who made each grant and when is unknown. Audit with an "
+            "organization admin's token, on a plan with an audit log.",
+        )
+    return _row(
+        "audit log read",
+        len(data.events),
+        None,
+        True,
+        f"{len(data.events)} events from {since} on.",
+    )
+
+
 def coverage_table(
     data: AuditData,
     gaps: Gaps,
@@ -252,6 +281,7 @@ def coverage_table(
             "aggregate read", "aggregate", "the platform's access list", spaces["id"], gaps, "space"
         )
     )
+    rows.append(_creators_row(spaces, gaps))
     complete_spaces = int(spaces["complete"].to_numpy(dtype=bool).sum())
     rows.append(
         _row(
@@ -274,6 +304,7 @@ def coverage_table(
             "spaces whose effective access was compared with the platform's own list.",
         )
     )
+    rows.append(_log_row(data, gaps))
     failures = len(data.errors)
     rows.append(
         _row(
@@ -291,6 +322,34 @@ def coverage_table(
     for column in ("item", "detail"):
         table[column] = table[column].astype(STRING)
     return table
+
+
+def _creators_row(spaces: pd.DataFrame, gaps: Gaps) -> dict[str, object]:
+    """Whether the audit log names who created each space or collection whose "No access"
+    default level reaches a space (its creator keeps access). Not read (``read_log=False``,
+    or a log the token cannot read) is complete only when nothing is set to No access."""
+    needed = spaces[spaces["no_access_owner"].notna().to_numpy(dtype=bool)]
+    owners = needed.drop_duplicates("no_access_owner")
+    unknown = owners.loc[~owners["creator_known"].to_numpy(dtype=bool), "no_access_owner"]
+    seen, total = len(owners) - len(unknown), len(owners)
+    if not gaps.has("creators") and not total:
+        detail = "not read (no audit log), and no space or collection is set to No access."
+    elif not gaps.has("creators"):
+        detail = (
+            f"not read (no audit log): {PARTS['creators']} is unknown, so whoever created "
+            f"the {total} spaces or collections set to No access may reach them unseen."
+        )
+    elif len(unknown):
+        named = ", ".join(sorted(unknown.astype(str))[:5]) + (" …" if len(unknown) > 5 else "")
+        detail = (
+            f"the audit log does not say who created {len(unknown)} spaces or collections "
+            f"set to No access ({named}): it may not reach back that far. Their creators "
+            "keep access the audit cannot see."
+        )
+    else:
+        detail = "the creator of every space or collection set to No access is known."
+    complete = not len(unknown) if gaps.has("creators") else not total
+    return _row("creators", seen, total, complete, detail)
 
 
 def is_complete(coverage: pd.DataFrame) -> bool:

@@ -6,10 +6,14 @@ analysis never talks to the API, so it can be tested offline on hand-made tables
 What is read, for an organization (list endpoints, up to 1,000 items a page):
 
 - the organization (its name, whether invite links are on), its members, teams, spaces
-  (with the count the API gives), collections, sites and invite links;
+  (with the count the API gives), collections, sites (with their default levels) and
+  invite links, and who created each space and collection (the audit log's create events,
+  :mod:`docsapi.audit.creators`);
 - per space: its user and team permissions and the platform's aggregate of who can reach
   it; per team: its members; per collection: its user and team permissions; per site: the
-  spaces it publishes, its share links, its user and team permissions.
+  spaces it publishes, its share links, its user and team permissions;
+- when asked, the organization's audit log from a given moment on (100 events a page, the
+  API's largest), read once, by one worker, while the others read the rest.
 
 A read that fails in a way that leaves the rest meaningful (a 403 on one space, a team
 whose members keep answering 503, a server without sites) becomes a row of ``errors`` and
@@ -23,15 +27,18 @@ pages arrive (:class:`~docsapi.audit.data.ColumnAccumulator`), not kept as JSON 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from docsapi.audit.creators import creators_from_events, read_earlier_creations
 from docsapi.audit.data import AuditData, ColumnAccumulator, conform
-from docsapi.data.columns import columns, reader
-from docsapi.data.fields import TeamPermissionFields, UserPermissionFields
+from docsapi.core.checks import check_params
+from docsapi.data.columns import columns
+from docsapi.data.fields import AuditEventFields, TeamPermissionFields, UserPermissionFields
+from docsapi.data.shapes import Shape
 from docsapi.errors import (
     APIConnectionError,
     APIStatusError,
@@ -63,14 +70,13 @@ _RECOVERABLE = (
 #: Items per page asked of every list endpoint (the API's maximum).
 PAGE = 1000
 
-#: Readers of the permission fields, from their one declaration in :mod:`docsapi.data.fields`.
-_USER_FIELDS = {column.name: reader(column) for column in columns(UserPermissionFields)}
-_TEAM_FIELDS = {column.name: reader(column) for column in columns(TeamPermissionFields)}
+#: Events per page of the audit log (the API's largest page there).
+EVENT_PAGE = 100
 
-
-def _fields(readers: Mapping[str, Callable], names: Iterable[str], items: list) -> dict:
-    """Columns ``names`` of ``items`` (one list per column)."""
-    return {name: [readers[name](item) for item in items] for name in names}
+_USERS = Shape(UserPermissionFields, ("user_id", "display_name", "email", "role"))
+_TEAMS = Shape(TeamPermissionFields, ("team_id", "title", "role"))
+_AGGREGATE = Shape(UserPermissionFields, ("user_id", "display_name", "role"))
+_EVENTS = Shape(AuditEventFields, tuple(column.name for column in columns(AuditEventFields)))
 
 
 class _Failed:
@@ -123,6 +129,11 @@ class _Reader:
     def items(self, path: str, **params: object) -> list:
         return list(self.client.paginate(path, params={"limit": PAGE, **params}))
 
+    def shaped(self, path: str, columns: Shape, **params: object) -> list:
+        """The items of a large list, decoded into ``columns``' shape where they fit it."""
+        query = check_params({"limit": PAGE, **params})
+        return list(self.client.transport.paginate(path, params=query, shape=columns.page))
+
     def organization(self) -> tuple[str | None, bool | None]:
         """The organization's title and whether its invite links are on (None: unknown)."""
         try:
@@ -165,12 +176,14 @@ class _Reader:
 
     def space(self, space_id: str) -> tuple[str, Any, Any, Any]:
         path = f"/spaces/{space_id}/permissions"
-        users = _attempt(lambda: self.items(f"{path}/users"), "space", space_id, "space users")
-        teams = _attempt(lambda: self.items(f"{path}/teams"), "space", space_id, "space teams")
+        users = _attempt(
+            lambda: self.shaped(f"{path}/users", _USERS), "space", space_id, "space users"
+        )
+        teams = _attempt(
+            lambda: self.shaped(f"{path}/teams", _TEAMS), "space", space_id, "space teams"
+        )
         aggregate = _attempt(
-            lambda: _fields(
-                _USER_FIELDS, ("user_id", "display_name", "role"), self.items(f"{path}/aggregate")
-            ),
+            lambda: _AGGREGATE.columns(self.shaped(f"{path}/aggregate", _AGGREGATE)),
             "space",
             space_id,
             "aggregate",
@@ -182,10 +195,16 @@ class _Reader:
         return (
             collection_id,
             _attempt(
-                lambda: self.items(f"{path}/users"), "collection", collection_id, "collection users"
+                lambda: self.shaped(f"{path}/users", _USERS),
+                "collection",
+                collection_id,
+                "collection users",
             ),
             _attempt(
-                lambda: self.items(f"{path}/teams"), "collection", collection_id, "collection teams"
+                lambda: self.shaped(f"{path}/teams", _TEAMS),
+                "collection",
+                collection_id,
+                "collection teams",
             ),
         )
 
@@ -196,10 +215,16 @@ class _Reader:
             _attempt(lambda: self.items(f"{path}/site-spaces"), "site", site_id, "site spaces"),
             _attempt(lambda: self.items(f"{path}/share-links"), "site", site_id, "share links"),
             _attempt(
-                lambda: self.items(f"{path}/permissions/users"), "site", site_id, "site users"
+                lambda: self.shaped(f"{path}/permissions/users", _USERS),
+                "site",
+                site_id,
+                "site users",
             ),
             _attempt(
-                lambda: self.items(f"{path}/permissions/teams"), "site", site_id, "site teams"
+                lambda: self.shaped(f"{path}/permissions/teams", _TEAMS),
+                "site",
+                site_id,
+                "site teams",
             ),
         )
 
@@ -210,6 +235,17 @@ class _Reader:
             team_id,
             "team members",
         )
+
+    def log(self, since: pd.Timestamp) -> Any:
+        """The audit log from ``since`` on (recoverable: a token that may not read it, or an
+        organization without it, leaves the audit partial, not failed)."""
+
+        def read() -> pd.DataFrame:
+            path = f"{self.org_path}/audit-events"
+            items = self.shaped(path, _EVENTS, limit=EVENT_PAGE, **{"from": since.isoformat()})
+            return pd.DataFrame(_EVENTS.columns(items))
+
+        return _attempt(read, "organization", self.org_id, "audit log")
 
     def listing(self, what: str, path: str, **params: object) -> Any:
         """An organization-wide list (collections, sites, invite links): recoverable."""
@@ -254,13 +290,13 @@ class _Tables:
 
     def permissions(self, target_type: str, target_id: str, users: Any, teams: Any) -> None:
         if not self.failed(users):
-            columns = _fields(_USER_FIELDS, ("user_id", "display_name", "email", "role"), users)
+            columns = _USERS.columns(users)
             with self.lock:
                 self.user_permissions.append(
                     target_type=target_type, target_id=target_id, **columns
                 )
         if not self.failed(teams):
-            columns = _fields(_TEAM_FIELDS, ("team_id", "title", "role"), teams)
+            columns = _TEAMS.columns(teams)
             with self.lock:
                 self.team_permissions.append(
                     target_type=target_type, target_id=target_id, **columns
@@ -288,7 +324,12 @@ class _Tables:
 
 
 def crawl_organization(
-    client: DocsClient, org_id: str, *, max_workers: int = 8, progress: bool = True
+    client: DocsClient,
+    org_id: str,
+    *,
+    max_workers: int = 8,
+    progress: bool = True,
+    events_since: pd.Timestamp | None = None,
 ) -> AuditData:
     """Read everything an audit of an organization needs (see the module docstring).
 
@@ -303,7 +344,13 @@ def crawl_organization(
     progress : bool
         Show one progress bar per phase: the access of the spaces, the members of the
         teams, the access of the collections, the spaces, share links and access of the
-        sites.
+        sites, and the audit log.
+    events_since : Timestamp, optional
+        Read the organization's audit log from this moment on (one paged read, alongside the
+        others), and who created each space and collection: the window's create events and,
+        read by action up to this moment, the older ones (a creation is usually older than
+        the window). None reads no log, and every creator is unknown (``creators`` is then
+        among ``not_read``).
 
     Returns
     -------
@@ -322,7 +369,11 @@ def crawl_organization(
     with ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="docsapi-audit") as pool:
         try:
             organization = pool.submit(read.organization)
-            members_job = pool.submit(read.items, f"{read.org_path}/members")
+            # The members' records become their frame in the worker, so they are freed (and
+            # their memory reused by the pages that follow) as soon as they are read.
+            members_job = pool.submit(
+                lambda: frames.org_members(org_id, read.items(f"{read.org_path}/members"))
+            )
             teams_job = pool.submit(client.orgs.teams, org_id)
             me_job = pool.submit(read.token_user)
             count_job = pool.submit(read.reported_spaces)
@@ -331,6 +382,18 @@ def crawl_organization(
             )
             sites_job = pool.submit(read.listing, "sites", f"{read.org_path}/sites")
             invites_job = pool.submit(read.listing, "invite links", f"{read.org_path}/link-invites")
+            log_job = None if events_since is None else pool.submit(read.log, events_since)
+            creators_job = (
+                None
+                if events_since is None
+                else pool.submit(
+                    _attempt,
+                    lambda: read_earlier_creations(client, org_id, events_since),
+                    "organization",
+                    org_id,
+                    "creators",
+                )
+            )
             space_records = read.items(f"{read.org_path}/spaces")
             spaces = frames.spaces(space_records)
             del space_records
@@ -360,22 +423,32 @@ def crawl_organization(
                     for s in (record["id"] for record in site_records)
                 ]
             )
-            members = frames.org_members(org_id, members_job.result())
+            members = members_job.result()
+            log_jobs = [job for job in (log_job, creators_job) if job is not None]
             for jobs, what, unit in (
                 (space_jobs, "access of {count}", "space"),
                 (team_jobs, "members of {count}", "team"),
                 (collection_jobs, "access of {count}", "collection"),
                 (site_jobs, "spaces, share links and access of {count}", "site"),
+                (log_jobs, "the audit log in {count}", "read"),
             ):
                 _follow(jobs, what, unit, progress)
             (org_name, invite_links_on), me = organization.result(), me_job.result()
             reported, clock_offset = count_job.result()
             invite_links = _invite_links(frames, org_id, invites_job.result(), tables)
+            events = None if log_job is None else log_job.result()
+            if tables.failed(events):
+                events = None
+            earlier = None if creators_job is None else creators_job.result()
+            if earlier is None or events is None or tables.failed(earlier):
+                creators = conform("creators")  # not read, or the window failed: unknown
+            else:
+                creators = creators_from_events(pd.concat([earlier, events], ignore_index=True))
         except BaseException:
             # A fatal error (401, Ctrl-C): do not send the requests still queued.
             pool.shutdown(wait=False, cancel_futures=True)
             raise
-
+    _release_free_memory()
     return AuditData(
         org_id=org_id,
         org_name=org_name,
@@ -407,8 +480,29 @@ def crawl_organization(
         share_links=frames.share_links(*tables.site_records["share_links"]),
         invite_links=invite_links,
         aggregate=tables.aggregate.frame(),
+        creators=creators,
+        events=conform("events") if events is None else events,
+        events_since=events_since,
         errors=pd.DataFrame(tables.errors),
+        not_read=frozenset({"creators"}) if events is None else frozenset(),
     )
+
+
+def _release_free_memory() -> None:
+    """Give the memory the workers freed back to the system, where the C library can.
+
+    Each worker thread allocates its answers in an arena of its own (glibc), which keeps
+    what they freed once the crawl is over: tens of MB for a large organization, held while
+    the analysis runs. ``malloc_trim`` returns it; elsewhere (another C library) nothing
+    happens.
+    """
+    import ctypes
+
+    try:
+        trim = ctypes.CDLL(None).malloc_trim  # the C library the interpreter runs on
+    except (OSError, AttributeError):
+        return
+    trim(0)
 
 
 def _token_role(members: pd.DataFrame, user_id: str | None) -> str | None:

@@ -18,6 +18,7 @@ Which parts of the organization the crawl could not read at all is stated by
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -105,15 +106,17 @@ RAW_SCHEMAS: dict[str, dict[str, str]] = {
         "role": _CAT,
     },
     # Sites: visibility public, unlisted, share-link or visitor-auth; a site whose published
-    # flag is False exposes nothing (missing counts as published).
+    # flag is False exposes nothing (missing counts as published). default_level as for
+    # spaces: it reaches the spaces the site links that inherit.
     "sites": {
         "id": _STR,
         "title": _STR,
         "visibility": _STR,
         "published": _BOOL,
         "url_published": _STR,
+        "default_level": _STR,
     },
-    # The spaces each site publishes; a draft site space is not live.
+    # The spaces each site links (publishes); a draft site space is not live.
     "site_spaces": {"site_id": _STR, "space_id": _STR, "draft": _BOOL, "url_published": _STR},
     # Share links of sites; a link whose active flag is missing counts as active.
     "share_links": {
@@ -129,6 +132,25 @@ RAW_SCHEMAS: dict[str, dict[str, str]] = {
     "invite_links": {"id": _STR, "target_type": _STR, "target_id": _STR, "role": _STR},
     # The platform's own answer: who can access each space, with their effective role.
     "aggregate": {"space_id": _CAT, "user_id": _CAT, "display_name": _CAT, "role": _CAT},
+    # Who created each space and collection (target_type space or collection), from the
+    # audit log's create events; user_id missing when an integration did. A space or
+    # collection without a row has an unknown creator (the log does not reach back).
+    "creators": {"target_type": _STR, "target_id": _STR, "user_id": _STR, "created_at": _TIME},
+    # The organization's audit log as read (newest first): who changed what, when, through
+    # which entry point (source: ui, api, ...). Target ids name what changed; see
+    # docsapi.audit.provenance for the targets it reads.
+    "events": {
+        "id": _STR,
+        "occurred_at": _TIME,
+        "action": _CAT,
+        "source": _CAT,
+        "actor_type": _CAT,
+        "actor_id": _CAT,
+        "actor_label": _CAT,
+        "target_type": _CAT,
+        "target_id": _STR,
+        "target_label": _STR,
+    },
     # Reads that failed: target_type organization, space, collection, site or team.
     "errors": {
         "target_type": _STR,
@@ -155,6 +177,8 @@ PARTS: dict[str, str] = {
     "site_permissions": "the user and team permissions of each site",
     "invite_links": "the organization's invite links",
     "aggregate": "the platform's own lists of who can access each space",
+    "creators": "the audit log's record of who created each space and collection",
+    "audit_log": "the organization's audit log (who made each change, and when)",
 }
 
 #: Stage of a read (``errors.stage``) → the part of :data:`PARTS` it belongs to. A failed
@@ -176,6 +200,8 @@ STAGES: dict[str, str] = {
     "site teams": "site_permissions",
     "invite links": "invite_links",
     "aggregate": "aggregate",
+    "creators": "creators",
+    "audit log": "audit_log",
 }
 
 #: Keys that identify a row; duplicates (e.g. from pages that shifted) are dropped.
@@ -192,6 +218,8 @@ _KEYS: dict[str, list[str]] = {
     "share_links": ["site_id", "id"],
     "invite_links": ["id"],
     "aggregate": ["space_id", "user_id"],
+    "creators": ["target_type", "target_id"],
+    "events": ["id"],
 }
 
 _ROLE_COLUMNS = {
@@ -202,6 +230,7 @@ _ROLE_COLUMNS = {
     "aggregate": ("role", ROLES[1:]),
     "spaces": ("default_level", (*ROLES[1:], "inherit")),
     "collections": ("default_level", (*ROLES[1:], "inherit")),
+    "sites": ("default_level", (*ROLES[1:], "inherit")),
 }
 
 
@@ -303,7 +332,7 @@ def conform(name: str, frame: pd.DataFrame | None = None, **constants: object) -
             columns[column] = _column([constants[column]] * length, dtype, length)
         else:
             columns[column] = _column(None, dtype, length)
-    result = pd.DataFrame(columns, columns=list(schema))
+    result = pd.DataFrame(columns, columns=list(schema), copy=False)
     if name in _ROLE_COLUMNS:
         column, allowed = _ROLE_COLUMNS[name]
         unknown = set(result[column].dropna().unique()) - set(allowed)
@@ -312,11 +341,48 @@ def conform(name: str, frame: pd.DataFrame | None = None, **constants: object) -
                 f"{name}.{column}", f"unknown roles {sorted(unknown)}; expected {list(allowed)}"
             )
     if name in _KEYS and length:
-        keys = _KEYS[name]
-        duplicated = result.duplicated(keys)
+        duplicated = _duplicated(result, _KEYS[name])
         if duplicated.any():
             result = result[~duplicated].reset_index(drop=True)
     return result
+
+
+def _duplicated(frame: pd.DataFrame, keys: list[str]) -> np.ndarray:
+    """Rows whose key repeats an earlier row's, as :meth:`DataFrame.duplicated` finds them.
+
+    The key columns' codes are packed into one integer per row (32 bits where they fit) and
+    sorted: a table without duplicates (the usual case) costs two arrays of a row's size,
+    where a hash table of a large table's keys would cost several times more memory; only
+    a table with duplicates is sorted again to tell the first of each key.
+    """
+    parts = []
+    size = 1
+    for key in keys:
+        column = frame[key]
+        if isinstance(column.dtype, pd.CategoricalDtype):
+            codes, count = column.cat.codes.to_numpy(), len(column.cat.categories)
+        else:
+            codes, uniques = pd.factorize(column)
+            count = len(uniques)
+        parts.append((codes, count + 1))
+        size *= count + 1
+    if size >= 2**62:
+        return frame.duplicated(keys).to_numpy()
+    packed: np.ndarray[Any, np.dtype[np.signedinteger]] = np.zeros(
+        len(frame), dtype=np.int32 if size < 2**31 else np.int64
+    )
+    for codes, count in parts:
+        packed *= count
+        packed += codes
+        packed += 1  # missing (-1) becomes 0
+    ordered = np.sort(packed)
+    if not (ordered[1:] == ordered[:-1]).any():
+        return np.zeros(len(frame), dtype=bool)
+    order = np.argsort(packed, kind="stable")  # the first of equal keys comes first
+    ordered = packed[order]
+    repeated = np.zeros(len(frame), dtype=bool)
+    repeated[order[1:]] = ordered[1:] == ordered[:-1]
+    return repeated
 
 
 @dataclass
@@ -343,8 +409,11 @@ class AuditData:
     invite_links_enabled : bool or None
         The organization's ``inviteLinks`` setting: while it is off no invite link is
         active. None when it could not be told (links then count as active).
+    events_since : Timestamp or None
+        Where the audit log read starts (``events`` holds what happened from then on);
+        None when the log was not asked for.
     spaces, collections, members, teams, team_members, user_permissions, team_permissions,
-    sites, site_spaces, share_links, invite_links, aggregate, errors : DataFrame
+    sites, site_spaces, share_links, invite_links, aggregate, creators, events, errors : DataFrame
         The tables of :data:`RAW_SCHEMAS`.
     not_read : frozenset of str
         Parts of :data:`PARTS` the crawl could not read at all.
@@ -356,6 +425,7 @@ class AuditData:
     token_role: str | None = None
     spaces_reported: int | None = None
     invite_links_enabled: bool | None = None
+    events_since: pd.Timestamp | None = None
     spaces: pd.DataFrame = field(default_factory=lambda: conform("spaces"))
     collections: pd.DataFrame = field(default_factory=lambda: conform("collections"))
     members: pd.DataFrame = field(default_factory=lambda: conform("members"))
@@ -368,6 +438,8 @@ class AuditData:
     share_links: pd.DataFrame = field(default_factory=lambda: conform("share_links"))
     invite_links: pd.DataFrame = field(default_factory=lambda: conform("invite_links"))
     aggregate: pd.DataFrame = field(default_factory=lambda: conform("aggregate"))
+    creators: pd.DataFrame = field(default_factory=lambda: conform("creators"))
+    events: pd.DataFrame = field(default_factory=lambda: conform("events"))
     errors: pd.DataFrame = field(default_factory=lambda: conform("errors"))
     not_read: frozenset[str] = frozenset()
 
@@ -380,9 +452,9 @@ class AuditData:
                 "not_read", f"unknown parts {sorted(unknown)}; known: {list(PARTS)}"
             )
         self.not_read = frozenset(self.not_read)
-        self.generated_at = pd.Timestamp(self.generated_at)
-        if self.generated_at.tzinfo is None:
-            self.generated_at = self.generated_at.tz_localize("UTC")
+        self.generated_at = _utc(self.generated_at)
+        if self.events_since is not None:
+            self.events_since = _utc(self.events_since)
 
     def tables(self) -> dict[str, pd.DataFrame]:
         """The raw tables by name, in :data:`RAW_SCHEMAS` order."""
@@ -394,12 +466,28 @@ class AuditData:
         return f"AuditData(org_id={self.org_id!r}, {sizes}, not_read={sorted(self.not_read)})"
 
 
-class ColumnAccumulator:
-    """Rows of one raw table collected page by page as compact columns.
+def _utc(moment: object) -> pd.Timestamp:
+    stamp = pd.Timestamp(moment)  # type: ignore[arg-type]
+    return stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
 
-    Each appended page adds column lists; repeated strings (ids, names, roles) are stored
-    once and referenced, so a table of hundreds of thousands of rows costs a pointer per
-    cell. :meth:`frame` builds the table once at the end.
+
+class _Codes(dict):
+    """Distinct values of one column, each numbered on first sight; None is -1 (missing)."""
+
+    def __init__(self) -> None:
+        super().__init__({None: -1})
+
+    def __missing__(self, value: Any) -> int:
+        code = self[value] = len(self) - 1
+        return code
+
+
+class ColumnAccumulator:
+    """Rows of one raw table collected page by page as category codes.
+
+    Each column keeps its distinct values once and a 4-byte code per row (no Python object
+    per cell), appended as pages arrive; :meth:`frame` builds the table once at the end,
+    its text columns categoricals of those values (nothing to factorize again).
 
     Parameters
     ----------
@@ -418,8 +506,8 @@ class ColumnAccumulator:
         if name not in RAW_SCHEMAS:
             raise ValidationError("name", f"unknown audit table {name!r}")
         self.name = name
-        self._columns: dict[str, list[Any]] = {column: [] for column in RAW_SCHEMAS[name]}
-        self._interned: dict[Any, Any] = {}
+        self._codes: dict[str, array[int]] = {column: array("i") for column in RAW_SCHEMAS[name]}
+        self._values: dict[str, _Codes] = {column: _Codes() for column in RAW_SCHEMAS[name]}
         self._rows = 0
 
     def append(self, **columns: Iterable[Any] | str | None) -> None:
@@ -431,28 +519,45 @@ class ColumnAccumulator:
             For an unknown column or columns of different lengths.
         """
         lists = {k: v for k, v in columns.items() if not _is_scalar(v)}
-        unknown = set(columns) - set(self._columns)
+        unknown = set(columns) - set(self._codes)
         if unknown:
             raise ValidationError("columns", f"{self.name} has no columns {sorted(unknown)}")
         lengths = {len(v) for v in lists.values()}  # type: ignore[arg-type]
         if len(lengths) > 1:
             raise ValidationError("columns", f"columns of different lengths {sorted(lengths)}")
         count = lengths.pop() if lengths else 0
-        intern = self._interned.setdefault
-        for column, target in self._columns.items():
+        for column, codes in self._codes.items():
+            known = self._values[column]
             value = columns.get(column)
             if column in lists:
-                target.extend([intern(v, v) if isinstance(v, str) else v for v in value])  # type: ignore[union-attr]
+                codes.extend(map(known.__getitem__, value))  # type: ignore[arg-type]
             else:
-                target.extend([value] * count)
+                codes.extend([known[value]] * count)
         self._rows += count
 
     def __len__(self) -> int:
         return self._rows
 
     def frame(self) -> pd.DataFrame:
-        """The table built from every page appended (conformed to its schema)."""
-        return conform(self.name, pd.DataFrame(self._columns, dtype=object))
+        """The table built from every page appended: its columns in the schema's order, text
+        as categoricals (:class:`AuditData` conforms it, duplicate keys dropped).
+
+        The pages' codes are handed over to the frame: the accumulator is empty afterwards.
+        """
+        columns = {}
+        rows, self._rows = self._rows, 0
+        for column in self._codes:
+            codes, self._codes[column] = self._codes[column], array("i")
+            known, self._values[column] = self._values[column], _Codes()
+            values = [value for value in known if value is not None]
+            numbers = np.frombuffer(codes, dtype=np.int32) if rows else np.zeros(0, "i4")
+            if all(type(value) is str for value in values):
+                dtype = pd.CategoricalDtype(pd.Index(values, dtype=STRING))
+                columns[column] = pd.Categorical.from_codes(numbers, dtype=dtype)
+            else:  # numbers or other JSON values: conform turns them into text as before
+                objects = np.array([*values, None], dtype=object)
+                columns[column] = objects[numbers]
+        return pd.DataFrame(columns, copy=False)
 
 
 def _is_scalar(value: object) -> bool:

@@ -6,22 +6,31 @@ turns them into a :class:`PermissionAudit` without any request:
 
 - :mod:`docsapi.audit.resolve` resolves every path of ``docs/access-model.md`` (organization
   admins, default levels up collection chains, direct, team, collection and collection-team
-  permissions) on integer codes, with array operations only;
+  permissions, sites' permissions and default levels, creators of "No access" content) on
+  integer codes, with array operations only, and combines them under a rule set
+  (``precedence``, the default, or ``highest``);
+- :mod:`docsapi.audit.rule_set_check` compares both rule sets with the platform's aggregate;
 - :mod:`docsapi.audit.coverage` judges what the token could not see and marks what depends
   on it;
+- :mod:`docsapi.audit.provenance` joins the organization's audit log to the settings it
+  changed: who made each grant and path, and when;
 - :mod:`docsapi.audit.rules` holds the rules, registered once;
 - :mod:`docsapi.audit.tables` builds the public tables.
 
 The tables and their columns are the contract of ``docs/audit-tables.md``: ``grants``,
 ``paths``, ``effective``, ``exposure``, ``findings``, ``coverage``, ``errors``,
-``aggregate_mismatches``, ``summary`` and ``matrix``. Role columns use the ordered
-categorical :data:`ROLE_DTYPE` (guest < read < comment < edit < review < create < admin):
+``aggregate_mismatches``, ``rule_set_matches``, ``summary``, ``matrix``, ``provenance`` and
+``events``. Role columns use the ordered categorical :data:`ROLE_DTYPE` (guest < read < comment
+< edit < review <
+create < admin):
 ``audit.effective[audit.effective.role >= "edit"]`` selects everyone who can write.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import replace
+from datetime import datetime, timedelta
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -32,16 +41,22 @@ from docsapi.audit import tables as tables_
 from docsapi.audit.coverage import Gaps, coverage_table, find_gaps, is_complete
 from docsapi.audit.crawl import crawl_organization
 from docsapi.audit.data import ROLE_DTYPE, AuditData
+from docsapi.audit.provenance import PROVENANCE_COLUMNS, Provenance
 from docsapi.audit.resolve import (
     COLLECTION_TEAM,
+    DEFAULT_RULE_SET,
+    SITE_TEAM,
     TEAM,
     Effective,
     Resolution,
+    check_rule_set,
     effective_access,
+    path_keys,
     resolve,
 )
+from docsapi.audit.rule_set_check import RULE_SET_MATCH_COLUMNS, rule_set_matches, verdict
 from docsapi.audit.rules import RULES, AuditThresholds, RuleContext, evaluate_rules
-from docsapi.core.checks import check_entity_id
+from docsapi.core.checks import check_entity_id, check_moment
 from docsapi.core.reprs import safe_display
 from docsapi.errors import ValidationError
 
@@ -54,6 +69,7 @@ if TYPE_CHECKING:
     from docsapi.client import DocsClient
 
 __all__ = [
+    "EVENT_WINDOW",
     "ROLE_DTYPE",
     "AuditData",
     "AuditThresholds",
@@ -63,6 +79,9 @@ __all__ = [
     "load_audit",
 ]
 
+
+#: How far back the audit log is read when neither ``events_since`` nor ``previous`` says.
+EVENT_WINDOW = timedelta(days=365)
 
 #: The columns of :meth:`PermissionAudit.explain`, in order.
 EXPLAIN_COLUMNS = [
@@ -79,6 +98,11 @@ EXPLAIN_COLUMNS = [
     "collection_title",
     "team_id",
     "team_title",
+    "site_id",
+    "site_title",
+    "level",
+    "status",
+    *PROVENANCE_COLUMNS,
 ]
 
 
@@ -89,6 +113,7 @@ class _Names(NamedTuple):
     users: pd.DataFrame  # id, name, email, member_role
     collections: dict[str, str]  # id -> title
     teams: dict[str, str]  # id -> title
+    sites: dict[str, str]  # id -> title
 
 
 class PermissionAudit:
@@ -105,11 +130,16 @@ class PermissionAudit:
     complete : bool
         True only if every read succeeded and the token could see the whole organization;
         ``coverage`` says what is missing otherwise.
+    model : str
+        The rule set the access was combined with: ``precedence`` or ``highest``.
     data : AuditData
         The raw crawled tables the audit was computed from.
     grants, paths, effective, exposure, findings, coverage, errors, aggregate_mismatches,
-    summary, matrix : DataFrame
-        The audit's tables. ``paths`` and ``matrix`` are computed on first access.
+    rule_set_matches, summary, matrix, provenance, events : DataFrame
+        The audit's tables. ``paths``, ``matrix`` and ``provenance`` are computed on first
+        access. ``grants``, ``paths`` and ``findings`` say who made each (``granted_by``,
+        ``granted_at``, ``granted_via``, ``event_id``, ``provenance``); ``provenance`` lists
+        every access setting with its last event, ``events`` the audit log as read.
     snapshot : SnapshotInfo or None
         The snapshot the audit was loaded from or last saved to (see :meth:`save`).
     """
@@ -131,6 +161,9 @@ class PermissionAudit:
         coverage: pd.DataFrame,
         aggregate_mismatches: pd.DataFrame,
         summary: pd.DataFrame,
+        model: str = DEFAULT_RULE_SET,
+        rule_set_matches: pd.DataFrame | None = None,
+        provenance: Provenance | None = None,
     ) -> None:
         self.data = data
         self.org_id = data.org_id
@@ -145,10 +178,17 @@ class PermissionAudit:
         self.errors = data.errors
         self.aggregate_mismatches = aggregate_mismatches
         self.summary = summary
+        self.model = model
+        self.rule_set_matches = (
+            rule_set_matches
+            if rule_set_matches is not None
+            else pd.DataFrame(columns=RULE_SET_MATCH_COLUMNS)
+        )
         self.complete = is_complete(coverage)
         self._resolution = resolution
         self._full = full
         self._shown = shown
+        self._log = provenance or Provenance.of(data, failed="audit_log" in find_gaps(data).lost)
 
     @classmethod
     def _from_stored(cls, stored: StoredAudit) -> PermissionAudit:
@@ -167,10 +207,13 @@ class PermissionAudit:
             coverage=tables["coverage"],
             aggregate_mismatches=tables["aggregate_mismatches"],
             summary=tables["summary"],
+            model=stored.model,
+            rule_set_matches=tables["rule_set_matches"],
         )
         audit.errors = tables["errors"]
         audit.__dict__["paths"] = tables["paths"]  # the values of the cached properties
         audit.__dict__["matrix"] = tables["matrix"]
+        audit.__dict__["provenance"] = tables["provenance"]
         audit.snapshot = stored.info
         return audit
 
@@ -178,13 +221,42 @@ class PermissionAudit:
     def paths(self) -> pd.DataFrame:
         """Every way a user reaches a space (computed on first access)."""
         assert self._resolution is not None and self._full is not None  # set unless stored
-        return tables_.paths_table(self._resolution, self._full)
+        return tables_.paths_table(self._resolution, self._full, self._log)
 
     @cached_property
     def matrix(self) -> pd.DataFrame:
         """Users x spaces of effective roles (computed on first access)."""
         assert self._resolution is not None and self._shown is not None  # set unless stored
         return tables_.matrix_table(self._resolution, self._shown)
+
+    @cached_property
+    def provenance(self) -> pd.DataFrame:
+        """Every access setting with the last event that made it (computed on first access).
+
+        One row per grant, member's organization role, default level, published site, share
+        link, invite link and team membership: ``setting``, what and who it is about, its
+        ``value``, and ``granted_by``, ``granted_at``, ``granted_via``, ``event_id``,
+        ``provenance``, ``action`` (see :mod:`docsapi.audit.provenance`).
+        """
+        return self._log.settings(self.grants)
+
+    @property
+    def events(self) -> pd.DataFrame:
+        """The organization's audit log as read, newest first, with the setting each event
+        changed (``setting``, ``key``, ``removal``); empty when the log was not read."""
+        return self._log.events
+
+    def timeline(self, freq: str = "W", by: str = "action") -> pd.DataFrame:
+        """Changes of access per week (``freq="W"``) or month (``"M"``), one column per
+        ``action`` or ``actor``; see :func:`docsapi.audit.report.plots.timeline_counts`.
+
+        Examples
+        --------
+        >>> audit.timeline("M", by="actor").tail(3)             # doctest: +SKIP
+        """
+        from docsapi.audit.report.plots import timeline_counts
+
+        return timeline_counts(self.events, freq=freq, by=by)
 
     @property
     def incomplete(self) -> pd.DataFrame:
@@ -202,9 +274,18 @@ class PermissionAudit:
             "exposure": self.exposure,
             "grants": self.grants,
             "aggregate_mismatches": self.aggregate_mismatches,
+            "rule_set_matches": self.rule_set_matches,
             "matrix": self.matrix,
+            "provenance": self.provenance,
+            "events": self.events,
             "errors": self.errors,
         }
+
+    @property
+    def verdict(self) -> str:
+        """One sentence: which rule set the platform's own aggregate matches (see
+        :func:`docsapi.audit.rule_set_check.verdict`)."""
+        return verdict(self.rule_set_matches, self.model)
 
     def plot(self) -> dict[str, Figure]:
         """Draw the audit's charts; see :func:`docsapi.audit.report.plots.plot_audit`."""
@@ -255,10 +336,16 @@ class PermissionAudit:
         """Every path by which ``user`` reaches ``space``, with names beside ids.
 
         The answer to "why can this person do that here?": one row per path of ``paths``
-        (organization admin, default level, direct, team, collection, collection-team), the
-        highest role first, each with the role it gives and the grant a change would touch
-        (``collection_id`` / ``team_id`` and their titles). The user's effective role is the
-        highest ``role``; removing access means removing every path that gives it.
+        (organization admin, default level, direct, team, collection, collection-team, site,
+        site-team, site default level, creator), each with the role it gives, its ``level``
+        (space, site, collection, organization), its ``status`` under the audit's rule set
+        (``decides``, ``lower``: another path of the deciding level gives more,
+        ``overridden``: a nearer level decided), the grant a change would touch
+        (``collection_id`` / ``team_id`` / ``site_id`` and their titles) and who opened it,
+        when (``granted_by``, ``granted_at``, ``granted_via``, ``event_id``, ``provenance``:
+        see :mod:`docsapi.audit.provenance`), the paths that decide first. When every path is
+        overridden, a first row names the default level that decided, giving ``guest`` (no
+        access).
 
         Parameters
         ----------
@@ -274,9 +361,10 @@ class PermissionAudit:
         DataFrame
             Columns ``space_id``, ``space_title``, ``user_id``, ``display_name``,
             ``member_role``, ``role``, ``kind``, ``source``, ``source_name``,
-            ``collection_id``, ``collection_title``, ``team_id``, ``team_title``. Empty when
-            the user reaches the space by no path (a disabled member reaches nothing: their
-            grants are in ``grants``).
+            ``collection_id``, ``collection_title``, ``team_id``, ``team_title``,
+            ``site_id``, ``site_title``, ``level``, ``status`` and the provenance columns.
+            Empty when the user reaches the space by no path (a disabled member reaches
+            nothing: their grants are in ``grants``).
 
         Raises
         ------
@@ -299,21 +387,33 @@ class PermissionAudit:
         mask = (paths["space_id"] == space_id).to_numpy(dtype=bool) & (
             paths["user_id"] == user_id
         ).to_numpy(dtype=bool)
-        text = [column for column in paths.columns if column != "role"]
+        text = [column for column in paths.columns if column not in ("role", "granted_at")]
         rows = paths[mask].astype(dict.fromkeys(text, "string")).reset_index(drop=True)
         member_role = names.users.set_index("id")["member_role"].get(user_id)
 
         def repeated(value: str | None) -> pd.Series:
             return pd.Series(value, index=rows.index, dtype="string")
 
+        if len(rows) and (rows["status"] == "overridden").all():
+            rows = pd.concat([self._no_access_row(space_id, user_id), rows], ignore_index=True)
         frame = rows.assign(
             space_title=repeated(space_title),
             display_name=repeated(display_name),
             member_role=repeated(member_role),
             collection_title=rows["collection_id"].map(names.collections).astype("string"),
             team_title=rows["team_id"].map(names.teams).astype("string"),
+            site_title=rows["site_id"].map(names.sites).astype("string"),
         )
         return frame[EXPLAIN_COLUMNS]
+
+    def _no_access_row(self, space_id: str, user_id: str) -> pd.DataFrame:
+        """The default level that decided for a user none of whose paths counts, as a row of
+        ``paths`` giving ``guest`` (no access)."""
+        resolution = self._resolution if self._resolution is not None else resolve(self.data)
+        decided = tables_.deciding_default(resolution, space_id) or {}
+        row: dict[str, object] = dict.fromkeys(self.paths.columns)
+        row.update(decided, space_id=space_id, user_id=user_id, role="guest", status="decides")
+        return pd.DataFrame([row]).astype("string").astype({"role": ROLE_DTYPE})
 
     @cached_property
     def _names(self) -> _Names:
@@ -355,6 +455,7 @@ class PermissionAudit:
                 pd.concat([data.teams["id"], teams["team_id"].astype("string")]),
                 pd.concat([data.teams["title"], teams["title"].astype("string")]),
             ),
+            sites=_titles(data.sites["id"], data.sites["title"]),
         )
 
     def count(self, item: str, category: str = "totals") -> int:
@@ -387,9 +488,13 @@ def audit_permissions(
     expand_teams: bool = True,
     max_workers: int = 8,
     progress: bool = True,
+    model: str = DEFAULT_RULE_SET,
+    read_log: bool = True,
+    events_since: datetime | str | timedelta | None = None,
+    previous: PermissionAudit | str | os.PathLike[str] | None = None,
     **thresholds: float,
 ) -> PermissionAudit:
-    """Audit who can access every space of an organization, and flag what is wrong.
+    """Audit who can access every space of an organization, who opened it, and what is wrong.
 
     Parameters
     ----------
@@ -406,7 +511,26 @@ def audit_permissions(
         Number of concurrent requests (at least 1).
     progress : bool
         Show one progress bar per phase, named for what it reads ("access of 30 spaces",
-        "members of 5 teams", ...).
+        "members of 5 teams", ..., "the audit log in 2 reads").
+    model : str
+        How the levels of access combine (``docs/access-model.md``): ``"precedence"`` (the
+        platform's documentation since 2026-05-31: the nearest level with a say decides) or
+        ``"highest"`` (its earlier version: the highest role over every path). Both are
+        compared with the platform's aggregate either way (``.rule_set_matches``,
+        ``.verdict``).
+    read_log : bool
+        Read the organization's audit log (once, paged, alongside the other reads) and say
+        who made each grant and path, and when (:mod:`docsapi.audit.provenance`); and read
+        who created each space and collection (content set to No access keeps its creator).
+        A token that cannot read the log makes the audit partial (``coverage`` says so).
+        False reads no log: provenance and creators are then "unknown".
+    events_since : datetime, str or timedelta, optional
+        Where the log read starts: a moment with a time zone (datetime or ISO 8601 text),
+        or how far back from now. Default: ``previous``'s time when given, else
+        :data:`EVENT_WINDOW` (365 days) back.
+    previous : PermissionAudit or path, optional
+        An earlier audit of the organization (or its snapshot folder): the log is read only
+        from its time, and its events are kept, so provenance reaches back as far as its did.
     **thresholds
         Rule limits (see :class:`AuditThresholds`): ``admin_share`` (0.5), ``max_admins``
         (5), ``inactive_days`` (90), ``share_link_max_age_days`` (90),
@@ -420,7 +544,8 @@ def audit_permissions(
     Raises
     ------
     ValidationError
-        For a bad argument, before any request is sent.
+        For a bad argument (a moment without a time zone, a ``previous`` of another
+        organization), before any request is sent.
     docsapi.errors.APIStatusError
         When the organization's spaces, members or teams cannot be read (401, 403, 404).
         A single space or team that cannot be read is recorded in ``.errors`` instead, and
@@ -443,8 +568,84 @@ def audit_permissions(
             "max_workers", f"must be an integer of at least 1, got {max_workers!r}"
         )
     limits = AuditThresholds.from_kwargs(**thresholds)
-    data = crawl_organization(client, org_id, max_workers=max_workers, progress=bool(progress))
-    return analyze(data, expand_teams=expand_teams, thresholds=limits)
+    rule_set = check_rule_set(model)
+    earlier = _previous(previous, org_id)
+    now = pd.Timestamp(client.transport.clock.time(), unit="s", tz="UTC")  # the one clock
+    since = _log_start(read_log, events_since, earlier, now)
+    data = crawl_organization(
+        client, org_id, max_workers=max_workers, progress=bool(progress), events_since=since
+    )
+    if earlier is not None and since is not None:
+        data = _with_earlier_events(data, earlier.data)
+    return analyze(data, expand_teams=expand_teams, thresholds=limits, model=rule_set)
+
+
+def _previous(previous: object, org_id: str) -> PermissionAudit | None:
+    """The earlier audit ``previous`` names (an audit or a snapshot folder), checked."""
+    if previous is None:
+        return None
+    if isinstance(previous, str | os.PathLike):
+        previous = load_audit(previous)
+    if not isinstance(previous, PermissionAudit):
+        raise ValidationError(
+            "previous",
+            f"must be a PermissionAudit or a snapshot folder, got {type(previous).__name__}",
+        )
+    if previous.org_id != org_id:
+        raise ValidationError(
+            "previous", f"is an audit of organization {previous.org_id!r}, not {org_id!r}"
+        )
+    return previous
+
+
+def _log_start(
+    read_log: object, events_since: object, previous: PermissionAudit | None, now: pd.Timestamp
+) -> pd.Timestamp | None:
+    """Where the audit log read starts (None: no read), ``now`` by the client's clock."""
+    if not isinstance(read_log, bool):
+        raise ValidationError("read_log", f"must be True or False, got {read_log!r}")
+    if not read_log:
+        if events_since is not None:
+            raise ValidationError("events_since", "has no use with read_log=False")
+        return None
+    if events_since is None:
+        if previous is not None:
+            return pd.Timestamp(previous.generated_at) - _OVERLAP
+        return (now - EVENT_WINDOW).floor("D")  # one address a day: a cache can answer it
+    if isinstance(events_since, timedelta):
+        if events_since <= timedelta(0):
+            raise ValidationError(
+                "events_since", f"must be a positive duration, got {events_since}"
+            )
+        return max(now - min(events_since, now - _EARLIEST), _EARLIEST)
+    return pd.Timestamp(check_moment(events_since, "events_since"))
+
+
+#: No audit log holds an event before this: a longer look back reads from here.
+_EARLIEST = pd.Timestamp("1970-01-01", tz="UTC")
+
+
+#: How far before the previous audit its log read starts again (clocks differ a little; an
+#: event read twice is kept once).
+_OVERLAP = timedelta(minutes=10)
+
+
+def _with_earlier_events(data: AuditData, earlier: AuditData) -> AuditData:
+    """``data`` with the events an earlier audit read before it, when this read succeeded
+    and the earlier one reaches further back."""
+    if (
+        data.events_since is None
+        or earlier.events_since is None
+        or "audit_log" in find_gaps(data).lost
+        or "audit_log" in find_gaps(earlier).lost
+    ):
+        return data
+    events = pd.concat([data.events, earlier.events], ignore_index=True)
+    return replace(
+        data,
+        events=events.drop_duplicates("id"),
+        events_since=min(data.events_since, earlier.events_since),
+    )
 
 
 def load_audit(path: str | os.PathLike[str]) -> PermissionAudit:
@@ -486,7 +687,11 @@ def load_audit(path: str | os.PathLike[str]) -> PermissionAudit:
 
 
 def analyze(
-    data: AuditData, *, expand_teams: bool = True, thresholds: AuditThresholds | None = None
+    data: AuditData,
+    *,
+    expand_teams: bool = True,
+    thresholds: AuditThresholds | None = None,
+    model: str = DEFAULT_RULE_SET,
 ) -> PermissionAudit:
     """Compute an audit from crawled tables, without any request.
 
@@ -499,6 +704,9 @@ def analyze(
         ``.matrix``. The findings always account for every path.
     thresholds : AuditThresholds, optional
         Rule limits; the defaults when omitted.
+    model : str
+        The rule set: ``"precedence"`` (default) or ``"highest"`` (see
+        :func:`audit_permissions`).
 
     Returns
     -------
@@ -514,22 +722,27 @@ def analyze(
     True
     """
     limits = thresholds or AuditThresholds()
+    rule_set = check_rule_set(model)
     gaps = find_gaps(data)
     resolution = resolve(data, gaps)
+    provenance = Provenance.of(data, failed=not gaps.has("audit_log"))
     paths = resolution.paths
     user_count = len(resolution.users)
-    full = effective_access(paths, resolution.sources, user_count)
+    keys = path_keys(paths, resolution.spaces, rule_set)
+    full = effective_access(paths, keys, resolution.sources, user_count)
     shown = full
     if not expand_teams:
         kinds = paths["kind"].to_numpy()
-        shown = effective_access(
-            paths[(kinds != TEAM) & (kinds != COLLECTION_TEAM)], resolution.sources, user_count
-        )
+        own = (kinds != TEAM) & (kinds != COLLECTION_TEAM) & (kinds != SITE_TEAM)
+        shown = effective_access(paths[own], keys[own], resolution.sources, user_count)
 
     checked = tables_.checked_spaces(data, resolution, gaps.has("aggregate"), gaps.ids("aggregate"))
-    mismatches = tables_.aggregate_mismatches(data, resolution, full, checked)
-    exposure = tables_.exposure_table(data, resolution)
-    grants = tables_.grants_table(data, resolution)
+    platform = tables_.platform_pairs(data, resolution, checked)
+    codes = tables_.mismatch_codes(resolution, full.frame, platform)
+    mismatches = tables_.aggregate_mismatches(resolution, codes)
+    matches = rule_set_matches(resolution, full, rule_set, platform, codes[0])
+    exposure = tables_.exposure_table(data, resolution, rule_set)
+    grants = tables_.grants_table(data, resolution, provenance)
     coverage = coverage_table(
         data,
         gaps,
@@ -545,6 +758,7 @@ def analyze(
         mismatches=mismatches,
         gaps=gaps,
         listing_complete=_listing_complete(data, gaps),
+        provenance=provenance,
     )
     findings = evaluate_rules(context, limits)
     effective = tables_.effective_table(resolution, shown)
@@ -556,6 +770,7 @@ def analyze(
         exposure=exposure,
         findings=findings,
         rules=list(RULES),
+        rule_set_matches=matches,
     )
     return PermissionAudit(
         data,
@@ -570,6 +785,9 @@ def analyze(
         coverage=coverage,
         aggregate_mismatches=mismatches,
         summary=summary,
+        model=rule_set,
+        rule_set_matches=matches,
+        provenance=provenance,
     )
 
 

@@ -21,10 +21,14 @@ import pandas as pd
 
 from docsapi.audit.coverage import Gaps
 from docsapi.audit.data import ROLE_DTYPE, ROLES, SEVERITY_DTYPE, STRING, AuditData
+from docsapi.audit.provenance import PROVENANCE_COLUMNS, Provenance, grant_key, path_doors
 from docsapi.audit.resolve import (
     COLLECTION,
     COLLECTION_TEAM,
     DIRECT,
+    ORG_ADMIN,
+    SITE,
+    SITE_TEAM,
     TEAM,
     Effective,
     Resolution,
@@ -55,7 +59,7 @@ __all__ = [
 WRITE_ROLES = frozenset(ROLES[ROLES.index("edit") :])
 _EDIT = ROLES.index("edit")
 _ADMIN = ROLES.index("admin")
-_OWN_KINDS = (DIRECT, TEAM, COLLECTION, COLLECTION_TEAM)
+_OWN_KINDS = (DIRECT, TEAM, COLLECTION, COLLECTION_TEAM, SITE, SITE_TEAM)
 
 FINDING_COLUMNS = [
     "severity",
@@ -69,6 +73,7 @@ FINDING_COLUMNS = [
     "principal_id",
     "principal_name",
     "detail",
+    *PROVENANCE_COLUMNS,
 ]
 _ROLE_NAMES = np.array(ROLES, dtype=object)
 
@@ -177,7 +182,8 @@ class RuleContext:
     resolution : Resolution
         The coded organization and its paths.
     effective : Effective
-        Coded effective access over every path, with the sorted paths of each pair.
+        Coded effective access over every path under the audit's rule set, with the sorted
+        paths of each pair and what each path does (``status``).
     exposure, mismatches : DataFrame
         The public ``exposure`` and ``aggregate_mismatches`` tables.
     gaps : Gaps
@@ -185,6 +191,9 @@ class RuleContext:
     listing_complete : bool
         Whether every space of the organization was listed (shares of spaces are only
         meaningful then).
+    provenance : Provenance, optional
+        The audit log joined to the settings: findings say who made what they are about,
+        and when (missing columns without it).
     """
 
     data: AuditData
@@ -194,6 +203,7 @@ class RuleContext:
     mismatches: pd.DataFrame
     gaps: Gaps
     listing_complete: bool
+    provenance: Provenance | None = None
 
     @cached_property
     def user_ids(self) -> np.ndarray:
@@ -220,9 +230,20 @@ class RuleContext:
 
     @cached_property
     def own_admins(self) -> np.ndarray:
-        """Distinct admins of each space through its own grants (not organization admins)."""
+        """Distinct admins of each space through its own grants (not the organization admin
+        role or default levels) that count under the rule set: for an organization admin,
+        those that would decide without that role."""
         paths = self.resolution.paths
-        own = paths["kind"].isin(_OWN_KINDS).to_numpy() & (paths["role"].to_numpy() == _ADMIN)
+        effective = self.effective
+        order, first, counts = effective.order, effective.first, effective.counts
+        kind = paths["kind"].to_numpy()
+        # The first path of a group that is not the organization admin's (it sorts first).
+        after_admin = first + ((kind[order[first]] == ORG_ADMIN) & (counts > 1))
+        deciding_key = effective.keys[order][after_admin]
+        group_key = np.empty(len(order), dtype=np.int64)
+        group_key[order] = np.repeat(deciding_key, counts)
+        own = np.isin(kind, _OWN_KINDS) & (paths["role"].to_numpy() == _ADMIN)
+        own &= (effective.keys == group_key) & effective.reachable
         users = max(len(self.resolution.users), 1)
         pairs = distinct(
             paths["space"].to_numpy()[own].astype(np.int64) * users + paths["user"].to_numpy()[own]
@@ -554,6 +575,9 @@ def _guest_collection_write(ctx: RuleContext, limits: AuditThresholds) -> Findin
         & (paths["role"].to_numpy() >= _EDIT)
         & (org_role[user] <= 0)
     )
+    positions = np.flatnonzero(hit)
+    pairs = paths["space"].to_numpy()[positions].astype(np.int64) * max(len(org_role), 1)
+    hit[positions] = ctx.effective.counted(positions, pairs + user[positions])  # they count
     collections = paths["collection"].to_numpy()[hit].astype(np.int64)
     users = user[hit].astype(np.int64)
     spaces = paths["space"].to_numpy()[hit].astype(np.int64)
@@ -796,23 +820,30 @@ def _too_many_admins(ctx: RuleContext, limits: AuditThresholds) -> Finding:
 )
 def _redundant_grant(ctx: RuleContext, _: AuditThresholds) -> Finding:
     # Compares paths that were read: a missing path can hide a redundancy, never invent one.
-    # Each pair's paths are sorted by role (highest first), direct first among equals: a
-    # direct path is redundant when it is not first, or when the next path has its role.
+    # Each pair's paths are sorted as the rule set weighs them (the deciding ones first,
+    # highest role first, direct first among equals). Without a direct path the pair gets
+    # the role of its first other path that counts: the one before it (a direct path that
+    # is not first changes nothing), else the one after it, if it counts. The grant is
+    # redundant when that role is the pair's role.
     effective = ctx.effective
     order, first, counts = effective.order, effective.first, effective.counts
     kind = ctx.resolution.paths["kind"].to_numpy()[order]
     role = ctx.resolution.paths["role"].to_numpy()[order]
     source = ctx.resolution.paths["source"].to_numpy()[order]
+    counted = effective.reachable[order]
     group = np.repeat(np.arange(len(first)), counts)
-    position = np.flatnonzero(kind == DIRECT)
+    position = np.flatnonzero((kind == DIRECT) & counted)
     leader = first[group[position]]
     end = leader + counts[group[position]]
-    other = np.where(position != leader, leader, np.where(position + 1 < end, position + 1, -1))
+    following = np.where(position + 1 < end, position + 1, 0)
+    has_next = (position + 1 < end) & counted[following]
+    other = np.where(position != leader, leader, np.where(has_next, position + 1, -1))
     found = other >= 0
     position, other = position[found], other[found]
-    redundant = role[other] >= role[position]
+    redundant = role[other] == role[leader[found]]
     position, other = position[redundant], other[redundant]
-    pairs = effective.frame.iloc[group[position]]
+    granted_row = np.cumsum(effective.granted) - 1
+    pairs = effective.frame.iloc[granted_row[group[position]]]
     space, user = pairs["space"].to_numpy(), pairs["user"].to_numpy()
     source_names = ctx.resolution.sources["source_name"].to_numpy(dtype=object)
     return _user_space_rows(
@@ -903,8 +934,93 @@ def evaluate_rules(ctx: RuleContext, thresholds: AuditThresholds) -> pd.DataFram
             )
         parts.append(rows.assign(severity=entry.severity, rule=entry.name))
     findings = pd.concat(parts, ignore_index=True) if parts else _rows(0)
-    findings = findings.reindex(columns=FINDING_COLUMNS)
+    findings = findings.reindex(columns=FINDING_COLUMNS).reset_index(drop=True)
     findings["severity"] = pd.Categorical(findings["severity"], dtype=SEVERITY_DTYPE)
     for column in FINDING_COLUMNS[1:]:
-        findings[column] = findings[column].astype(STRING)
-    return findings
+        if column not in PROVENANCE_COLUMNS:
+            findings[column] = findings[column].astype(STRING)
+    made: dict[str, Any]
+    if ctx.provenance is None:
+        made = {c: pd.array([None] * len(findings), dtype=STRING) for c in PROVENANCE_COLUMNS}
+        made["granted_at"] = pd.array([pd.NaT] * len(findings), dtype="datetime64[ns, UTC]")
+    else:
+        made = ctx.provenance.columns(ctx.provenance.positions(_finding_doors(ctx, findings)))
+    return findings.assign(**made)[FINDING_COLUMNS]
+
+
+def _finding_doors(ctx: RuleContext, findings: pd.DataFrame) -> list[str | None]:
+    """The setting each finding is about: the permission it names, the invite or share link,
+    the published site; for a person reaching a space by no permission of their own there,
+    the setting that opens their highest path."""
+    data = ctx.data
+    held = {
+        grant_key(*row)
+        for frame, principal, column in (
+            (data.user_permissions, "user", "user_id"),
+            (data.team_permissions, "team", "team_id"),
+        )
+        for row in zip(
+            frame["target_type"].astype(object),
+            frame["target_id"].astype(object),
+            [principal] * len(frame),
+            frame[column].astype(object),
+            strict=True,
+        )
+    }
+    doors: list[str | None] = []
+    reached: dict[int, tuple[str, str]] = {}
+    for row, (kind, target, who, who_id, space) in enumerate(
+        zip(
+            *(
+                _objects(findings[column])
+                for column in ("target_type", "target_id", "principal_type", "principal_id")
+            ),
+            _objects(findings["space_id"]),
+            strict=True,
+        )
+    ):  # one per finding: few
+        door = None
+        if who in ("user", "team") and kind in ("space", "collection", "site"):
+            door = grant_key(kind, target, who, who_id)
+            if door not in held and who == "user" and isinstance(space, str):
+                reached[row] = (space, who_id)
+                door = None
+        elif who == "invite-link":
+            door = f"invite-link|{who_id}"
+        elif who == "share-link":
+            door = f"share-link|{who_id}"
+        elif kind == "site":
+            door = f"published|{target}"
+        doors.append(door)
+    for row, door in _best_path_doors(ctx, reached).items():
+        doors[row] = door
+    return doors
+
+
+def _objects(column: pd.Series) -> list[object]:
+    """The values of a column as Python objects, missing ones as None."""
+    return [None if pd.isna(value) else value for value in column.astype(object)]
+
+
+def _best_path_doors(ctx: RuleContext, pairs: dict[int, tuple[str, str]]) -> dict[int, str]:
+    """For each finding row naming (space id, user id): the door of the user's highest path."""
+    if not pairs:
+        return {}
+    resolution = ctx.resolution
+    spaces = pd.Index(resolution.spaces["id"].astype(object))
+    users = pd.Index(resolution.users["user_id"].astype(object))
+    width = max(len(users), 1)
+    wanted = {
+        int(s) * width + int(u): row
+        for row, (space, user) in pairs.items()
+        for s, u in [(spaces.get_indexer([space])[0], users.get_indexer([user])[0])]
+        if s >= 0 and u >= 0
+    }
+    paths = resolution.paths
+    codes = paths["space"].to_numpy().astype(np.int64) * width + paths["user"].to_numpy()
+    chosen = paths[np.isin(codes, np.fromiter(wanted, dtype=np.int64, count=len(wanted)))]
+    chosen = chosen.sort_values("role", ascending=False, kind="stable")
+    chosen = chosen.assign(pair=chosen["space"].astype(np.int64) * width + chosen["user"])
+    chosen = chosen.drop_duplicates("pair")
+    doors = path_doors(ctx.data, resolution, chosen)
+    return {wanted[int(p)]: d for p, d in zip(chosen["pair"], doors, strict=True)}

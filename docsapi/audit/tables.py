@@ -7,12 +7,18 @@ filter and sort like strings. Roles use :data:`~docsapi.audit.data.ROLE_DTYPE`.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
 from docsapi.audit.data import BOOLEAN, ROLE_DTYPE, ROLES, STRING, AuditData
+from docsapi.audit.provenance import PROVENANCE_COLUMNS, Provenance, grant_key
 from docsapi.audit.resolve import (
     KINDS,
+    LEVELS,
+    RULE_SETS,
+    STATUSES,
     UNKNOWN,
     Effective,
     Resolution,
@@ -20,6 +26,8 @@ from docsapi.audit.resolve import (
     categorical,
     codes_in,
     level_names,
+    level_of_rank,
+    member_levels,
     role_codes,
 )
 from docsapi.audit.resolve import (
@@ -33,15 +41,20 @@ __all__ = [
     "GRANT_COLUMNS",
     "MISMATCH_COLUMNS",
     "PATH_COLUMNS",
+    "PlatformPairs",
     "aggregate_mismatches",
     "checked_spaces",
+    "deciding_default",
     "effective_table",
     "exposure_table",
     "grants_table",
     "internal_defaults",
     "mask_urls",
     "matrix_table",
+    "mismatch_codes",
+    "mismatch_counts",
     "paths_table",
+    "platform_pairs",
     "summary_table",
     "target_titles",
     "unique_labels",
@@ -55,6 +68,7 @@ GRANT_COLUMNS = [
     "principal_id",
     "principal_name",
     "role",
+    *PROVENANCE_COLUMNS,
 ]
 PATH_COLUMNS = [
     "space_id",
@@ -65,6 +79,10 @@ PATH_COLUMNS = [
     "collection_id",
     "team_id",
     "role",
+    "site_id",
+    "level",
+    "status",
+    *PROVENANCE_COLUMNS,
 ]
 EFFECTIVE_COLUMNS = [
     "space_id",
@@ -144,13 +162,19 @@ def effective_table(resolution: Resolution, effective: Effective) -> pd.DataFram
     )
 
 
-def paths_table(resolution: Resolution, effective: Effective) -> pd.DataFrame:
-    """``paths``: every way a user reaches a space, sorted by space, user and role.
+def paths_table(
+    resolution: Resolution, effective: Effective, provenance: Provenance
+) -> pd.DataFrame:
+    """``paths``: every way a user reaches a space, sorted by space, user, then as the rule
+    set weighs them (the paths that decide first, highest role first), each with the
+    provenance of the setting that opens it.
 
     ``effective`` must aggregate all of ``resolution.paths``: its order is the table's.
+    ``status`` says what each path does (:data:`~docsapi.audit.resolve.STATUSES`).
     """
     paths = resolution.paths.iloc[effective.order]
-    source = paths["source"].to_numpy()
+    opened = provenance.columns(provenance.path_positions(resolution, paths), large=True)
+    source, rank = paths["source"].to_numpy(), paths["rank"].to_numpy()
     team, collection = paths["team"].to_numpy(), paths["collection"].to_numpy()
     kinds = pd.CategoricalDtype(list(KINDS))
     return pd.DataFrame(
@@ -163,10 +187,42 @@ def paths_table(resolution: Resolution, effective: Effective) -> pd.DataFrame:
             "collection_id": categorical(collection, resolution.collections["id"]),
             "team_id": categorical(team, resolution.teams["id"]),
             "role": _roles(paths["role"].to_numpy()),
+            "site_id": categorical(paths["site"].to_numpy(), resolution.sites["id"]),
+            "level": pd.Categorical.from_codes(
+                level_of_rank(rank), dtype=pd.CategoricalDtype(list(LEVELS))
+            ),
+            "status": pd.Categorical.from_codes(
+                effective.status[effective.order], dtype=pd.CategoricalDtype(list(STATUSES))
+            ),
+            **opened,
         },
         columns=PATH_COLUMNS,
         copy=False,
     )
+
+
+def deciding_default(resolution: Resolution, space_id: str) -> dict[str, str] | None:
+    """The default level that ends the ``precedence`` walk on a space: what decides for a
+    user none of whose paths counts (it gives them no access).
+
+    Returns
+    -------
+    dict or None
+        ``kind``, ``source``, ``source_name`` and ``level``; None when the organization's
+        level ends the walk (nothing is overridden there) or the space is unknown.
+    """
+    spaces = resolution.spaces
+    found = np.flatnonzero((spaces["id"] == space_id).to_numpy(dtype=bool))
+    if not len(found) or spaces["stop_source"].iloc[found[0]] < 0:
+        return None
+    code = int(spaces["stop_source"].iloc[found[0]])
+    sources = resolution.sources
+    return {
+        "kind": KINDS[int(sources["kind"].iloc[code])],
+        "source": str(sources["source"].iloc[code]),
+        "source_name": str(sources["source_name"].iloc[code]),
+        "level": LEVELS[int(level_of_rank(spaces["stop"].to_numpy()[found[:1]])[0])],
+    }
 
 
 def _targets(data: AuditData, kind: str, ids: pd.Series) -> pd.DataFrame:
@@ -206,8 +262,9 @@ def target_titles(data: AuditData, types: pd.Series, ids: pd.Series) -> pd.Serie
     return pd.Series(titles, dtype=STRING)
 
 
-def grants_table(data: AuditData, resolution: Resolution) -> pd.DataFrame:
-    """``grants``: every explicit permission on record (spaces, collections, sites).
+def grants_table(data: AuditData, resolution: Resolution, provenance: Provenance) -> pd.DataFrame:
+    """``grants``: every explicit permission on record (spaces, collections, sites), with who
+    made it and when (:mod:`docsapi.audit.provenance`).
 
     Built on integer codes: targets and principals are numbered in (type, title, id) and
     (type, name, id) order, so sorting the codes sorts the table by names.
@@ -252,7 +309,7 @@ def grants_table(data: AuditData, resolution: Resolution) -> pd.DataFrame:
     if targets is None or not len(target_code):
         targets = pd.DataFrame({"id": [], "title": [], "target_type": []}, dtype=STRING, copy=False)
     kinds = ["user", "team"]
-    return pd.DataFrame(
+    table = pd.DataFrame(
         {
             "target_type": categorical(target_code, targets["target_type"]),
             "target_id": categorical(target_code, targets["id"]),
@@ -262,24 +319,37 @@ def grants_table(data: AuditData, resolution: Resolution) -> pd.DataFrame:
             "principal_name": categorical(principal, principal_names),
             "role": _roles(role),
         },
-        columns=GRANT_COLUMNS,
         copy=False,
     )
+    keys = [
+        grant_key(*row)
+        for row in zip(
+            table["target_type"].astype(object),
+            table["target_id"].astype(object),
+            table["principal_type"].astype(object),
+            table["principal_id"].astype(object),
+            strict=True,
+        )
+    ]
+    made = provenance.columns(provenance.positions(keys), large=True)
+    return table.assign(**made)[GRANT_COLUMNS]
 
 
-def internal_defaults(resolution: Resolution) -> pd.Series:
-    """What members get inside the organization on each space, by space id.
+def internal_defaults(resolution: Resolution, rule_set: str) -> pd.Series:
+    """What members without a permission of their own get on each space, by space id.
 
     A role name, ``inherit`` (each member's organization role), ``private`` (null: only
     those granted explicitly), or missing when a collection on the way was not read.
+    Sites linking a space that inherits count as ``rule_set`` says (see
+    :func:`~docsapi.audit.resolve.member_levels`).
     """
     names = np.array([*level_names(), None], dtype=object)  # index -1 reads None
-    resolved = resolution.spaces["resolved"].to_numpy()
+    resolved = member_levels(resolution, rule_set)
     values = names[np.where(resolved == UNKNOWN, len(names) - 1, resolved)]
     return pd.Series(values, index=pd.Index(resolution.spaces["id"], dtype=object), dtype=STRING)
 
 
-def exposure_table(data: AuditData, resolution: Resolution) -> pd.DataFrame:
+def exposure_table(data: AuditData, resolution: Resolution, rule_set: str) -> pd.DataFrame:
     """``exposure``: one row per (space, way to read it without an account)."""
     spaces = resolution.spaces
     site_spaces = _plain(data.site_spaces)
@@ -331,7 +401,7 @@ def exposure_table(data: AuditData, resolution: Resolution) -> pd.DataFrame:
     rows["share_link_age_days"] = pd.array(ages.to_numpy(dtype=object), dtype=pd.Int64Dtype())
     rows["published_url"] = mask_urls(rows["url"], share_link=rows["share_link_id"].notna())
     rows["internal_default"] = (
-        internal_defaults(resolution).reindex(rows["space_id"].astype(object)).to_numpy()
+        internal_defaults(resolution, rule_set).reindex(rows["space_id"].astype(object)).to_numpy()
     )
     space_rank = pd.Series(np.arange(len(spaces)), index=pd.Index(spaces["id"], dtype=object))
     rows["_rank"] = space_rank.reindex(rows["space_id"].astype(object)).to_numpy()
@@ -368,15 +438,25 @@ def mask_urls(urls: pd.Series, *, share_link: pd.Series) -> pd.Series:
     return pd.Series(result, index=urls.index, dtype=STRING)
 
 
-#: Above this many (space, user) cells, the cross-check matches sorted keys instead of
-#: writing roles into a dense array.
+#: Rows of the platform's aggregate compared at a time (bounds the cross-check's memory).
+_SLICE = 1 << 20
+#: Up to this many (space, user) cells, the cross-check compares on a dense grid (one byte a
+#: cell, 50 MB at most); beyond, on sorted keys.
 _DENSE_CELLS = 50_000_000
 
 
-def aggregate_mismatches(
-    data: AuditData, resolution: Resolution, effective: Effective, checked: np.ndarray
-) -> pd.DataFrame:
-    """Pairs where the audit and the platform's aggregate disagree, on the checked spaces.
+@dataclass(frozen=True)
+class PlatformPairs:
+    """The platform's aggregate on the checked spaces, as codes: ``keys`` (``space * users
+    + user``, users counted as at least 1) and ``roles``; ``checked`` per space code."""
+
+    keys: np.ndarray
+    roles: np.ndarray
+    checked: np.ndarray
+
+
+def platform_pairs(data: AuditData, resolution: Resolution, checked: np.ndarray) -> PlatformPairs:
+    """The platform's aggregate as codes, on the spaces whose access can be compared.
 
     Parameters
     ----------
@@ -385,19 +465,82 @@ def aggregate_mismatches(
     """
     spaces, users = resolution.spaces, resolution.users
     user_count = max(len(users), 1)
-    ours = effective.frame
-    keep = checked[ours["space"].to_numpy()]
-    our_key = ours["space"].to_numpy()[keep].astype(np.int64) * user_count
-    our_key += ours["user"].to_numpy()[keep]
-    our_role = ours["role"].to_numpy()[keep].astype(np.int8)
+    space_index = pd.Index(spaces["id"], dtype=object)
+    user_index = pd.Index(users["user_id"], dtype=object)
+    keys, roles = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int8)]
+    for start in range(0, len(data.aggregate), _SLICE):  # a slice at a time: bounded memory
+        rows = data.aggregate.iloc[start : start + _SLICE]
+        space = codes_in(space_index, rows["space_id"])
+        user = codes_in(user_index, rows["user_id"])
+        valid = (space >= 0) & (user >= 0)
+        valid[valid] = checked[space[valid]]
+        keys.append(space[valid].astype(np.int64) * user_count + user[valid])
+        roles.append(role_codes(rows["role"])[valid].astype(np.int8))
+    return PlatformPairs(np.concatenate(keys), np.concatenate(roles), checked)
 
-    aggregate = data.aggregate
-    space = codes_in(pd.Index(spaces["id"], dtype=object), aggregate["space_id"])
-    user = codes_in(pd.Index(users["user_id"], dtype=object), aggregate["user_id"])
-    valid = (space >= 0) & (user >= 0)
-    valid[valid] = checked[space[valid]]
-    their_key = space[valid].astype(np.int64) * user_count + user[valid]
-    their_role = role_codes(aggregate["role"])[valid]
+
+def _our_pairs(
+    resolution: Resolution, ours: pd.DataFrame, checked: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Keys and role codes of an effective access on the checked spaces."""
+    user_count = max(len(resolution.users), 1)
+    keep = checked[ours["space"].to_numpy()]
+    keys = ours["space"].to_numpy()[keep].astype(np.int64) * user_count
+    keys += ours["user"].to_numpy()[keep]
+    return keys, ours["role"].to_numpy()[keep].astype(np.int8)
+
+
+def mismatch_counts(
+    resolution: Resolution, ours: pd.DataFrame, platform: PlatformPairs
+) -> np.ndarray:
+    """Per space code, how many users ``ours`` (space, user, role codes) places differently
+    from the platform (another role, or access on one side only); 0 off the checked spaces."""
+    spaces, user_count = len(resolution.spaces), max(len(resolution.users), 1)
+    our_key, our_role = _our_pairs(resolution, ours, platform.checked)
+    cells = spaces * user_count
+    if cells <= _DENSE_CELLS:  # one int8 per (space, user) cell: no sort or search
+        grid = np.full(cells, -1, dtype=np.int8)
+        grid[our_key] = our_role
+        held = grid[platform.keys]
+    else:
+        order = argsort_ints(our_key)
+        sorted_key, sorted_role = our_key[order], our_role[order]
+        held = np.full(len(platform.keys), -1, dtype=np.int8)
+        if len(sorted_key):
+            at = np.minimum(np.searchsorted(sorted_key, platform.keys), len(sorted_key) - 1)
+            found = sorted_key[at] == platform.keys
+            held[found] = sorted_role[at][found]
+    present = held >= 0
+    theirs_differ = np.bincount(
+        platform.keys[held != platform.roles] // user_count, minlength=spaces
+    )
+    ours_alone = np.bincount(our_key // user_count, minlength=spaces) - np.bincount(
+        platform.keys[present] // user_count, minlength=spaces
+    )
+    return theirs_differ + ours_alone
+
+
+def mismatch_codes(
+    resolution: Resolution, ours: pd.DataFrame, platform: PlatformPairs
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pairs where ``ours`` and the platform's aggregate disagree, on the checked spaces.
+
+    Parameters
+    ----------
+    ours : DataFrame
+        An effective access as codes (space, user, role): ``Effective.frame``.
+    platform : PlatformPairs
+        The platform's side (:func:`platform_pairs`).
+
+    Returns
+    -------
+    (keys, audit_roles, platform_roles)
+        Sorted pair keys (``space * users + user``, users counted as at least 1) and both
+        role codes (-1: no access).
+    """
+    spaces, user_count = resolution.spaces, max(len(resolution.users), 1)
+    our_key, our_role = _our_pairs(resolution, ours, platform.checked)
+    their_key, their_role = platform.keys, platform.roles
 
     cells = len(spaces) * user_count
     if cells <= _DENSE_CELLS:  # one int8 per (space, user) cell: no sort needed
@@ -413,18 +556,29 @@ def aggregate_mismatches(
             [their_role[differs], np.full(len(ours_alone), -1, dtype=np.int8)]
         )
         order = argsort_ints(keys)
-        keys, audit_roles, platform_roles = keys[order], audit_roles[order], platform_roles[order]
-    else:
-        table = pd.DataFrame({"key": our_key, "audit": our_role}, copy=False).merge(
-            pd.DataFrame({"key": their_key, "platform": their_role}, copy=False),
-            on="key",
-            how="outer",
-        )
-        table = table.fillna(-1)
-        table = table[table["audit"] != table["platform"]].sort_values("key")
-        keys = table["key"].to_numpy(dtype=np.int64)
-        audit_roles = table["audit"].to_numpy(dtype=np.int8)
-        platform_roles = table["platform"].to_numpy(dtype=np.int8)
+        return keys[order], audit_roles[order], platform_roles[order]
+    table = pd.DataFrame({"key": our_key, "audit": our_role}, copy=False).merge(
+        pd.DataFrame({"key": their_key, "platform": their_role}, copy=False),
+        on="key",
+        how="outer",
+    )
+    table = table.fillna(-1)
+    table = table[table["audit"] != table["platform"]].sort_values("key")
+    return (
+        table["key"].to_numpy(dtype=np.int64),
+        table["audit"].to_numpy(dtype=np.int8),
+        table["platform"].to_numpy(dtype=np.int8),
+    )
+
+
+def aggregate_mismatches(
+    resolution: Resolution, codes: tuple[np.ndarray, np.ndarray, np.ndarray]
+) -> pd.DataFrame:
+    """``aggregate_mismatches``: pairs where the audit and the platform's aggregate disagree,
+    on the checked spaces, from their :func:`mismatch_codes`."""
+    spaces, users = resolution.spaces, resolution.users
+    user_count = max(len(users), 1)
+    keys, audit_roles, platform_roles = codes
     space_codes, user_codes = keys // user_count, keys % user_count
     return pd.DataFrame(
         {
@@ -507,8 +661,14 @@ def summary_table(
     exposure: pd.DataFrame,
     findings: pd.DataFrame,
     rules: list[str],
+    rule_set_matches: pd.DataFrame,
 ) -> pd.DataFrame:
-    """Counts indexed by (category, item), one column ``count``."""
+    """Counts indexed by (category, item), one column ``count``.
+
+    Category ``rule_set`` counts the spaces whose platform aggregate was compared
+    (``compared``), those each rule set matches (a space matching both counts for each) and
+    those neither matches.
+    """
     totals = {
         "spaces": len(resolution.spaces),
         "users": int(effective["user_id"].nunique()),
@@ -538,6 +698,14 @@ def summary_table(
         .reindex(["high", "medium", "low"], fill_value=0)
     )
     by_rule = findings["rule"].astype(object).value_counts().reindex(rules, fill_value=0)
+    found = rule_set_matches["matches"].astype(object)
+    rule_sets = pd.Series(
+        {
+            "compared": len(found),
+            **{name: int(found.isin([name, "both"]).sum()) for name in RULE_SETS},
+            "neither": int((found == "neither").sum()),
+        }
+    )
     parts = {
         "totals": pd.Series(totals),
         "role": roles,
@@ -545,5 +713,6 @@ def summary_table(
         "path": paths,
         "severity": severities,
         "rule": by_rule,
+        "rule_set": rule_sets,
     }
     return pd.concat(parts, names=["category", "item"]).astype("int64").to_frame("count")

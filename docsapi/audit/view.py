@@ -35,7 +35,13 @@ class AuditView(Protocol):
     coverage: pd.DataFrame
     errors: pd.DataFrame
     aggregate_mismatches: pd.DataFrame
+    rule_set_matches: pd.DataFrame
     summary: pd.DataFrame
+    model: str
+
+    @property
+    def verdict(self) -> str:
+        """Which rule set the platform's aggregate matches, in one sentence."""
 
     @property
     def paths(self) -> pd.DataFrame:
@@ -44,6 +50,14 @@ class AuditView(Protocol):
     @property
     def matrix(self) -> pd.DataFrame:
         """Users x spaces of effective roles."""
+
+    @property
+    def provenance(self) -> pd.DataFrame:
+        """Every access setting with the last event that made it."""
+
+    @property
+    def events(self) -> pd.DataFrame:
+        """The audit log as read, with the setting each event changed."""
 
     @property
     def incomplete(self) -> pd.DataFrame:

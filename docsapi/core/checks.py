@@ -21,6 +21,7 @@ import math
 import re
 import unicodedata
 from collections.abc import Container, Iterable, Mapping
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import unquote, urlencode, urlsplit
 
@@ -57,6 +58,7 @@ __all__ = [
     "check_json_body",
     "check_limit",
     "check_mapping",
+    "check_moment",
     "check_optional_text",
     "check_page_path",
     "check_params",
@@ -890,3 +892,51 @@ def require_any(arguments: Mapping[str, Any], message: str, *, missing: Any = No
     if all(value is missing for value in arguments.values()):
         names = " or ".join(arguments)
         raise ValidationError(names, message)
+
+
+def check_moment(value: Any, argument: str) -> datetime:
+    """A moment as an aware datetime in UTC: a datetime with a time zone, or ISO 8601 text
+    with its offset.
+
+    Raises
+    ------
+    ValidationError
+        For another type, text that is no date-time, a moment without a time zone (it
+        would mean another moment on another machine), or one out of range.
+
+    Examples
+    --------
+    >>> check_moment("2025-01-31T13:00:00+01:00", "since").isoformat()
+    '2025-01-31T12:00:00+00:00'
+    """
+    if isinstance(value, str):
+        check_text(value, argument, min_length=1)
+        try:
+            moment = datetime.fromisoformat(value)
+        except ValueError:
+            raise ValidationError(
+                argument,
+                f"must be an ISO 8601 date-time such as '2025-01-31T12:00:00Z', got {value!r}",
+            ) from None
+    elif isinstance(value, datetime):
+        moment = value
+    else:
+        raise ValidationError(
+            argument,
+            "must be a datetime with a time zone or an ISO 8601 string, got "
+            + type(value).__name__,
+        )
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValidationError(
+            argument,
+            "has no time zone, so the moment it means depends on where the code runs: pass "
+            "an aware datetime such as datetime(2025, 1, 31, tzinfo=UTC) or a string with an "
+            "offset such as '2025-01-31T12:00:00Z'",
+        )
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:
+        raise ValidationError(
+            argument,
+            f"is out of range: {moment.isoformat()} is not a moment of years 1 to 9999 in UTC",
+        ) from None

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
 from typing import Any
 
+from docsapi.core.values import Value
 from docsapi.errors import RETRYABLE_STATUSES, ValidationError
 
 __all__ = [
@@ -44,8 +44,7 @@ def _seconds(value: Any, argument: str, *, allow_zero: bool = False) -> float:
     return float(value)
 
 
-@dataclass(frozen=True)
-class Timeout:
+class Timeout(Value):
     """How long to wait for the server.
 
     Parameters
@@ -61,12 +60,15 @@ class Timeout:
     Timeout(connect=5.0, read=10.0)
     """
 
-    connect: float = 5.0
-    read: float = 30.0
+    _fields = ("connect", "read")
+    __slots__ = _fields
+    connect: float
+    read: float
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "connect", _seconds(self.connect, "timeout (connect)"))
-        object.__setattr__(self, "read", _seconds(self.read, "timeout (read)"))
+    def __init__(self, connect: float = 5.0, read: float = 30.0) -> None:
+        self._init(
+            connect=_seconds(connect, "timeout (connect)"), read=_seconds(read, "timeout (read)")
+        )
 
     @classmethod
     def coerce(cls, value: float | tuple[float, float] | Timeout | None) -> Timeout:
@@ -100,8 +102,7 @@ class Timeout:
         return (self.connect, self.read)
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
+class RetryPolicy(Value):
     """When and how long to wait before trying a request again.
 
     Idempotent requests (GET, HEAD, PUT, DELETE) are retried on connection errors,
@@ -135,32 +136,41 @@ class RetryPolicy:
     RetryPolicy(max_retries=0, backoff=0.5, max_backoff=8.0, max_rate_limit_wait=60.0, jitter=True)
     """
 
-    max_retries: int = DEFAULT_MAX_RETRIES
-    backoff: float = 0.5
-    max_backoff: float = 8.0
-    max_rate_limit_wait: float = DEFAULT_MAX_RATE_LIMIT_WAIT
-    jitter: bool = True
+    _fields = ("max_retries", "backoff", "max_backoff", "max_rate_limit_wait", "jitter")
+    __slots__ = _fields
+    max_retries: int
+    backoff: float
+    max_backoff: float
+    max_rate_limit_wait: float
+    jitter: bool
 
-    def __post_init__(self) -> None:
-        if isinstance(self.max_retries, bool) or not isinstance(self.max_retries, int):
+    def __init__(
+        self,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        backoff: float = 0.5,
+        max_backoff: float = 8.0,
+        max_rate_limit_wait: float = DEFAULT_MAX_RATE_LIMIT_WAIT,
+        jitter: bool = True,
+    ) -> None:
+        if isinstance(max_retries, bool) or not isinstance(max_retries, int):
             raise ValidationError(
-                "max_retries", f"must be an int, got {type(self.max_retries).__name__}"
+                "max_retries", f"must be an int, got {type(max_retries).__name__}"
             )
-        if not 0 <= self.max_retries <= _MAX_RETRIES:
+        if not 0 <= max_retries <= _MAX_RETRIES:
             raise ValidationError(
-                "max_retries", f"must be between 0 and {_MAX_RETRIES}, got {self.max_retries}"
+                "max_retries", f"must be between 0 and {_MAX_RETRIES}, got {max_retries}"
             )
-        object.__setattr__(self, "backoff", _seconds(self.backoff, "backoff", allow_zero=True))
-        object.__setattr__(
-            self, "max_backoff", _seconds(self.max_backoff, "max_backoff", allow_zero=True)
+        if not isinstance(jitter, bool):
+            raise ValidationError("jitter", f"must be True or False, got {jitter!r}")
+        self._init(
+            max_retries=max_retries,
+            backoff=_seconds(backoff, "backoff", allow_zero=True),
+            max_backoff=_seconds(max_backoff, "max_backoff", allow_zero=True),
+            max_rate_limit_wait=_seconds(
+                max_rate_limit_wait, "max_rate_limit_wait", allow_zero=True
+            ),
+            jitter=jitter,
         )
-        object.__setattr__(
-            self,
-            "max_rate_limit_wait",
-            _seconds(self.max_rate_limit_wait, "max_rate_limit_wait", allow_zero=True),
-        )
-        if not isinstance(self.jitter, bool):
-            raise ValidationError("jitter", f"must be True or False, got {self.jitter!r}")
 
     def backoff_delay(self, attempt: int) -> float:
         """Seconds to wait before retry number ``attempt`` (0-based): 0.5 s * 2**n, capped."""

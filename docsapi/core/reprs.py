@@ -7,7 +7,6 @@ half-way is shown, never raises again.
 from __future__ import annotations
 
 import functools
-import inspect
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
@@ -101,6 +100,8 @@ def short_signature(function: Any) -> str:
     >>> short_signature(move)
     '(space_id, *, parent=None) -> None'
     """
+    import inspect  # on first display: ``from docsapi import DocsClient`` does not load it
+
     signature = inspect.signature(function)
     parts: list[str] = []
     keyword_only_marked = False
@@ -132,6 +133,8 @@ def method_listing(obj: object) -> list[tuple[str, str, str]]:
     Properties and attributes are skipped, as are names starting with ``_``.
     """
     listing = []
+    import inspect
+
     for name, member in inspect.getmembers(type(obj)):
         if name.startswith("_") or not inspect.isfunction(member):
             continue

@@ -291,7 +291,19 @@ def _assemble(name: str, records: list[Record], given: Mapping[str, Any]) -> pd.
         if column.mask is not None:
             values = [v if v is None else column.mask(v) for v in values]
         data[column.name] = _CONVERTERS[column.dtype](values)
-    return pd.DataFrame(data, copy=False)
+    # The columns are arrays of one length and their dtypes already: the frame is put
+    # together without DataFrame()'s inference over a dict (most of a short list's cost).
+    return pd.DataFrame._from_arrays(  # type: ignore[attr-defined]
+        list(data.values()), columns=_columns(name), index=pd.RangeIndex(count)
+    )
+
+
+@functools.cache
+def _columns(name: str) -> pd.Index:
+    """The column index of list ``name`` (the one ``DataFrame()`` makes of its names)."""
+    import pandas as pd
+
+    return pd.Index([column.name for column in _LISTINGS[name].columns])
 
 
 # -- declaring the public functions ---------------------------------------------------------------

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Final, Literal
 
 from docsapi.core.checks import check_entity_id, require_any
@@ -180,11 +180,13 @@ class ResourceGroup:
         *,
         key: tuple[str, ...] = ("id",),
         limit: int = PAGE_SIZE,
+        counted: Callable[[int], object] | None = None,
     ) -> list[dict[str, Any]]:
         """Every item of a List endpoint, each a JSON object, each id once.
 
         ``key`` says where an item's id is (``("user", "id")`` for a member): a server
         whose pages shift while the list changes may repeat an item, which is kept once.
+        ``counted`` is called with 1 for each item (a progress bar's ``update``).
 
         Raises
         ------
@@ -193,7 +195,8 @@ class ResourceGroup:
         """
         # Read whole before looking: a read that fails half-way (the server may have echoed
         # anything as an id) leaves none of its items in this frame's locals.
-        items = list(self._transport.paginate(path, params=params, limit=limit, key=key))
+        pages = self._transport.paginate(path, params=params, limit=limit, key=key)
+        items = list(pages if counted is None else _counting(pages, counted))
         kinds = {type(item).__name__ for item in items if not isinstance(item, dict)}
         if kinds:
             raise ResponseFormatError(
@@ -232,3 +235,12 @@ def object_of(response: Response) -> dict[str, Any]:
             status=response.status,
         )
     return data
+
+
+def _counting(items: Iterator[Any], counted: Callable[[int], object]) -> Iterator[Any]:
+    """``items``, calling ``counted(1)`` for each; holding none of them once it is passed on
+    (a read failing half-way leaves no item in this frame's locals either)."""
+    for item in items:
+        counted(1)
+        yield item
+        item = None

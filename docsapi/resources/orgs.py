@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from docsapi.core.checks import MAX_ID_LENGTH, check_entity_id, check_id, check_role, check_text
+from docsapi.core.checks import (
+    MAX_ID_LENGTH,
+    check_bool,
+    check_entity_id,
+    check_id,
+    check_moment,
+    check_role,
+    check_text,
+)
 from docsapi.errors import ValidationError
 from docsapi.models import InviteLink, Organization, OrganizationMember
 from docsapi.resources._base import api_path, was_removed
@@ -37,42 +45,22 @@ def _instant(value: Any, argument: str) -> str:
     >>> _instant("2025-01-31T13:00:00+01:00", "since")
     '2025-01-31T12:00:00Z'
     """
-    return _moment(value, argument).replace(tzinfo=None).isoformat() + "Z"
+    return check_moment(value, argument).replace(tzinfo=None).isoformat() + "Z"
 
 
-def _moment(value: Any, argument: str) -> datetime:
-    """:func:`_instant`'s moment as an aware datetime in UTC."""
-    if isinstance(value, str):
-        check_text(value, argument, min_length=1)
-        try:
-            moment = datetime.fromisoformat(value)
-        except ValueError:
-            raise ValidationError(
-                argument,
-                f"must be an ISO 8601 date-time such as '2025-01-31T12:00:00Z', got {value!r}",
-            ) from None
-    elif isinstance(value, datetime):
-        moment = value
-    else:
-        raise ValidationError(
-            argument,
-            "must be a datetime with a time zone or an ISO 8601 string, got "
-            + type(value).__name__,
-        )
-    if moment.tzinfo is None or moment.utcoffset() is None:
-        raise ValidationError(
-            argument,
-            "has no time zone, so the moment it means depends on where the code runs: pass "
-            "an aware datetime such as datetime(2025, 1, 31, tzinfo=UTC) or a string with an "
-            "offset such as '2025-01-31T12:00:00Z'",
-        )
-    try:
-        return moment.astimezone(UTC)
-    except OverflowError:
-        raise ValidationError(
-            argument,
-            f"is out of range: {moment.isoformat()} is not a moment of years 1 to 9999 in UTC",
-        ) from None
+def _target(value: Any) -> str:
+    """An audit log target: an id, or ids joined by ``/`` (a permission names its content and
+    its holder: ``<space id>/user/<user id>``), each part an id.
+
+    Examples
+    --------
+    >>> _target("s1/user/u1")
+    's1/user/u1'
+    """
+    text = check_text(value, "target_id", min_length=1, max_length=3 * MAX_ID_LENGTH)
+    for part in text.split("/"):
+        check_id(part, "target_id")
+    return text
 
 
 class Orgs(TeamMethods):
@@ -465,6 +453,7 @@ class Orgs(TeamMethods):
         action: str | None = None,
         actor_id: str | None = None,
         target_id: str | None = None,
+        progress: bool = False,
     ) -> pd.DataFrame:
         """List the organization's audit log, newest first (all pages are fetched).
 
@@ -480,7 +469,12 @@ class Orgs(TeamMethods):
         action : str, optional
             Keep one action, e.g. ``"member.role.update"``.
         actor_id, target_id : str, optional
-            Keep the events of one actor (a user id) or about one target (any id).
+            Keep the events of one actor (a user id) or about one target (its stable id, as
+            the log writes it: a space's id, or ``<space id>/user/<user id>`` for a
+            permission in the sandbox).
+        progress : bool
+            Show a progress bar ("Reading the audit log") counting the events read: the
+            log is read 100 events a page, the API's largest.
 
         Returns
         -------
@@ -516,7 +510,7 @@ class Orgs(TeamMethods):
         if (
             since is not None
             and until is not None
-            and _moment(since, "since") > _moment(until, "until")
+            and check_moment(since, "since") > check_moment(until, "until")
         ):
             raise ValidationError("since, until", "since must not be after until")
         if action is not None:
@@ -524,6 +518,11 @@ class Orgs(TeamMethods):
         if actor_id is not None:
             params["actor"] = check_id(actor_id, "actor_id")
         if target_id is not None:
-            params["target"] = check_id(target_id, "target_id")
-        items = self._items(api_path("orgs", org_id, "audit-events"), params)
+            params["target"] = _target(target_id)
+        check_bool(progress, "progress")
+        path = api_path("orgs", org_id, "audit-events")
+        from tqdm.auto import tqdm  # type: ignore[import-untyped]
+
+        with tqdm(desc="Reading the audit log", unit="event", disable=not progress) as bar:
+            items = self._items(path, params, counted=bar.update)
         return frames.audit_events(org_id, items)

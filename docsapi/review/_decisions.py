@@ -75,6 +75,8 @@ DECISION_COLUMNS: dict[str, Any] = {
     "role": ROLE_DTYPE,
     "sources": _STRING,
     "source_names": _STRING,
+    "granted_by": _STRING,
+    "granted_at": pd.DatetimeTZDtype("ns", "UTC"),
     "findings": _STRING,
     "decision": _STRING,
     "lower_to": ROLE_DTYPE,
@@ -122,8 +124,32 @@ def _findings_by_access(audit: PermissionAudit, accesses: pd.DataFrame) -> pd.Se
     return pd.Series(texts, index=accesses.index, dtype=_STRING)
 
 
+def _granted(audit: PermissionAudit, accesses: pd.DataFrame) -> pd.DataFrame:
+    """Who opened each access and when: the provenance of its highest path (``paths`` lists
+    a pair's paths highest role first); missing when the audit log does not say."""
+    paths = audit.paths
+    first = paths.drop_duplicates(["space_id", "user_id"])
+    found = first.set_index([first["space_id"].astype(object), first["user_id"].astype(object)])[
+        ["granted_by", "granted_at"]
+    ].reindex(
+        pd.MultiIndex.from_arrays(
+            [accesses["space_id"].astype(object), accesses["user_id"].astype(object)]
+        )
+    )
+    return pd.DataFrame(
+        {
+            "granted_by": found["granted_by"].astype(object).to_numpy(),
+            "granted_at": pd.to_datetime(found["granted_at"], utc=True)
+            .astype("datetime64[ns, UTC]")
+            .array,
+        },
+        index=accesses.index,
+    )
+
+
 def decisions_table(audit: PermissionAudit) -> pd.DataFrame:
-    """Every access of ``audit.effective``, undecided, with the findings about it."""
+    """Every access of ``audit.effective``, undecided, with who opened it (``granted_by``,
+    ``granted_at``) and the findings about it."""
     effective = audit.effective
     frame = pd.DataFrame(
         {
@@ -133,6 +159,9 @@ def decisions_table(audit: PermissionAudit) -> pd.DataFrame:
         }
     ).reset_index(drop=True)
     frame["findings"] = _findings_by_access(audit, frame)
+    granted = _granted(audit, frame)
+    frame["granted_by"] = granted["granted_by"].astype(_STRING)
+    frame["granted_at"] = granted["granted_at"]
     for name, dtype in DECISION_COLUMNS.items():
         if name not in frame.columns:
             frame[name] = pd.Series(pd.NA, index=frame.index).astype(dtype)
@@ -284,7 +313,14 @@ def decide(
 
 
 def conform_saved(saved: pd.DataFrame, fresh: pd.DataFrame) -> pd.DataFrame:
-    """Saved decisions checked against the audit's accesses (``fresh``), as the table."""
+    """Saved decisions checked against the audit's accesses (``fresh``), as the table.
+
+    Decisions saved before provenance existed get it from ``fresh``.
+    """
+    if "granted_by" not in saved.columns and "granted_at" not in saved.columns:
+        saved = saved.merge(
+            fresh[[*_KEYS, "granted_by", "granted_at"]], on=_KEYS, how="left", validate="1:1"
+        )
     lacking = [c for c in DECISION_COLUMNS if c not in saved.columns]
     if lacking:
         raise ValidationError("decisions", f"the saved decisions lack columns {lacking}")

@@ -118,6 +118,8 @@ def evidence_tables(review: ReviewRecord) -> dict[str, pd.DataFrame]:
         "user_id",
         "role",
         "source_names",
+        "granted_by",
+        "granted_at",
         "findings",
         "decision",
         "lower_to",

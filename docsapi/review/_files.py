@@ -32,7 +32,7 @@ __all__ = [
 
 _SUFFIXES = (".csv", ".json")
 #: Columns a file written by an earlier docsapi may lack (missing values then).
-_OPTIONAL = ("approval",)
+_OPTIONAL = ("approval", "notify")
 
 
 def _file(path: object, argument: str) -> Path:
@@ -70,7 +70,11 @@ def _write(frame: pd.DataFrame, target: Path, json_columns: tuple[str, ...]) -> 
     return write_table_csv(flat, target)
 
 
-def _read(target: Path, columns: dict[str, Any], json_columns: tuple[str, ...]) -> pd.DataFrame:
+def _read(
+    target: Path,
+    columns: dict[str, Any],
+    json_columns: tuple[str, ...],
+) -> pd.DataFrame:
     if not target.is_file():
         raise ValidationError("path", f"{target} does not exist")
     try:

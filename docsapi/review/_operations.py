@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
 
 import numpy as np
 import pandas as pd
 
 from docsapi.audit.data import ROLES
+from docsapi.core.checks import check_id
 from docsapi.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ class Operation:
         path = self.template
         for name, value in values.items():
             if "{" + name + "}" in path:
-                path = path.replace("{" + name + "}", quote(str(value), safe=""))
+                path = path.replace("{" + name + "}", check_id(value, name))
         return path
 
     def body(self, target: Target) -> dict[str, Any] | None:

@@ -70,6 +70,7 @@ PLAN_COLUMNS: dict[str, Any] = {
     "also_raises": _STRING,
     "also_raises_count": "Int64",
     "note": _STRING,
+    "notify": _STRING,
 }
 #: The columns of the blast radius table (every access a plan changes, by call).
 IMPACT_COLUMNS: dict[str, Any] = {
@@ -122,6 +123,32 @@ class _Names:
         self.users.update(_lookup(effective, "user_id", "display_name"))
         self.teams = _lookup(data.teams, "id", "title")
         self.collections = _lookup(data.collections, "id", "title")
+        settings = audit.provenance
+        granted = settings[settings["granted_by"].notna().to_numpy(dtype=bool)]
+        self.granted_by = {
+            (str(s), str(t), str(p)): str(g)
+            for s, t, p, g in zip(
+                granted["setting"],
+                granted["target_id"],
+                granted["principal_id"],
+                granted["granted_by"],
+                strict=True,
+            )
+        }
+
+    def notify(self, operation: str, t: Target) -> str | None:
+        """Who made the setting a call changes (to be told it changes), when the log says."""
+        if operation == "deleteMemberFromOrganizationTeamById":
+            key = ("team-member", str(t.team_id), str(t.user_id))
+        elif operation == "updateMemberInOrganizationById":
+            key = ("org-role", str(t.org_id), str(t.user_id))
+        elif operation == "updateSpaceById":
+            return None
+        else:
+            target = t.space_id if t.space_id is not None else t.collection_id
+            principal = t.team_id if t.team_id is not None else t.user_id
+            key = ("grant", str(target), str(principal))
+        return self.granted_by.get(key)
 
     def change(self, operation: str, t: Target) -> str:
         user = self.users.get(str(t.user_id), t.user_id)
@@ -397,6 +424,7 @@ def build_plan(
                 "also_raises": "; ".join(raised) or None,
                 "also_raises_count": len(raised),
                 "note": call.note or None,
+                "notify": names.notify(call.operation, call.target),
             }
         )
     plan = pd.DataFrame(rows, columns=list(PLAN_COLUMNS)).astype(PLAN_COLUMNS)

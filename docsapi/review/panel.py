@@ -28,7 +28,15 @@ ANY = "(any)"
 #: At most this many accesses are listed at once (narrow the filters to see others).
 MAX_ROWS = 500
 _PATH_KINDS = ("direct", "team", "collection", "collection-team", "default", "org-admin")
-_PLAN_SHOWN = ["step", "method", "path", "change", "also_revokes_count", "also_lowers_count"]
+_PLAN_SHOWN = [
+    "step",
+    "method",
+    "path",
+    "change",
+    "notify",
+    "also_revokes_count",
+    "also_lowers_count",
+]
 
 
 def _options(values: pd.Series) -> list[str]:
@@ -210,7 +218,12 @@ class ReviewPanel(FormBase):
         if decided and row.decision == "lower":
             decided += f" to {row.lower_to}"
         decided += "]" if decided else ""
-        return f"{row.space_title} · {row.display_name} · {row.role} · {row.sources}{decided}"
+        opened = "" if pd.isna(row.granted_by) else f" · granted by {row.granted_by}"
+        if opened and not pd.isna(row.granted_at):
+            opened += f" on {row.granted_at:%Y-%m-%d}"
+        return (
+            f"{row.space_title} · {row.display_name} · {row.role} · {row.sources}{opened}{decided}"
+        )
 
     def _show_rows(self, _change: Any = None) -> None:
         shown = self.matching().head(MAX_ROWS)
@@ -265,9 +278,11 @@ class ReviewPanel(FormBase):
             self._report("Nothing to change: no revoke or lower decision yet.")
             return plan
         collateral = int(plan["also_revokes_count"].sum())
+        told = sorted({name for names in plan["notify"].dropna() for name in names.split("; ")})
+        tell = f" Tell who granted what changes: {', '.join(told)}." if told else ""
         self._report(
             f"Plan: {len(plan)} call(s); they also revoke {collateral} other access(es) "
-            "(see also_revokes).",
+            f"(see also_revokes).{tell}",
             "error" if collateral else "info",
             details=plan[_PLAN_SHOWN],
         )

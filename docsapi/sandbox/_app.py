@@ -21,7 +21,7 @@ from docsapi.sandbox.core._faults import Fault, Faults, Planned
 from docsapi.sandbox.core._server import CONNECTION_KEY
 from docsapi.sandbox.core._store import Store
 from docsapi.sandbox.core._validation import RequestRules
-from docsapi.sandbox.core._web import DEFAULT_PREFIX, Ctx, Reply, Route
+from docsapi.sandbox.core._web import DEFAULT_PREFIX, Ctx, Reply, Route, json_body
 from docsapi.sandbox.routes import (
     _audit_events,
     _change_requests,
@@ -244,7 +244,7 @@ def _to_response(reply: Reply) -> Response:
     if reply.body is None:
         return Response(b"", status=reply.status, headers=reply.headers)
     return Response(
-        json.dumps(reply.body),
+        json_body(reply.body),
         status=reply.status,
         headers=reply.headers,
         content_type="application/json",

@@ -16,6 +16,9 @@ POST    /_sandbox/publish          ``{"site"}``; ``/_sandbox/unpublish`` likewis
 POST    /_sandbox/share-links      ``{"site", "name"?}``: 201 ``{"id"}`` of a new active link
 POST    /_sandbox/share-link       ``{"site", "link", "active"}``
 ======  =========================  ==============================================================
+
+The access controls (grant ... share-link) also take ``"log": false``: the change is made
+without an audit event, as one made behind the platform's back would be.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Protocol
 
 from werkzeug.wrappers import Request, Response
@@ -78,6 +82,8 @@ class ControlledSandbox(Protocol):
 
     def set_share_link_active(self, site_id: str, link_id: str, active: bool) -> None: ...
 
+    def unlogged(self) -> AbstractContextManager[None]: ...
+
 
 def _json(body: Any, status: int = 200) -> Response:
     return Response(json.dumps(body), status=status, content_type="application/json")
@@ -95,13 +101,13 @@ _ALLOWED = {
     "faults": ("fault", "count", "methods", "path"),
     "latency": ("seconds",),
     "rate-limit": ("limit", "per_seconds"),
-    "grant": ("target", "principal", "role"),
-    "default-level": ("target", "level"),
-    "member": ("user", "role", "disabled"),
-    "publish": ("site",),
-    "unpublish": ("site",),
-    "share-links": ("site", "name"),
-    "share-link": ("site", "link", "active"),
+    "grant": ("target", "principal", "role", "log"),
+    "default-level": ("target", "level", "log"),
+    "member": ("user", "role", "disabled", "log"),
+    "publish": ("site", "log"),
+    "unpublish": ("site", "log"),
+    "share-links": ("site", "name", "log"),
+    "share-link": ("site", "link", "active", "log"),
 }
 
 
@@ -150,7 +156,9 @@ class Controls:
         if handler is None:
             return _error(404, f"No sandbox control {request.method} {request.path}.")
         try:
-            return handler(_body(request, key[1]), parts[1:])
+            body = _body(request, key[1])
+            with self._logging(body.pop("log", True)):
+                return handler(body, parts[1:])
         except (ValueError, TypeError) as error:
             return _error(400, f"{error}.".replace("..", "."))
         except KeyError as error:
@@ -158,6 +166,12 @@ class Controls:
         except Exception:
             logger.exception("sandbox control failed: %s %s", request.method, request.path)
             return _error(500, "The sandbox control failed; this is a sandbox bug.")
+
+    def _logging(self, log: object) -> AbstractContextManager[None]:
+        """Where an access control runs: as usual, or without an audit event (``log: false``)."""
+        if not isinstance(log, bool):
+            raise ValueError(f"log must be true or false; got {log!r}")
+        return nullcontext() if log else self.sandbox.unlogged()
 
     def _reset(self, body: dict[str, Any], rest: list[str]) -> Response:
         self.sandbox.reset()

@@ -16,6 +16,7 @@ from docsapi.sandbox._sandbox_changes import ChangeControls
 from docsapi.sandbox.core._auth import TokenRegistry
 from docsapi.sandbox.core._clock import Clock
 from docsapi.sandbox.core._faults import MAX_LATENCY, MAX_STALL, Fault, Faults, check_seconds
+from docsapi.sandbox.core._permission_model import check_rule_set
 from docsapi.sandbox.core._server import ServerThread
 from docsapi.sandbox.core._store import Store
 from docsapi.sandbox.core._web import DEFAULT_PREFIX
@@ -60,6 +61,11 @@ class Sandbox(ChangeControls):
         Size of the demo organization (default about 30 spaces, 60 users, 8 teams).
     grants_per_space
         Direct user grants per space (default: 2 to 6, drawn per space).
+    model
+        How the access model combines its levels: ``"precedence"`` (the platform's current
+        documentation: the nearest level that says something about a user decides) or
+        ``"highest"`` (its earlier one: the highest role over every path). See
+        ``docs/access-model.md``.
     inherit_share
         Share of the spaces without a fixed part whose default level is ``inherit`` (the
         others are private, or read-only for members at the demo size); default 0.5 at the
@@ -98,6 +104,7 @@ class Sandbox(ChangeControls):
         latency: float = 0.0,
         inherit_share: float | None = None,
         *,
+        model: str = "precedence",
         host: str = "127.0.0.1",
         port: int = 0,
         prefix: str = DEFAULT_PREFIX,
@@ -113,10 +120,12 @@ class Sandbox(ChangeControls):
             grants_per_space,
             inherit_share,
         )
+        self.model = check_rule_set(model)
         self.clock = Clock()
         # the demo's ages count back from the sandbox clock's time: the same clock the
         # answers' Date header (and so an audit's "now") comes from
         state, self._demo = build_demo(seed, size, now=self.clock.now().replace(microsecond=0))
+        state.rule_set = self.model
         self.seed = seed
         self._store = Store(state, seed, self.clock)
         self._tokens = TokenRegistry(seed, self._demo["owner_id"], self._demo["other_user_id"])
@@ -157,7 +166,8 @@ class Sandbox(ChangeControls):
     @safe_display
     def __repr__(self) -> str:
         where = self.url if self._running else "not running"
-        return f"Sandbox(seed={self.seed}, spaces={len(self._demo['space_ids'])}, url={where!r})"
+        spaces = len(self._demo["space_ids"])
+        return f"Sandbox(seed={self.seed}, spaces={spaces}, model={self.model!r}, url={where!r})"
 
     # -- addresses and tokens ---------------------------------------------------------
     @property

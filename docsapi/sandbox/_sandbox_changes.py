@@ -2,11 +2,15 @@
 
 Each one goes through the same code as the API's writes (indexes and the audit log stay
 right; the log names the sandbox's controls as the actor), so two audits taken around it
-differ exactly by that change.
+differ exactly by that change. Inside ``with sandbox.unlogged():`` changes record no audit
+event, as a change made behind the platform's back would not: what an audit of history must
+flag as unexplained.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from docsapi.sandbox.core import _access_changes as changes
@@ -51,6 +55,25 @@ class ChangeControls:
         return site
 
     # -- access ---------------------------------------------------------------------------
+    @contextmanager
+    def unlogged(self) -> Iterator[None]:
+        """Make changes that record no audit event, inside a ``with`` block.
+
+        Every change made inside, through these controls or through the API, leaves the audit
+        log untouched; the log records again when the block ends.
+
+        Examples
+        --------
+        >>> with Sandbox() as sb, sb.unlogged():           # doctest: +SKIP
+        ...     sb.grant(sb.demo["space_ids"][0], sb.demo["guest_ids"][1], "edit")
+        """
+        store = self._store
+        store.log_events = False
+        try:
+            yield
+        finally:
+            store.log_events = True
+
     def grant(self, target_id: str, principal_id: str, role: str | None) -> str | None:
         """Give a user or team ``role`` on a space, collection or site (None revokes).
 

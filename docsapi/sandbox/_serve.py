@@ -20,8 +20,8 @@ def serve(port: int = 8765, seed: int = 0, host: str = "127.0.0.1", **size: Any)
     host
         Interface to listen on.
     **size
-        ``spaces``, ``users``, ``teams``, ``grants_per_space`` and ``latency``, as for
-        :class:`Sandbox`.
+        ``spaces``, ``users``, ``teams``, ``grants_per_space``, ``latency`` and ``model``
+        (the access model's rule set), as for :class:`Sandbox`.
 
     Raises
     ------
@@ -36,7 +36,7 @@ def serve(port: int = 8765, seed: int = 0, host: str = "127.0.0.1", **size: Any)
     """
     sandbox = Sandbox(seed=seed, host=host, port=port, **size)
     with sandbox:
-        print(f"docsapi sandbox listening on {sandbox.url}  (seed {seed})")
+        print(f"docsapi sandbox listening on {sandbox.url}  (seed {seed}, model {sandbox.model})")
         print(f"organization: {sandbox.org_id}")
         for name, token in sandbox.tokens.items():
             print(f"token {name:<17} {token}")

@@ -170,8 +170,10 @@ class CacheSettings:
             raise ValidationError(
                 "path", f"must be a file or directory path, got {type(path).__name__}"
             )
-        if "\x00" in str(os.fspath(path)):
-            raise ValidationError("path", "must not contain a NUL character")
+        if any(ord(character) < 32 or ord(character) == 127 for character in str(os.fspath(path))):
+            raise ValidationError(
+                "path", "must not contain control characters (a NUL, a line break, a tab...)"
+            )
         resolved = Path(path).expanduser()
         if resolved.is_dir():
             resolved = resolved / CACHE_FILE_NAME

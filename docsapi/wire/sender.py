@@ -8,22 +8,38 @@ that policy lives in :mod:`docsapi.wire.transport`. The session is pluggable (an
 :meth:`Sender.lookup` answers a GET from the cache without sending anything, and what
 :meth:`Sender.send` receives is stored for next time.
 
-The credential is attached by :class:`CredentialAuth` while ``requests`` prepares the
-request, only when the URL is on the credential's own origin, so no frame of docsapi
-holds it in a plain header dict and a redirect elsewhere never carries it.
+The credential is attached by :class:`CredentialAuth` only when the URL is on the
+credential's own origin, so a redirect elsewhere never carries it; the header value it
+adds shows as ``'***'`` in any repr (a traceback's locals, a debugger).
+
+A sender that made its own session and has no cache sends through that session's
+connection pool directly (:class:`_Route`): ``requests`` would prepare, merge and check the
+same settings again on every call (its own CPU time is most of a small request's, held
+under the GIL while an audit's threads wait). The route is taken only where it sends exactly
+what ``requests`` would: the session's own adapter, no proxy for the URL, no cookies, hooks
+or default parameters on the session; anything else goes through ``requests``.
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import requests
+import urllib3
 from requests.auth import AuthBase
-from urllib3.exceptions import ConnectTimeoutError, MaxRetryError, NewConnectionError
+from requests.utils import get_encoding_from_headers, requote_uri, select_proxy
+from urllib3.exceptions import (
+    ConnectTimeoutError,
+    DecodeError,
+    HTTPError,
+    MaxRetryError,
+    NewConnectionError,
+    ProtocolError,
+    ReadTimeoutError,
+)
 
 from docsapi.core.clock import SYSTEM_CLOCK, Clock
 from docsapi.core.redact import scrub
@@ -109,10 +125,18 @@ class CredentialAuth(AuthBase):
 
     def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
         if request.url is not None and origin(request.url) == self._origin:
-            request.headers[self._header] = self._prefix + self._secret.reveal()
+            request.headers[self._header] = self.value()
         else:
             request.headers.pop(self._header, None)
         return request
+
+    def goes_to(self, target: Origin) -> bool:
+        """Whether requests to ``target`` (an :func:`origin`) carry the credential."""
+        return target == self._origin
+
+    def value(self) -> str:
+        """The header's value, shown as ``'***'`` by ``repr`` (e.g. in a header dict)."""
+        return _HeaderValue(self._prefix + self._secret.reveal())
 
     @safe_display
     def __repr__(self) -> str:
@@ -120,15 +144,33 @@ class CredentialAuth(AuthBase):
         return f"CredentialAuth(origin='{scheme}://{host}:{port}', header={self._header!r})"
 
 
-@dataclass(frozen=True, repr=False)
+class _HeaderValue(str):
+    """A credential header's value: the text itself, ``'***'`` in reprs."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "'***'"
+
+
 class RawResponse:
     """An answer as received (or as cached): status, headers and the whole body."""
 
-    status: int
-    headers: Mapping[str, str]
-    content: bytes
-    encoding: str | None
-    from_cache: bool = False
+    __slots__ = ("content", "encoding", "from_cache", "headers", "status")
+
+    def __init__(
+        self,
+        status: int,
+        headers: Mapping[str, str],
+        content: bytes,
+        encoding: str | None,
+        from_cache: bool = False,
+    ) -> None:
+        self.status = status
+        self.headers = headers
+        self.content = content
+        self.encoding = encoding
+        self.from_cache = from_cache
 
     @property
     def text(self) -> str:
@@ -214,6 +256,14 @@ class Sender:
         )
         #: The environment's proxy and certificate settings per origin (see _send_direct).
         self._environment: dict[tuple[object, ...], dict[str, Any]] = {}
+        #: Direct routes per origin and session settings (see _route); None: use requests.
+        self._routes: dict[tuple[object, ...], _Route | None] = {}
+        adapter = self._base_session.get_adapter("http://")
+        self._own_adapter = (
+            adapter
+            if session is None and isinstance(adapter, requests.adapters.HTTPAdapter)
+            else None
+        )
         if cache is not None:
             import sqlite3
 
@@ -290,6 +340,9 @@ class Sender:
         SendFailure
             No complete answer; ``.kind`` says how far the request got.
         """
+        route = self._route(url) if self.cache is None else None
+        if route is not None:
+            return route.send(method, url, params, body, headers, timeout, auth)
         kind: FailureKind | None = None
         detail = ""
         epoch = self.cache.epoch if self.cache is not None else 0
@@ -380,6 +433,33 @@ class Sender:
         settings = self._environment[key]
         return session.send(prepared, timeout=timeout, allow_redirects=False, **settings)
 
+    def _route(self, url: str) -> _Route | None:
+        """The direct route for ``url``, or None when only ``requests`` sends what it would.
+
+        Worked out once per origin and session settings (as :meth:`_send_direct` reads the
+        environment): a change to the session (proxies, ``verify``, headers, an adapter
+        mounted, cookies set) is seen on the next request.
+        """
+        session, adapter = self._session, self._own_adapter
+        if adapter is None:
+            return None
+        parts = urlsplit(url)
+        key = (
+            parts.scheme,
+            parts.netloc,
+            session.trust_env,
+            repr(session.proxies),
+            repr(session.verify),
+            repr(session.cert),
+            repr(session.headers),
+            session.get_adapter(url) is adapter,
+            bool(session.params or len(session.cookies) or any(session.hooks.values())),
+        )
+        if key not in self._routes:
+            usable = key[-2] and not key[-1]
+            self._routes[key] = _Route.make(session, url, adapter) if usable else None
+        return self._routes[key]
+
     def close(self) -> None:
         """Close the cache's files and the pooled connections (those of a session it made)."""
         if self.cache is not None:
@@ -391,6 +471,140 @@ class Sender:
     def __repr__(self) -> str:
         cached = f", cache={str(self.cache.path)!r}" if self.cache is not None else ""
         return f"Sender(session={type(self._base_session).__name__}{cached})"
+
+
+class _Route:
+    """Requests to one origin sent through the session adapter's connection pool directly.
+
+    What ``requests`` does per call (prepare, merge the session's settings, read the
+    environment, check the certificate files, wrap the answer) is done here once for the
+    origin; each call builds the URL and headers ``requests`` would send, the same way,
+    and maps failures to the same :class:`FailureKind` as :meth:`Sender.send`.
+    """
+
+    def __init__(
+        self,
+        adapter: requests.adapters.HTTPAdapter,
+        host: Mapping[str, Any],
+        pool_kwargs: Mapping[str, Any],
+        headers: Mapping[str, str | bytes],
+        target: Origin,
+    ) -> None:
+        self._adapter = adapter
+        self._host = dict(host)
+        self._pool_kwargs = dict(pool_kwargs)
+        self._session_headers = dict(headers)
+        self._origin = target
+        self._timeouts: dict[tuple[float, float], urllib3.Timeout] = {}
+        self._pool: urllib3.HTTPConnectionPool | None = None
+
+    @classmethod
+    def make(
+        cls, session: requests.Session, url: str, adapter: requests.adapters.HTTPAdapter
+    ) -> _Route | None:
+        """The route for ``url``'s origin through ``adapter``; None when a proxy applies."""
+        settings = session.merge_environment_settings(url, {}, None, None, None)
+        if select_proxy(url, settings["proxies"]):
+            return None
+        probe = requests.Request("GET", url).prepare()
+        verify = True if settings["verify"] is None else settings["verify"]  # as requests reads it
+        host, pool_kwargs = adapter.build_connection_pool_key_attributes(
+            probe, verify, settings["cert"]
+        )
+        pool = adapter.poolmanager.connection_from_host(**host, pool_kwargs=pool_kwargs)
+        adapter.cert_verify(pool, url, settings["verify"], settings["cert"])
+        headers = {k: v for k, v in session.headers.items() if v is not None}
+        return cls(adapter, host, pool_kwargs, headers, origin(url))
+
+    def send(
+        self,
+        method: str,
+        url: str,
+        params: Mapping[str, Any] | None,
+        body: bytes | None,
+        headers: Mapping[str, str],
+        timeout: tuple[float, float],
+        auth: CredentialAuth | AuthBase | None,
+    ) -> RawResponse:
+        """Send one request and read the whole answer (see :meth:`Sender.send`)."""
+        query = urlencode(params, doseq=True) if params else ""  # as requests encodes them
+        full = requote_uri(f"{url}?{query}" if query else url)
+        parts = urlsplit(full)
+        wire: dict[str, str | bytes] | None = {**self._session_headers, **headers}
+        assert wire is not None
+        if body is not None:
+            wire["Content-Length"] = str(len(body))
+        elif method not in ("GET", "HEAD"):
+            wire["Content-Length"] = "0"
+        if isinstance(auth, CredentialAuth):
+            if auth.goes_to(self._origin):
+                wire[auth.header] = auth.value()
+            else:
+                wire.pop(auth.header, None)
+        kind: FailureKind | None = None
+        detail = ""
+        try:
+            answer = self._connections().urlopen(
+                method,
+                parts.path + ("?" + parts.query if parts.query else ""),
+                body=body,
+                headers=wire,  # type: ignore[arg-type]  # bytes values are sent as they are
+                redirect=False,
+                assert_same_host=False,
+                preload_content=False,
+                decode_content=False,
+                retries=self._adapter.max_retries,
+                timeout=self._timeout(timeout),
+                chunked=False,
+            )
+        except MaxRetryError as exc:
+            reason = exc.reason
+            if isinstance(reason, ConnectTimeoutError) and not isinstance(
+                reason, NewConnectionError
+            ):
+                kind = FailureKind.CONNECT_TIMEOUT
+            elif isinstance(reason, NewConnectionError):
+                kind = FailureKind.CONNECT_FAILED
+            else:
+                kind = FailureKind.CONNECTION_LOST
+        except ReadTimeoutError:
+            kind = FailureKind.READ_TIMEOUT
+        except (ProtocolError, OSError):
+            kind = FailureKind.CONNECTION_LOST
+        except (HTTPError, ValueError) as exc:  # as Sender.send reports what requests raises
+            kind, detail = FailureKind.OTHER, f"{type(exc).__name__}: {scrub(str(exc))}"
+        wire = None  # the frame keeps no credential
+        if kind is not None:
+            raise SendFailure(kind, detail)
+        try:
+            content = answer.read(decode_content=True)
+        except (ProtocolError, DecodeError):
+            kind = FailureKind.TRUNCATED
+        except (ReadTimeoutError, OSError, HTTPError):
+            kind = FailureKind.CONNECTION_LOST
+        finally:
+            answer.release_conn()
+        if kind is not None:
+            raise SendFailure(kind, detail)
+        return RawResponse(
+            answer.status, answer.headers, content, get_encoding_from_headers(answer.headers)
+        )
+
+    def _connections(self) -> urllib3.HTTPConnectionPool:
+        """The adapter's pool for the origin (again from the adapter if it closed it)."""
+        pool = self._pool
+        if pool is None or pool.pool is None:
+            pool = self._pool = self._adapter.poolmanager.connection_from_host(
+                **self._host, pool_kwargs=self._pool_kwargs
+            )
+        return pool
+
+    def _timeout(self, timeout: tuple[float, float]) -> urllib3.Timeout:
+        found = self._timeouts.get(timeout)
+        if found is None:
+            connect, read = timeout
+            found = self._timeouts[timeout] = urllib3.Timeout(connect=connect, read=read)
+        return found
 
 
 def _pooled_session() -> requests.Session:

@@ -138,6 +138,7 @@ OPERATIONS = {
         "listTeamPermissionsInSite",
         "updateTeamPermissionInSite",
         "removeTeamFromSite",
+        "listPermissionsAggregateInSite",
     ],
     "content": [
         "getCurrentRevision",

@@ -9,9 +9,15 @@ snapshots) and returns an AccessDiff:
   than before), ``rerouted`` (the same role through other paths); each row with the role and
   the sources before and after, and the paths that appeared and disappeared;
 - ``changed_paths``: every path (space, user, source, role) that appeared or disappeared;
+- ``changed_grants``: every explicit permission given, taken away or changed;
 - ``new_findings`` and ``resolved_findings``, matched on the rule, the target, the space and
   the principal (not on the sentence, whose wording may change);
 - ``exposure_added`` and ``exposure_removed``: ways to read a space without an account.
+
+Every change is attributed to the event of the audit log that made it
+(:mod:`~docsapi.audit.diff.attribution`): ``changed_by``, ``changed_at``, ``changed_via``,
+``event_id``, and ``explained`` False for a change no event explains (``unexplained`` lists
+them all).
 
 Every table has a ``complete`` column, False where a space could not be read in full on
 either side: such a change may be an artefact of missing data. ``notes``
@@ -32,13 +38,15 @@ import numpy as np
 import pandas as pd
 
 from docsapi.audit.data import BOOLEAN, ROLE_DTYPE, STRING
-from docsapi.audit.tables import PATH_COLUMNS
+from docsapi.audit.diff.attribution import ATTRIBUTION_COLUMNS, Attribution
+from docsapi.audit.tables import GRANT_COLUMNS, PATH_COLUMNS
 from docsapi.audit.view import AuditView, check_audit
 from docsapi.errors import ValidationError
 
 __all__ = [
     "ACCESS_CHANGE_COLUMNS",
     "CHANGE_KINDS",
+    "GRANT_CHANGE_COLUMNS",
     "PATH_CHANGE_COLUMNS",
     "Changes",
     "compare",
@@ -62,6 +70,9 @@ ACCESS_CHANGE_COLUMNS = [
     "paths_added",
     "paths_removed",
     "complete",
+    "changed_by",
+    "changed_at",
+    "explained",
 ]
 #: Columns of ``changed_paths``.
 PATH_CHANGE_COLUMNS = [
@@ -70,9 +81,21 @@ PATH_CHANGE_COLUMNS = [
     "space_title",
     "user_id",
     "display_name",
-    *PATH_COLUMNS[2:],  # kind, source, source_name, collection_id, team_id, role
+    *PATH_COLUMNS[2:7],  # kind, source, source_name, collection_id, team_id
+    "site_id",
+    "role",
     "complete",
+    *ATTRIBUTION_COLUMNS,
 ]
+#: Columns of ``changed_grants``: ``change`` is added, removed or changed.
+GRANT_CHANGE_COLUMNS = [
+    "change",
+    *GRANT_COLUMNS[:6],  # target_type ... principal_name
+    "role_before",
+    "role_after",
+    *ATTRIBUTION_COLUMNS,
+]
+_GRANT_KEY = ["target_type", "target_id", "principal_type", "principal_id"]
 #: The kinds of change, in the order of :attr:`AccessDiff.summary`.
 CHANGE_KINDS: tuple[str, ...] = (
     "granted",
@@ -244,8 +267,53 @@ class _Access:
     rerouted: pd.DataFrame
     changed_paths: pd.DataFrame
 
+    def attributed(self, by_pair: pd.DataFrame) -> _Access:
+        """Each access change with who made the path changes behind it (see :func:`_by_pair`)."""
+        for name in ("granted", "revoked", "raised", "lowered", "rerouted"):
+            frame = getattr(self, name)
+            found = by_pair.reindex(
+                pd.MultiIndex.from_arrays(
+                    [frame["space_id"].astype(object), frame["user_id"].astype(object)]
+                )
+            )
+            setattr(
+                self,
+                name,
+                frame.assign(
+                    changed_by=pd.array(found["changed_by"].to_numpy(dtype=object), dtype=STRING),
+                    changed_at=pd.to_datetime(found["changed_at"], utc=True)
+                    .astype("datetime64[ns, UTC]")
+                    .array,
+                    explained=pd.array(found["explained"].to_numpy(dtype=object), dtype=BOOLEAN),
+                )[ACCESS_CHANGE_COLUMNS],
+            )
+        return self
 
-def _access_changes(previous: AuditView, current: AuditView) -> _Access:
+
+def _by_pair(changed_paths: pd.DataFrame) -> pd.DataFrame:
+    """Per (space, user): who changed its paths ("; "-joined), the latest time, and whether
+    every one of its path changes is explained (missing when that cannot be told)."""
+    if changed_paths.empty:
+        return pd.DataFrame(
+            {"changed_by": [], "changed_at": [], "explained": []},
+            index=pd.MultiIndex.from_arrays([[], []]),
+        )
+    frame = changed_paths.astype({"space_id": object, "user_id": object})
+
+    def explained(values: pd.Series) -> object:
+        return None if values.isna().any() else bool(values.all())
+
+    def actors(values: pd.Series) -> object:
+        return "; ".join(dict.fromkeys(values.dropna().astype(str))) or None
+
+    return frame.groupby(["space_id", "user_id"], sort=False).agg(
+        changed_by=("changed_by", actors),
+        changed_at=("changed_at", "max"),
+        explained=("explained", explained),
+    )
+
+
+def _access_changes(previous: AuditView, current: AuditView, attribution: Attribution) -> _Access:
     old, new = previous.effective, current.effective
     old_paths, new_paths = previous.paths, current.paths
     old_key, new_key = _keys([old_paths, new_paths], _PATH_KEY)
@@ -281,6 +349,8 @@ def _access_changes(previous: AuditView, current: AuditView) -> _Access:
     granted_rows = np.flatnonzero(in_old < 0)
     revoked = old.iloc[revoked_rows]
     granted = new.iloc[granted_rows]
+    changed_paths = _path_changes(previous, current, gone, came, attribution)
+    by_pair = _by_pair(changed_paths)
     return _Access(
         granted=_change_frame(
             granted,
@@ -308,8 +378,8 @@ def _access_changes(previous: AuditView, current: AuditView) -> _Access:
             kept_old[(after_codes == before_codes) & moved],
             kept_new[(after_codes == before_codes) & moved],
         ),
-        changed_paths=_path_changes(previous, current, gone, came),
-    )
+        changed_paths=changed_paths,
+    ).attributed(by_pair)
 
 
 def _complete_pairs(
@@ -338,7 +408,11 @@ def _names(table: pd.DataFrame, ids: str, names: str) -> dict[object, object]:
 
 
 def _path_changes(
-    previous: AuditView, current: AuditView, gone: pd.DataFrame, came: pd.DataFrame
+    previous: AuditView,
+    current: AuditView,
+    gone: pd.DataFrame,
+    came: pd.DataFrame,
+    attribution: Attribution,
 ) -> pd.DataFrame:
     parts = []
     for change, rows, audit in (("removed", gone, previous), ("added", came, current)):
@@ -354,6 +428,7 @@ def _path_changes(
                 "source_name": _texts(rows["source_name"]),
                 "collection_id": _texts(rows["collection_id"]),
                 "team_id": _texts(rows["team_id"]),
+                "site_id": _texts(rows["site_id"]),
                 "role": rows["role"].to_numpy(),
             }
         )
@@ -363,14 +438,58 @@ def _path_changes(
     table = pd.concat(parts, ignore_index=True)
     complete = _both_complete(previous, current, table["space_id"])
     table = table.assign(complete=complete)
-    for column in PATH_CHANGE_COLUMNS:
+    for column in PATH_CHANGE_COLUMNS[: PATH_CHANGE_COLUMNS.index("complete")]:
         if column == "role":
             table[column] = pd.Categorical(table[column], dtype=ROLE_DTYPE)
-        elif column != "complete":
+        else:
             table[column] = table[column].astype(STRING)
+    table = attribution.attribute(table, "paths")
     return (
         table[PATH_CHANGE_COLUMNS]
         .sort_values(["space_title", "display_name", "change", "source"], kind="stable")
+        .reset_index(drop=True)
+    )
+
+
+def _grant_changes(
+    previous: AuditView, current: AuditView, attribution: Attribution
+) -> pd.DataFrame:
+    """Every explicit permission given (``added``), taken (``removed``) or ``changed``."""
+    old, new = previous.grants, current.grants
+    old_key, new_key = _keys([old, new], _GRANT_KEY)
+    in_new = _positions(new_key, old_key)
+    in_old = _positions(old_key, new_key)
+    kept = np.flatnonzero(in_new >= 0)
+    before = old["role"].cat.codes.to_numpy()[kept]
+    after = new["role"].cat.codes.to_numpy()[in_new[kept]]
+    moved = kept[before != after]
+    parts = [
+        (old.iloc[np.flatnonzero(in_new < 0)], "removed", True, False),
+        (new.iloc[np.flatnonzero(in_old < 0)], "added", False, True),
+        (new.iloc[in_new[moved]], "changed", True, True),
+    ]
+    frames = []
+    for rows, change, has_before, has_after in parts:
+        frame = rows[GRANT_COLUMNS[:6]].astype(object).reset_index(drop=True)
+        frame.insert(0, "change", change)
+        frame["role_before"] = (
+            old["role"].to_numpy()[moved]
+            if change == "changed"
+            else rows["role"].to_numpy()
+            if has_before
+            else None
+        )
+        frame["role_after"] = rows["role"].to_numpy() if has_after else None
+        frames.append(frame)
+    table = pd.concat(frames, ignore_index=True)
+    for column in ("role_before", "role_after"):
+        table[column] = pd.Categorical(table[column], dtype=ROLE_DTYPE)
+    for column in GRANT_CHANGE_COLUMNS[:7]:
+        table[column] = table[column].astype(STRING)
+    table = attribution.attribute(table, "grants")
+    return (
+        table[GRANT_CHANGE_COLUMNS]
+        .sort_values(["target_title", "principal_name", "change"], kind="stable", key=_casefold)
         .reset_index(drop=True)
     )
 
@@ -408,13 +527,19 @@ class Changes:
     changed_paths : DataFrame
         Every path that appeared (``change == "added"``) or disappeared, with the ids a fix
         would touch (``source``, ``collection_id``, ``team_id``): :data:`PATH_CHANGE_COLUMNS`.
+    changed_grants : DataFrame
+        Every explicit permission added, removed or changed: :data:`GRANT_CHANGE_COLUMNS`.
     new_findings, resolved_findings : DataFrame
         The findings' columns plus ``complete``.
     exposure_added, exposure_removed : DataFrame
         The exposure table's columns plus ``complete``.
     notes : list of str
         What makes the comparison less than exact (partial audits, changed thresholds,
-        audits in reverse order); empty when nothing does.
+        audits in reverse order, a log that does not reach back); empty when nothing does.
+
+    Every table but the findings says who made each change: ``changed_by``, ``changed_at``
+    and ``explained`` (the paths, grants and exposure also ``changed_by_id``,
+    ``changed_via``, ``event_id``; see :mod:`~docsapi.audit.diff.attribution`).
     """
 
     previous: AuditView = field(repr=False)
@@ -425,6 +550,7 @@ class Changes:
     lowered: pd.DataFrame = field(repr=False)
     rerouted: pd.DataFrame = field(repr=False)
     changed_paths: pd.DataFrame = field(repr=False)
+    changed_grants: pd.DataFrame = field(repr=False)
     new_findings: pd.DataFrame = field(repr=False)
     resolved_findings: pd.DataFrame = field(repr=False)
     exposure_added: pd.DataFrame = field(repr=False)
@@ -469,7 +595,29 @@ class Changes:
             "exposure added": self.exposure_added,
             "exposure removed": self.exposure_removed,
             "changed paths": self.changed_paths,
+            "changed grants": self.changed_grants,
         }
+
+    @property
+    def unexplained(self) -> pd.DataFrame:
+        """Changes no event of the audit log explains: grants, paths and exposure whose
+        ``explained`` is False, one row each (``table``, ``change``, what, who, ``detail``).
+
+        Empty when every change is explained, or when the log does not reach back to the
+        previous audit (then nothing can be told: see ``notes``).
+        """
+        rows = []
+        for name, table, describe in (
+            ("changed grants", self.changed_grants, _grant_text),
+            ("changed paths", self.changed_paths, _path_text),
+            ("exposure added", self.exposure_added, _exposure_text),
+            ("exposure removed", self.exposure_removed, _exposure_text),
+        ):
+            flagged = table[(table["explained"] == False).fillna(False).to_numpy(dtype=bool)]  # noqa: E712
+            records = flagged.astype(object).where(flagged.notna(), None).to_dict("records")
+            for record in records:
+                rows.append({"table": name, "detail": describe(record)})  # type: ignore[arg-type]
+        return pd.DataFrame(rows, columns=["table", "detail"], dtype=STRING)
 
     @property
     def summary(self) -> pd.DataFrame:
@@ -503,6 +651,27 @@ class Changes:
         state = "" if self.complete else ", PARTIAL"
         name = type(self).__name__
         return f"{name}(org_id={self.org_id!r}, {counts}, {findings}, {exposure}{state})"
+
+
+def _grant_text(row: dict[str, Any]) -> str:
+    roles = f"{row['role_before'] or 'none'} -> {row['role_after'] or 'none'}"
+    who = row["principal_name"] or row["principal_id"]
+    where = row["target_title"] or row["target_id"]
+    return (
+        f"{row['change']}: {row['principal_type']} {who} on {row['target_type']} {where} ({roles})"
+    )
+
+
+def _path_text(row: dict[str, Any]) -> str:
+    who = row["display_name"] or row["user_id"]
+    where = row["space_title"] or row["space_id"]
+    return f"path {row['change']}: {who} on {where} through {row['source_name']} ({row['role']})"
+
+
+def _exposure_text(row: dict[str, Any]) -> str:
+    where = row["space_title"] or row["space_id"]
+    way = row["share_link_name"] or row["site_title"] or row["visibility"]
+    return f"{where} readable without an account through {way} ({row['visibility']})"
 
 
 def _side(audit: AuditView) -> str:
@@ -574,9 +743,13 @@ def compare(previous: AuditView, current: AuditView, kind: type[C]) -> C:
             f"is an audit of organization {previous.org_id!r}, not {current.org_id!r}: only "
             "audits of one organization can be compared",
         )
-    access = _access_changes(previous, current)
+    attribution = Attribution(previous, current)
+    access = _access_changes(previous, current, attribution)
     resolved, new = _unmatched(previous, current, "findings", _FINDING_KEY)
     removed, added = _unmatched(previous, current, "exposure", _EXPOSURE_KEY)
+    notes = _notes(previous, current)
+    if attribution.note:
+        notes.append(attribution.note)
     return kind(
         previous=previous,
         current=current,
@@ -586,9 +759,10 @@ def compare(previous: AuditView, current: AuditView, kind: type[C]) -> C:
         lowered=access.lowered,
         rerouted=access.rerouted,
         changed_paths=access.changed_paths,
+        changed_grants=_grant_changes(previous, current, attribution),
         new_findings=new,
         resolved_findings=resolved,
-        exposure_added=added,
-        exposure_removed=removed,
-        notes=_notes(previous, current),
+        exposure_added=attribution.attribute(added, "exposure"),
+        exposure_removed=attribution.attribute(removed, "exposure"),
+        notes=notes,
     )

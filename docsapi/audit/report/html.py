@@ -26,7 +26,7 @@ from docsapi.audit.report.page import (
     write_sheet,
     write_table_csv,
 )
-from docsapi.audit.report.plots import matrix_is_indexed, plot_audit
+from docsapi.audit.report.plots import matrix_is_indexed, plot_audit, timeline_counts
 from docsapi.audit.report.tables import interactive_table, script_element, source_labels
 from docsapi.audit.report.tables import text as _text
 from docsapi.audit.view import AuditView
@@ -50,9 +50,10 @@ _CHART_TITLES = {
     "grants_per_space": "Grants per space",
     "access_paths": "How users reach spaces",
     "exposure": "Spaces readable without an account",
+    "timeline": "Permission changes over time",
 }
 #: Charts drawn in their own sections rather than under "Charts".
-_SECTION_CHARTS = ("access_paths", "exposure")
+_SECTION_CHARTS = ("access_paths", "exposure", "timeline")
 
 
 def _matrix_index(matrix: pd.DataFrame) -> str:
@@ -136,6 +137,19 @@ def _exposure_section(audit: AuditView, chart: str) -> str:
     )
 
 
+def _history_section(audit: AuditView, chart: str) -> str:
+    log = audit.coverage[audit.coverage["item"] == "audit log read"]
+    detail = str(log["detail"].iloc[0]) if len(log) else "not read."
+    return (
+        "<p>Who made each access setting and when, from the organization's audit log "
+        f"({_text(detail.rstrip('.'))}). A setting no event of the log explains reads "
+        "<q>before</q> the log's first date: it is older than the log, never guessed.</p>"
+        f"{chart}"
+        f"{_section('Who made each access setting', audit.provenance)}"
+        f"{_section('The audit log as read', audit.events)}"
+    )
+
+
 def _names(audit: AuditView) -> tuple[dict[str, str], dict[str, str]]:
     """Space titles and user names by id, from every table of the crawl that has them."""
     data = audit.data
@@ -184,8 +198,8 @@ def paths_view(audit: AuditView) -> pd.DataFrame:
     -------
     DataFrame
         One row per path, in the order of ``audit.paths``: ``space_title``, ``space_id``,
-        ``display_name``, ``user_id``, ``kind``, ``source`` (``team:Marketing (<id>)``) and
-        ``role``.
+        ``display_name``, ``user_id``, ``kind``, ``source`` (``team:Marketing (<id>)``),
+        ``role``, and who opened it, when: ``granted_by``, ``granted_at``, ``provenance``.
     """
     data = audit.data
     spaces, users = _names(audit)
@@ -199,6 +213,9 @@ def paths_view(audit: AuditView) -> pd.DataFrame:
             "kind": paths["kind"],
             "source": source_labels(paths["source"], data.teams, data.collections),
             "role": paths["role"],
+            "granted_by": paths["granted_by"],
+            "granted_at": paths["granted_at"],
+            "provenance": paths["provenance"],
         }
     )
 
@@ -245,12 +262,13 @@ def render_html(audit: AuditView) -> str:
 <body>
 <h1>{_text(title)}</h1>
 {_partial_banner(audit)}
+<p class="verdict">{_text(f"Rule set: {audit.model}. {audit.verdict}")}</p>
 <p class="meta">Audit taken {taken}. Thresholds: {_text(_thresholds(limits))}.</p>
 <h2>Summary</h2>
 {_cards(audit)}
 {_summary_tables(audit)}
 <h2>Findings</h2>
-{_findings_section(audit.findings, interactive=True)}
+{_findings_section(_compact(audit.findings), interactive=True)}
 <h2>Access paths</h2>
 <p>Every way a user reaches a space: organization admin, the default level, a direct grant,
 a team, a collection, or a team on a collection. A user's effective role on a space is the
@@ -259,6 +277,8 @@ highest role over their paths.</p>
 {_section("Every path from a user to a space", paths_view(audit))}
 <h2>Exposure</h2>
 {_exposure_section(audit, images.get("exposure", ""))}
+<h2>History</h2>
+{_history_section(audit, images.get("timeline", ""))}
 <h2>Charts</h2>
 {charts}
 <h2>Tables</h2>
@@ -283,14 +303,33 @@ def _thresholds(limits: object) -> str:
     return ", ".join(f"{name}={value:g}" for name, value in asdict(limits).items())  # type: ignore[call-overload]
 
 
+#: Columns of the findings left out of pages (``.findings`` and the workbook have them all).
+_COMPACT_DROPPED = ["granted_by", "granted_by_id", "granted_at", "granted_via", "event_id"]
+
+
+def _compact(findings: pd.DataFrame) -> pd.DataFrame:
+    """The findings as pages show them: who granted each and when at the end of its sentence
+    (``Provenance: Ada Lovelace on 2026-03-02 (ui).``), the separate columns left to the tables
+    and the workbook, so a finding reads whole without scrolling sideways."""
+    detail = findings["detail"].astype(object)
+    said = findings["provenance"].astype(object)
+    joined = [
+        d if pd.isna(p) else f"{d} Provenance: {p}." for d, p in zip(detail, said, strict=True)
+    ]
+    compact = findings.drop(columns=[*_COMPACT_DROPPED, "provenance"], errors="ignore")
+    return compact.assign(detail=pd.array(joined, dtype="string"))
+
+
 def notebook_html(audit: AuditView, *, findings: int = 10) -> str:
-    """A compact HTML view for Jupyter: the summary and the first findings."""
+    """A compact HTML view for Jupyter: the summary and the first findings (who granted each
+    and when, in words; the separate columns are in ``.findings``)."""
     more = len(audit.findings) - findings
     tail = f"<p>… and {more} more findings in <code>.findings</code>.</p>" if more > 0 else ""
+    shown = _compact(audit.findings.head(findings))
     return (
         f"<div><h3>Permission audit of {_text(_organization(audit))}</h3>"
         f"{_partial_banner(audit)}{_cards(audit)}"
-        f"{_findings_section(audit.findings.head(findings))}{tail}</div>"
+        f"{_findings_section(shown)}{tail}</div>"
     )
 
 
@@ -325,7 +364,9 @@ def _export_tables(audit: AuditView, *, excel: bool = False) -> dict[str, pd.Dat
 
 
 def write_excel(audit: AuditView, path: str | os.PathLike[str]) -> Path:
-    """Write one worksheet per table of :meth:`~docsapi.audit.PermissionAudit.tables`.
+    """Write one worksheet per table of :meth:`~docsapi.audit.PermissionAudit.tables`, and
+    a ``timeline`` sheet of permission changes per month with its chart (when the audit log
+    was read).
 
     Each sheet keeps its header row in view (frozen panes) and has an autofilter over its
     header and data, so every column can be filtered and sorted in Excel. Every text is
@@ -354,7 +395,30 @@ def write_excel(audit: AuditView, path: str | os.PathLike[str]) -> Path:
         for name, table in _export_tables(audit, excel=True).items():
             sheet = write_sheet(writer, name, table)
             sheet.auto_filter.ref = sheet.dimensions  # a filter menu on every column
+        _timeline_sheet(audit, writer)
     return target
+
+
+def _timeline_sheet(audit: AuditView, writer: pd.ExcelWriter) -> None:
+    """A ``timeline`` sheet: changes of access per month by action, drawn as stacked bars."""
+    from openpyxl.chart import BarChart, Reference
+
+    counts = timeline_counts(audit.events, freq="M", by="action")
+    if counts.empty:
+        return
+    table = counts.set_axis([f"{day:%Y-%m}" for day in counts.index]).rename_axis("month")
+    sheet = write_sheet(writer, "timeline", table.reset_index())  # names stay text
+    chart = BarChart()
+    chart.type, chart.grouping, chart.overlap = "col", "stacked", 100
+    chart.title = "Permission changes per month, by action"
+    chart.y_axis.title = "changes"
+    rows, columns = len(table) + 1, table.shape[1] + 1
+    chart.add_data(
+        Reference(sheet, min_col=2, max_col=columns, min_row=1, max_row=rows), titles_from_data=True
+    )
+    chart.set_categories(Reference(sheet, min_col=1, min_row=2, max_row=rows))
+    chart.width, chart.height = 20, 10
+    sheet.add_chart(chart, f"A{rows + 2}")
 
 
 def write_csv(audit: AuditView, folder: str | os.PathLike[str]) -> list[Path]:

@@ -35,6 +35,8 @@ __all__ = [
     "plot_audit",
     "role_matrix_figure",
     "stacked_bars_figure",
+    "timeline_counts",
+    "timeline_figure",
 ]
 
 #: One colour per role, ordered: grey for guests, then matplotlib's *magma* scale sampled
@@ -357,6 +359,7 @@ def access_paths_figure(paths: pd.DataFrame) -> Figure:
 
     A pair reached by two paths of one kind (two teams) counts once for that kind, with the
     higher role; a pair reached by a team and by the default level counts for both kinds.
+    Paths the rule set overrides (``status`` ``overridden``) reach nothing and are left out.
 
     Parameters
     ----------
@@ -371,6 +374,7 @@ def access_paths_figure(paths: pd.DataFrame) -> Figure:
 
     from docsapi.audit.resolve import KINDS
 
+    paths = paths[(paths["status"] != "overridden").to_numpy(dtype=bool)]
     if paths.empty:
         return _empty_figure("No user reaches any space.")
     best = paths.groupby(["kind", "space_id", "user_id"], observed=True)["role"].max()
@@ -424,6 +428,126 @@ def exposure_figure(exposure: pd.DataFrame) -> Figure:
     )
 
 
+#: Periods of :func:`timeline_counts`: pandas period codes and their names.
+_PERIODS = {"W": ("W-SUN", "week"), "M": ("M", "month")}
+_BY = {"action": "action", "actor": "actor"}
+#: At most this many actions or actors get a colour of their own; the others share one.
+_MAX_SERIES = 7
+
+
+def timeline_counts(events: pd.DataFrame, *, freq: str = "W", by: str = "action") -> pd.DataFrame:
+    """Changes of access per period: the events of an audit log that changed a setting.
+
+    Parameters
+    ----------
+    events : DataFrame
+        ``PermissionAudit.events`` (the log with its ``setting`` column).
+    freq : {"W", "M"}
+        Weeks (Monday to Sunday) or months.
+    by : {"action", "actor"}
+        One column per action, or per actor (their name, else their id).
+
+    Returns
+    -------
+    DataFrame
+        Indexed by each period's first day (``period``, UTC), every period from the first
+        change to the last, one integer column per action or actor (most frequent first).
+
+    Raises
+    ------
+    ValidationError
+        For another ``freq`` or ``by``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> log = pd.DataFrame({"occurred_at": pd.to_datetime(["2026-01-05", "2026-01-20"], utc=True),
+    ...                     "action": ["space.permission.grant"] * 2, "actor_label": ["Ada"] * 2,
+    ...                     "actor_id": ["u1"] * 2, "setting": ["grant"] * 2})
+    >>> timeline_counts(log, freq="M")["space.permission.grant"].tolist()
+    [2]
+    """
+    import pandas as pd
+
+    from docsapi.errors import ValidationError
+
+    if freq not in _PERIODS:
+        raise ValidationError("freq", f"must be 'W' (weeks) or 'M' (months), got {freq!r}")
+    if by not in _BY:
+        raise ValidationError("by", f"must be 'action' or 'actor', got {by!r}")
+    changes = events[events["setting"].notna().to_numpy(dtype=bool)]
+    period = _PERIODS[freq][0]
+    starts = changes["occurred_at"].dt.tz_convert("UTC").dt.tz_localize(None).dt.to_period(period)
+    if by == "actor":
+        labels = (
+            changes["actor_label"]
+            .astype(object)
+            .where(changes["actor_label"].notna(), changes["actor_id"].astype(object))
+        )
+    else:
+        labels = changes["action"].astype(object)
+    counts = pd.crosstab(starts.to_numpy(), labels.fillna("unknown").to_numpy())
+    if counts.empty:
+        return pd.DataFrame(index=pd.DatetimeIndex([], tz="UTC", name="period"))
+    counts = counts[counts.sum().sort_values(ascending=False, kind="stable").index]
+    every = pd.period_range(counts.index.min(), counts.index.max(), freq=period)
+    counts = counts.reindex(every, fill_value=0)
+    counts.index = pd.DatetimeIndex(every.start_time, name="period").tz_localize("UTC")
+    counts.columns = pd.Index([str(c) for c in counts.columns], name=by)
+    return counts.astype("int64")
+
+
+def timeline_figure(events: pd.DataFrame, *, freq: str | None = None) -> Figure:
+    """Permission changes over time: per period, stacked by action (top) and by actor.
+
+    Sized to be read at 800 pixels wide (8 x 6.5 inches at 100 dpi): one bar per week for
+    a log of four months or less, per month otherwise; the seven most frequent actions and
+    actors get a colour each, the others share one ("others").
+
+    Parameters
+    ----------
+    events : DataFrame
+        ``PermissionAudit.events``.
+    freq : {"W", "M"}, optional
+        Force weeks or months.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
+
+    changes = events[events["setting"].notna().to_numpy(dtype=bool)]
+    if changes.empty:
+        return _empty_figure("The audit log holds no change of access.")
+    if freq is None:
+        span = changes["occurred_at"].max() - changes["occurred_at"].min()
+        freq = "W" if span.days <= 16 * 7 else "M"
+    figure = Figure(figsize=(8, 6.5), layout="constrained")
+    top, bottom = figure.subplots(2, 1, sharex=True)
+    for axes, by in ((top, "action"), (bottom, "actor")):
+        counts = timeline_counts(events, freq=freq, by=by)
+        if counts.shape[1] > _MAX_SERIES:
+            others = counts.iloc[:, _MAX_SERIES:].sum(axis=1)
+            counts = counts.iloc[:, :_MAX_SERIES].assign(**{"others": others})
+        labels = [f"{day:%Y-%m-%d}" if freq == "W" else f"{day:%Y-%m}" for day in counts.index]
+        positions = list(range(len(labels)))
+        base = [0.0] * len(labels)
+        for name, color in zip(counts.columns, _cycle(counts.shape[1]), strict=True):
+            values = [float(v) for v in counts[name]]
+            axes.bar(positions, values, bottom=base, color=color, label=str(name), width=0.8)
+            base = [a + b for a, b in zip(base, values, strict=True)]
+        axes.yaxis.set_major_locator(MaxNLocator(integer=True))
+        axes.set_ylabel("changes")
+        axes.legend(title=by, fontsize=7, title_fontsize=8, **_OUTSIDE)
+        step = max(1, len(labels) // 12)
+        axes.set_xticks(positions[::step], labels[::step], rotation=45, ha="right", fontsize=8)
+    name = _PERIODS[freq][1]
+    top.set_title(f"Permission changes per {name}, by action (top) and by actor (bottom)")
+    return figure
+
+
 def plot_audit(audit: AuditView) -> dict[str, Figure]:
     """Draw the charts of an audit.
 
@@ -436,8 +560,8 @@ def plot_audit(audit: AuditView) -> dict[str, Figure]:
     -------
     dict of str to Figure
         ``"role_matrix"``, ``"grants_per_space"``, ``"findings_by_rule"``,
-        ``"access_paths"`` and, when some content is readable without an account,
-        ``"exposure"``.
+        ``"access_paths"``, when some content is readable without an account
+        ``"exposure"``, and when the audit log was read ``"timeline"``.
 
     Examples
     --------
@@ -454,4 +578,6 @@ def plot_audit(audit: AuditView) -> dict[str, Figure]:
     }
     if not audit.exposure.empty:
         figures["exposure"] = exposure_figure(audit.exposure)
+    if not audit.events.empty:
+        figures["timeline"] = timeline_figure(audit.events)
     return figures

@@ -48,7 +48,7 @@ PROSE = frozenset({"detail", "message"})
 _NAMING = frozenset({"id", "title", "name", "display_name", "email", "source", "sources"})
 _NAMING_ENDS = ("_id", "_title", "_name", "_url", "_email")
 #: The label column of an id column that is not named ``<x>_title`` or ``<x>_name``.
-_LABELS = {"user_id": "display_name"}
+_LABELS = {"user_id": "display_name", "granted_by_id": "granted_by", "event_id": "provenance"}
 
 _SEVERITIES = tuple(SEVERITY_DTYPE.categories)
 #: Words a header writes in capitals.

@@ -64,10 +64,16 @@ MANIFEST = "snapshot.json"
 #: What ``snapshot.json`` says it describes.
 FORMAT = "docsapi.audit-snapshot"
 #: The snapshot format this docsapi writes. Any change to what a snapshot holds (a table, a
-#: column, a dtype, a key of ``snapshot.json``) raises it. Format 2 seals ``snapshot.json``.
-FORMAT_VERSION = 2
+#: column, a dtype, a key of ``snapshot.json``) raises it. Format 2 seals ``snapshot.json``;
+#: format 3 added the audit log (``data/events``, ``events_since`` in ``crawl``) and provenance
+#: (``audit/provenance`` and the provenance columns of grants, paths and findings); format 4
+#: the rule set (``model``), the ``rule_set_matches`` table, the paths' ``site_id``, ``level``
+#: and ``status``, the sites' default levels and the raw ``creators``.
+FORMAT_VERSION = 4
 #: The first format whose ``snapshot.json`` is sealed.
 SEALED_FORMAT_VERSION = 2
+#: The first format that names its rule set (older audits combined paths by the highest role).
+RULE_SET_FORMAT_VERSION = 4
 #: The oldest format this docsapi still reads.
 OLDEST_FORMAT_VERSION = 1
 #: The largest ``snapshot.json`` read (docsapi writes a few kilobytes).

@@ -59,13 +59,17 @@ import numpy as np
 import pandas as pd
 
 from docsapi.audit.coverage import COVERAGE_COLUMNS, is_complete
-from docsapi.audit.data import PARTS, RAW_SCHEMAS, AuditData
+from docsapi.audit.data import PARTS, RAW_SCHEMAS, STRING, AuditData, conform
+from docsapi.audit.provenance import PROVENANCE_COLUMNS, SETTING_COLUMNS
+from docsapi.audit.resolve import LEVELS, STATUSES, check_rule_set
+from docsapi.audit.rule_set_check import MATCHES, RULE_SET_MATCH_COLUMNS
 from docsapi.audit.rules import FINDING_COLUMNS, AuditThresholds
 from docsapi.audit.snapshot.files import (
     FORMAT,
     FORMAT_VERSION,
     MANIFEST,
     OLDEST_FORMAT_VERSION,
+    RULE_SET_FORMAT_VERSION,
     SEALED_FORMAT_VERSION,
     SnapshotInfo,
     clean,
@@ -123,7 +127,9 @@ AUDIT_TABLES: tuple[str, ...] = (
     "exposure",
     "grants",
     "aggregate_mismatches",
+    "rule_set_matches",
     "matrix",
+    "provenance",
     "errors",
 )
 #: The columns each public table must have (the contract); the matrix's are the spaces.
@@ -136,7 +142,9 @@ _REQUIRED_COLUMNS: dict[str, list[str]] = {
     "exposure": EXPOSURE_COLUMNS,
     "grants": GRANT_COLUMNS,
     "aggregate_mismatches": MISMATCH_COLUMNS,
+    "rule_set_matches": RULE_SET_MATCH_COLUMNS,
     "matrix": [],
+    "provenance": SETTING_COLUMNS,
     "errors": list(RAW_SCHEMAS["errors"]),
 }
 _NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
@@ -205,6 +213,7 @@ def _manifest_for(audit: AuditView, expand_teams: bool) -> dict[str, Any]:
         "complete": bool(audit.complete),
         "expand_teams": bool(expand_teams),
         "thresholds": asdict(audit.thresholds),
+        "model": audit.model,
         "counts": {item: audit.count(item, category) for item, category in _COUNTS},
         "coverage": [
             {k: _plain_value(v) for k, v in row.items()}
@@ -215,6 +224,11 @@ def _manifest_for(audit: AuditView, expand_teams: bool) -> dict[str, Any]:
             "spaces_reported": audit.data.spaces_reported,
             "invite_links_enabled": audit.data.invite_links_enabled,
             "not_read": sorted(audit.data.not_read),
+            "events_since": (
+                None
+                if audit.data.events_since is None
+                else pd.Timestamp(audit.data.events_since).isoformat()
+            ),
         },
         "files": [],
     }
@@ -406,21 +420,83 @@ def _crawl_facts(path: Path, manifest: dict[str, Any]) -> dict[str, Any]:
             "spaces_reported": crawl["spaces_reported"],
             "invite_links_enabled": crawl["invite_links_enabled"],
             "not_read": not_read,
+            "events_since": crawl.get("events_since"),
         }
-    except (KeyError, TypeError) as exc:
+        if facts["events_since"] is not None:
+            facts["events_since"] = pd.Timestamp(facts["events_since"])
+    except (KeyError, TypeError, ValueError) as exc:
         raise refuse(path, f"{MANIFEST} lacks {exc}: the file is damaged") from None
     if not not_read <= set(PARTS):
         raise refuse(path, f"{MANIFEST} names unknown parts {sorted(not_read - set(PARTS))}")
     return facts
 
 
+def _without_log(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """The tables of a format-1 snapshot, with the provenance of an audit that read no log."""
+    unknown = "unknown: the audit log was not read"
+    for name in ("grants", "paths", "findings"):
+        frame = tables[name]
+        filled = {
+            column: (
+                pd.array([pd.NaT] * len(frame), dtype="datetime64[ns, UTC]")
+                if column == "granted_at"
+                else pd.Categorical([unknown if column == "provenance" else None] * len(frame))
+            )
+            for column in PROVENANCE_COLUMNS
+        }
+        tables[name] = frame.assign(**filled)
+    tables["provenance"] = pd.DataFrame(
+        {
+            column: pd.Series(dtype="datetime64[ns, UTC]" if column == "granted_at" else STRING)
+            for column in SETTING_COLUMNS
+        }
+    )
+    return tables
+
+
+def _before_rule_sets(
+    raw: dict[str, pd.DataFrame], tables: dict[str, pd.DataFrame]
+) -> tuple[dict[str, pd.DataFrame], dict[str, pd.DataFrame]]:
+    """The tables of a snapshot written before rule sets (format 3 and older), as an audit
+    under ``highest`` (what those audits computed) with what they did not read left unknown:
+    no creators, no site default levels, no rule set check, no site paths.
+
+    Every path counted under ``highest``: a path ``decides`` when it gives its pair's
+    highest role and is ``lower`` otherwise. Its ``level`` follows its kind; a default
+    level's path has none (the space's own and a collection's were not told apart).
+    """
+    raw["creators"] = conform("creators")
+    raw["sites"] = conform("sites", raw["sites"])
+    tables["rule_set_matches"] = pd.DataFrame(
+        {
+            column: pd.Series(dtype="int64" if column.endswith("_mismatches") else STRING)
+            for column in RULE_SET_MATCH_COLUMNS
+        }
+    ).astype({"matches": pd.CategoricalDtype(list(MATCHES))})
+    paths = tables["paths"]
+    levels = {"org-admin": "organization", "direct": "space", "team": "space"}
+    levels |= {"collection": "collection", "collection-team": "collection"}
+    best = paths.groupby(["space_id", "user_id"], observed=True)["role"].transform("max")
+    decides = (paths["role"] == best).to_numpy(dtype=bool)
+    tables["paths"] = paths.assign(
+        site_id=pd.Categorical([None] * len(paths)),
+        level=pd.Categorical(paths["kind"].astype(object).map(levels), categories=list(LEVELS)),
+        status=pd.Categorical(
+            np.where(decides, STATUSES[0], STATUSES[1]), categories=list(STATUSES)
+        ),
+    )[PATH_COLUMNS]
+    return raw, tables
+
+
 class StoredAudit(NamedTuple):
-    """What a snapshot holds, checked whole: the raw tables, the audit's tables, its limits."""
+    """What a snapshot holds, checked whole: the raw tables, the audit's tables, its limits,
+    its description and its rule set."""
 
     data: AuditData
     tables: dict[str, pd.DataFrame]
     thresholds: AuditThresholds
     info: SnapshotInfo
+    model: str
 
 
 def read_snapshot(path: str | os.PathLike[str]) -> StoredAudit:
@@ -465,10 +541,26 @@ def read_snapshot(path: str | os.PathLike[str]) -> StoredAudit:
         thresholds = AuditThresholds(**info.thresholds)  # type: ignore[arg-type]
     except (TypeError, ValidationError) as exc:
         raise refuse(target, f"its thresholds are not valid: {exc}") from None
-    tables = _read_group(target, manifest, "audit", AUDIT_TABLES)
-    raw = _read_group(target, manifest, "data", tuple(RAW_SCHEMAS))
+    first = info.format_version < 3  # written before the audit log was read
+    named = info.format_version >= RULE_SET_FORMAT_VERSION  # its rule set is named
+    try:
+        model = check_rule_set(manifest.get("model")) if named else "highest"
+    except ValidationError as exc:
+        raise refuse(target, f"its rule set is not valid: {exc}") from None
+    absent = ({"provenance", "events"} if first else set()) | (
+        set() if named else {"rule_set_matches", "creators"}
+    )
+    tables = _read_group(
+        target, manifest, "audit", tuple(n for n in AUDIT_TABLES if n not in absent)
+    )
+    raw = _read_group(target, manifest, "data", tuple(n for n in RAW_SCHEMAS if n not in absent))
     for entry in entries(manifest, "extra").values():  # the snapshot is checked whole
         read_entry(target, entry)
+    if first:
+        raw["events"] = conform("events")
+        tables = _without_log(tables)
+    if not named:
+        raw, tables = _before_rule_sets(raw, tables)
     _check_columns(target, tables, raw)
     try:
         data = AuditData(
@@ -482,7 +574,7 @@ def read_snapshot(path: str | os.PathLike[str]) -> StoredAudit:
         raise refuse(target, f"its raw tables are not valid: {exc}") from None
     if is_complete(tables["coverage"]) != info.complete:
         raise refuse(info.path, "its coverage table and snapshot.json disagree on completeness")
-    return StoredAudit(data, tables, thresholds, info)
+    return StoredAudit(data, tables, thresholds, info, model)
 
 
 def verify_snapshot(path: str | os.PathLike[str]) -> Verdict:

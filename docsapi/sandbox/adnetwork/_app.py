@@ -23,6 +23,7 @@ from werkzeug.wrappers import Request, Response
 from docsapi.sandbox.adnetwork._store import FILTER_FIELDS, MAX_LIMIT, AffiliateStore
 from docsapi.sandbox.adnetwork.codes import CODES, AppError
 from docsapi.sandbox.core._jsonbody import BodyError, parse_json_body
+from docsapi.sandbox.core._web import json_body
 
 __all__ = ["DEFAULT_LIMIT", "AdNetworkApp", "error_body", "parse_fault"]
 
@@ -137,7 +138,7 @@ class AdNetworkApp:
         )
         with self._lock:
             self.request_log.append((request.method, target, status))
-        response = Response(json.dumps(body), status, headers, content_type="application/json")
+        response = Response(json_body(body), status, headers, content_type="application/json")
         return response(environ, start_response)
 
     # -- the request pipeline -------------------------------------------------------------------

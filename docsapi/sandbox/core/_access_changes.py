@@ -62,9 +62,8 @@ def set_grant(
         verb = "grant" if previous is None else "revoke" if role is None else "change"
         name = events.principal_label(store, principal, principal_id)
         label = f"{record['title']}: {name} -> {role or 'no access'}"
-        events.record(
-            store, org_id, credential, f"{kind}.permission.{verb}", (kind, target_id, label)
-        )
+        target = events.permission_target(kind, target_id, principal, principal_id, label)
+        events.record(store, org_id, credential, f"{kind}.permission.{verb}", target)
     return previous
 
 
@@ -99,8 +98,16 @@ def create_share_link(
         "createdAt": store.now_iso(),
     }
     store.state.share_links[site["id"]][link_id] = link
-    site_event(store, credential, site, "site.share-link.create", f"{site['title']}: {name}")
+    share_link_event(store, credential, site, link, "site.share-link.create")
     return link
+
+
+def share_link_event(
+    store: Store, credential: Credential | None, site: Record, link: Record, action: str
+) -> None:
+    """Record an event about a share link (its target: the link, named after its site)."""
+    target = ("share-link", link["id"], f"{site['title']}: {link['name']}")
+    events.record(store, site["organization"], credential, action, target)
 
 
 def set_share_link_active(
@@ -110,5 +117,4 @@ def set_share_link_active(
     if link["active"] != active:
         link["active"] = active
         verb = "activate" if active else "deactivate"
-        label = f"{site['title']}: {link['name']}"
-        site_event(store, credential, site, f"site.share-link.{verb}", label)
+        share_link_event(store, credential, site, link, f"site.share-link.{verb}")

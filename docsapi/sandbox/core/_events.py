@@ -1,12 +1,21 @@
 """The organization's audit log: one event per change the sandbox makes.
 
-Actions are ``<resource>.<verb>`` names (``space.permission.update``, ``site.publish``,
-``member.role.update`` ...); the target is the resource changed, and for a permission the
-label also names the user or team and the role (``Payments API: Ada Lovelace -> edit``).
+Actions are ``<resource>.<verb>`` names (``space.permission.grant``, ``site.publish``,
+``member.role.update`` ...); the target is the resource changed. A permission and a team
+membership have no id of their own in the API, so their target names both ends:
+``{"type": "space-permission", "id": "<space id>/user/<user id>"}`` (or ``/team/<team id>``;
+likewise ``collection-permission`` and ``site-permission``) and
+``{"type": "team-member", "id": "<team id>/<user id>"}``; the label says it in words
+(``Payments API: Ada Lovelace -> edit``). A share link's events target the link
+(``{"type": "share-link", "id": <link id>}``).
+
+The log is kept oldest first. A store whose ``log_events`` is False records nothing (the
+sandbox's ``unlogged()`` control: a change made behind the platform's back).
 """
 
 from __future__ import annotations
 
+import bisect
 import uuid
 from typing import Any
 
@@ -55,9 +64,11 @@ def record(
     Returns
     -------
     dict
-        The stored event.
+        The stored event (empty when the store records no events).
     """
     kind, target_id, label = target
+    if not store.log_events:
+        return {}
     event = {
         "id": str(uuid.UUID(int=store.state.rng.getrandbits(128), version=4)),
         "occurredAt": store.now_iso(),
@@ -66,8 +77,40 @@ def record(
         "source": "api" if credential is not None else "script",
         "target": {"type": kind, "id": target_id, "label": label},
     }
-    store.state.events.setdefault(org_id, []).append(event)
+    append(store.state.events.setdefault(org_id, []), event)
     return event
+
+
+def append(log: list[Record], event: Record) -> None:
+    """Add ``event`` to a log kept oldest first (after any event of the same instant)."""
+    if not log or log[-1]["occurredAt"] <= event["occurredAt"]:
+        log.append(event)
+    else:
+        bisect.insort_right(log, event, key=lambda e: e["occurredAt"])
+
+
+def permission_target(
+    kind: str, target_id: str, principal_type: str, principal_id: str, label: str
+) -> tuple[str, str, str]:
+    """The target of a change of ``principal_id``'s permission on a space, collection or site.
+
+    Examples
+    --------
+    >>> permission_target("space", "s1", "team", "t1", "Docs: team Writers -> edit")[:2]
+    ('space-permission', 's1/team/t1')
+    """
+    return f"{kind}-permission", f"{target_id}/{principal_type}/{principal_id}", label
+
+
+def team_member_target(team_id: str, user_id: str, label: str) -> tuple[str, str, str]:
+    """The target of a change of ``user_id``'s membership of a team.
+
+    Examples
+    --------
+    >>> team_member_target("t1", "u1", "Writers: Ada -> member")[:2]
+    ('team-member', 't1/u1')
+    """
+    return "team-member", f"{team_id}/{user_id}", label
 
 
 def space_event(

@@ -59,7 +59,8 @@ class State:
     site_auth
         Site id -> visitor authentication settings {"backend", "privateKey", "fallbackURL"}.
     site_users / site_teams
-        User and team grants on sites (who administers them).
+        User and team grants on sites: they administer the site and reach the spaces it
+        links that inherit their permissions (see ``_permission_model``).
     invites
         Organization id -> {invite id -> {"id", "role"} or {"id", "level", "space"|"collection"}}.
     events
@@ -73,6 +74,12 @@ class State:
         Space id -> Git sync record (only for spaces with a provider configured).
     content
         Space id -> Content replacing the generated one (imports, templates, copies).
+    creators
+        Space or collection id -> the id of the user who created it (None when an integration
+        did): they keep access to it while it is "No access" (default level null).
+    rule_set
+        How the access model combines levels: ``"precedence"`` (the platform's current
+        documentation) or ``"highest"`` (its earlier one); see ``_permission_model``.
     rng
         Source of ids for objects created by requests.
     """
@@ -102,6 +109,8 @@ class State:
     change_requests: dict[str, list[Record]] = field(default_factory=dict)
     git: dict[str, Record] = field(default_factory=dict)
     content: dict[str, Any] = field(default_factory=dict)
+    creators: dict[str, str | None] = field(default_factory=dict)
+    rule_set: str = "precedence"
     rng: random.Random = field(default_factory=random.Random)
 
     def snapshot(self) -> State:

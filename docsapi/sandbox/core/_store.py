@@ -41,12 +41,15 @@ class Store:
         self._pristine = state
         self.state = state.snapshot()
         self._generated: dict[str, Content] = {}
+        #: Whether changes record audit events (see ``Sandbox.unlogged``).
+        self.log_events = True
         self._reindex()
 
     def reset(self) -> None:
         """Back to the seeded state (generated content is kept: it never changes)."""
         with self.lock:
             self.state = self._pristine.snapshot()
+            self.log_events = True
             self._reindex()
 
     def now_iso(self) -> str:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 from werkzeug.wrappers import Request
 
 from docsapi.sandbox.core._auth import Credential
@@ -23,6 +24,27 @@ from docsapi.sandbox.core._store import Store
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1000
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+_encode = msgspec.json.Encoder().encode
+
+
+def json_body(value: Any) -> bytes:
+    """A reply's JSON body: msgspec's UTF-8 encoding (compact, a few times faster than
+    :func:`json.dumps`); a string holding a lone surrogate (a request byte echoed in a
+    message) is written as an escape, as :func:`json.dumps` writes it.
+
+    Examples
+    --------
+    >>> json_body({"title": "Café"})
+    b'{"title":"Caf\\xc3\\xa9"}'
+    >>> json_body({"message": "bad " + chr(0xDCFF)})
+    b'{"message": "bad \\\\udcff"}'
+    """
+    try:
+        return _encode(value)
+    except UnicodeEncodeError:
+        return json.dumps(value).encode()
 
 
 @dataclass

@@ -5,6 +5,6 @@ The modules, one job each: ``_build`` (``build_demo``: runs every step in order)
 spaces with a part stand), ``_names`` (the word lists names are drawn from), ``_builder``
 (the cast, the organization, its people, teams, collections and spaces), ``_grants``
 (explicit permissions and the facts about them), ``_sites`` (sites, share links, invite
-links, the audit log's history). ``_grants`` and ``_sites`` take the builder; only
-``_build`` calls them.
+links), ``_history`` (the audit log's months of history, drawn from the final access).
+``_grants``, ``_sites`` and ``_history`` take the builder; only ``_build`` calls them.
 """

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from docsapi.sandbox.core._state import State
-from docsapi.sandbox.demo import _grants, _sites
+from docsapi.sandbox.demo import _grants, _history, _sites
 from docsapi.sandbox.demo._builder import Builder
 from docsapi.sandbox.demo._size import DemoSize
 
@@ -68,6 +68,6 @@ def build_demo(
     _sites.sites(builder)
     _sites.structure(builder)
     _sites.invites(builder)
-    _sites.history(builder)
     _grants.facts(builder)
+    _history.history(builder)
     return builder.state, builder.facts

@@ -32,10 +32,12 @@ class Builder:
     deliberate_spaces: dict[str, Any]
     site: dict[str, str]
     stale_links: list[str]
+    private_creator: str
     invite: dict[str, str]
 
     def __init__(self, seed: int, size: DemoSize, now: datetime) -> None:
         self.rng = random.Random(seed)
+        self.seed = seed
         self.size = size
         self.now = now
         self.state = State(rng=random.Random(f"requests:{seed}"))
@@ -89,10 +91,11 @@ class Builder:
         self.disabled, self.inactive = ids[8], ids[9]
         self.dormant = ids[10:12]  # not seen for months, read-only
         self.former = ids[-1]
-        guest_count = max(4, self.size.users // 15)
+        guest_count = max(5, self.size.users // 15)
         self.guests = ids[-1 - guest_count : -1]
         self.direct_guest, self.partner_guest, self.reading_guest = self.guests[:3]
-        self.plain_guests = self.guests[3:]
+        self.site_guest = self.guests[3]  # reaches the public site's spaces through the site
+        self.plain_guests = self.guests[4:]
         special = {*ids[:12], *self.guests, self.former}
         self.regular = [u for u in ids if u not in special]
         self.admins = [self.owner, *self.regular[: 1 + self.size.users // 1000]]
@@ -209,6 +212,7 @@ class Builder:
             "defaultLevel": level,
             "createdAt": iso(moment(self.rng, 1200)),
         }
+        self.state.creators[collection_id] = self.owner
         self.state.children[(self.org_id, collection_id)] = []
         self.state.children.setdefault((self.org_id, parent), []).append(
             ("collection", collection_id)
@@ -261,6 +265,7 @@ class Builder:
                 "small": self.size.big,
             }
             self.state.children[(self.org_id, parent)].append(("space", space_id))
+            self.state.creators[space_id] = self.owner
             self.space_ids.append(space_id)
             if rng.random() < 0.3 and index not in self.empty_spaces:
                 git_spaces.append(space_id)

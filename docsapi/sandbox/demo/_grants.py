@@ -12,14 +12,19 @@ from typing import TYPE_CHECKING, Any
 
 from docsapi.sandbox.core import _permission_model as model
 from docsapi.sandbox.core._roles import rank
+from docsapi.sandbox.core._state import State
 from docsapi.sandbox.demo._plan import (
+    PLACES,
     S_API,
     S_API_READ,
     S_DISABLED,
+    S_ENGINEERING,
     S_EXPOSED,
     S_INACTIVE,
     S_PRODUCT,
     S_UNLISTED,
+    SITE_LEVELS,
+    SITE_SPACES,
 )
 
 if TYPE_CHECKING:
@@ -138,6 +143,7 @@ def space_grants(b: Builder) -> None:
         cover = _cover(b, space_id)
         in_space_teams = set().union(*(b.team_members[t] for t in teams)) if teams else set()
         level = model.resolve_default(state, state.spaces[space_id])
+        site_floor = rank(_site_level(b, index))
         wanted = (
             b.size.grants_per_space if b.size.grants_per_space is not None else rng.randint(2, 6)
         )
@@ -149,7 +155,7 @@ def space_grants(b: Builder) -> None:
                 continue
             org_role = members[user_id]["role"]
             by_default = org_role if level == model.ORGANIZATION_ROLE else level
-            floor = max(rank(by_default), cover.get(user_id, 0))
+            floor = max(rank(by_default), site_floor, cover.get(user_id, 0))
             role = rng.choice(_DIRECT_ROLES)
             if rank(role) <= floor:
                 higher = [r for r in _GRANTABLE if rank(r) > floor]
@@ -157,7 +163,7 @@ def space_grants(b: Builder) -> None:
                     continue
                 role = rng.choice(higher)
             users[user_id] = role
-        if b.plain_guests and rng.random() < 0.3:
+        if b.plain_guests and rng.random() < 0.3:  # the site guest reaches content by site only
             users[rng.choice(b.plain_guests)] = rng.choice(["read", "comment"])
         state.space_users.attach(org, space_id, users)
     deliberate = [
@@ -173,6 +179,7 @@ def space_grants(b: Builder) -> None:
     ]
     for space_id, user_id, role in deliberate:
         state.space_users.set(org, space_id, user_id, role)
+    _private_creator(b, s_noadmin)
     b.deliberate_spaces = {
         "many": s_many,
         "guest": s_guest,
@@ -182,6 +189,35 @@ def space_grants(b: Builder) -> None:
         "empty_team": s_empty_team,
         "no_admin": s_noadmin,
     }
+
+
+def _site_level(b: Builder, index: int) -> str | None:
+    """The strongest default level members get from the fixed sites linking the space at
+    ``index`` (sites reach only spaces that inherit); None when no site sets one."""
+    if PLACES.get(index, (None, None))[1] != "inherit":
+        return None
+    levels = [
+        SITE_LEVELS[key]
+        for key, positions in SITE_SPACES.items()
+        if index in positions and SITE_LEVELS.get(key) is not None
+    ]
+    return max(levels, key=rank, default=None)
+
+
+def _private_creator(b: Builder, space_id: str) -> None:
+    """Make a ``create`` member with no other path to the private space ``space_id`` its
+    creator: they reach it through the creator's exception to "No access" alone."""
+    state = b.state
+    in_teams = set().union(*(b.team_members[t] for t in state.space_teams.on(space_id)))
+    members = state.members[b.org_id]
+    b.private_creator = next(
+        user_id
+        for user_id in sorted(b.regular, key=lambda u: members[u]["role"] != "create")
+        if user_id not in b.admins
+        and user_id not in in_teams
+        and state.space_users.role(space_id, user_id) is None
+    )
+    state.creators[space_id] = b.private_creator
 
 
 def facts(b: Builder) -> None:
@@ -220,6 +256,13 @@ def facts(b: Builder) -> None:
     member_of = {
         key: sorted(b.team_members[team_id])[0] for key, team_id in b.collection_team.items()
     }
+    unlisted_team = next(iter(state.site_teams.on(b.site["unlisted"])))
+    engineering_reader = next(
+        u
+        for u in b.regular
+        if {s.split(":")[0] for s, _ in model.paths(state, u, "space", ids[S_ENGINEERING])}
+        == {"default", "site-default"}
+    )
     regular_editor = next(
         u for u in b.regular if state.members[b.org_id][u]["role"] in ("edit", "review", "create")
     )
@@ -246,6 +289,18 @@ def facts(b: Builder) -> None:
             f"collection:{b.collection['api']}",
         ),
         "non-member": (d["former"][0], b.former, "direct"),
+        "site": (ids[S_PRODUCT], b.site_guest, f"site:{b.site['public']}"),
+        "site-team": (
+            ids[S_ENGINEERING],
+            sorted(b.team_members[unlisted_team])[0],
+            f"site-team:{b.site['unlisted']}/{unlisted_team}",
+        ),
+        "site-default": (
+            ids[S_ENGINEERING],
+            engineering_reader,
+            f"site-default:{b.site['unlisted']}",
+        ),
+        "creator": (d["no_admin"], b.private_creator, "creator"),
     }
     b.facts["path_examples"] = {
         name: {
@@ -255,6 +310,78 @@ def facts(b: Builder) -> None:
             "role": dict(model.paths(state, user_id, "space", space_id))[source],
         }
         for name, (space_id, user_id, source) in examples.items()
+    }
+    b.facts["access_cases"] = _access_cases(b, engineering_reader)
+
+
+def _roles(state: State, user_id: str, space_id: str) -> dict[str, str | None]:
+    """The user's role on the space under each rule set."""
+    chosen, roles = state.rule_set, {}
+    try:
+        for rule_set in model.RULE_SETS:
+            state.rule_set = rule_set
+            roles[rule_set] = model.role_of(state, user_id, "space", space_id)
+    finally:
+        state.rule_set = chosen
+    return roles
+
+
+def _access_cases(b: Builder, member: str) -> dict[str, dict[str, Any] | None]:
+    """The demo's cases of the documented access model, with each rule set's role.
+
+    ``site_reaches_linked_spaces``: a guest reading the public site's inheriting spaces
+    through a site permission alone; ``site_overrides_collection``: a member whose collection
+    grant the unlisted site's default level overrides (under ``precedence``);
+    ``site_default_over_collection_default``: a member getting the site's ``comment`` over
+    the collection's ``read``; ``direct_overrides_site``: a direct grant on a space that the
+    unlisted site links; ``private_space_creator``: the creator of a private space, reaching
+    it through that alone. None where the organization is too small to hold the case.
+    """
+    state, ids = b.state, b.space_ids
+    engineering = ids[S_ENGINEERING]
+
+    def case(space_id: str, user_id: str | None, **extra: Any) -> dict[str, Any] | None:
+        if user_id is None:
+            return None
+        found = {"space_id": space_id, "user_id": user_id, **extra}
+        return {**found, "roles": _roles(state, user_id, space_id)}
+
+    def first(kinds: set[str], wanted) -> str | None:
+        """The first member whose kinds of path to the engineering space include ``kinds``
+        and whose roles satisfy ``wanted``."""
+        for user_id in sorted(state.members[b.org_id]):
+            found = {s.split(":")[0] for s, _ in model.paths(state, user_id, "space", engineering)}
+            if kinds <= found and wanted(_roles(state, user_id, engineering)):
+                return user_id
+        return None
+
+    return {
+        "site_reaches_linked_spaces": case(
+            ids[S_PRODUCT],
+            b.site_guest,
+            site_id=b.site["public"],
+            space_ids=[ids[S_PRODUCT], ids[S_API]],
+        ),
+        "site_overrides_collection": case(
+            engineering,
+            first(
+                {"collection", "site-default"},
+                lambda r: r["precedence"] == "comment" and rank(r["highest"]) > rank("comment"),
+            ),
+            site_id=b.site["unlisted"],
+        ),
+        "site_default_over_collection_default": case(
+            engineering, member, site_id=b.site["unlisted"]
+        ),
+        "direct_overrides_site": case(
+            engineering,
+            first(
+                {"direct", "site-default"},
+                lambda r: r["precedence"] == r["highest"] != "admin",
+            ),
+            site_id=b.site["unlisted"],
+        ),
+        "private_space_creator": case(b.deliberate_spaces["no_admin"], b.private_creator),
     }
 
 

@@ -46,6 +46,8 @@ S_PARTNERS = (15, 16, 17, 18, 19)
 S_PRODUCT, S_API, S_API_READ, S_ENGINEERING, S_INTERNAL, S_RUNBOOKS = 20, 21, 22, 23, 24, 25
 #: A space published on its own, which members can read anyway (exposed, but no problem).
 S_PUBLIC = 26
+#: The private space published only on the unpublished site.
+S_UNPUBLISHED = 7
 #: The style guide space (an empty one): sites may attach it (``styleguide``).
 S_STYLEGUIDE = 8
 #: Position -> (collection key or None, default level, visibility) of the fixed spaces.
@@ -65,3 +67,15 @@ PLACES: dict[int, tuple[str | None, str | None, str]] = {
     S_RUNBOOKS: ("runbooks", "inherit", "in-collection"),
     S_PUBLIC: (None, "inherit", "public"),
 }
+
+#: The spaces each fixed site links (positions), and the default levels of the sites that set
+#: one (the others ``inherit``): the unlisted site sets members to ``comment`` on its spaces,
+#: which inherit ``read`` from their collection.
+SITE_SPACES: dict[str, tuple[int, ...]] = {
+    "public": (S_PRODUCT, S_API, S_EXPOSED),
+    "unlisted": (S_ENGINEERING, S_RUNBOOKS),
+    "share-link": S_PARTNERS[:2],
+    "visitor-auth": (S_INTERNAL,),
+    "unpublished": (S_UNPUBLISHED,),
+}
+SITE_LEVELS: dict[str, str | None] = {"unlisted": "comment", "unpublished": None}

@@ -1,5 +1,5 @@
 """The demo's sites (what they publish, to whom, their share links and sections), the style
-guide space, invite links and the audit log's history.
+guide space and invite links.
 
 Only the deliberate cases expose content that is private inside the organization, leave an
 old share link active or offer admin access through an invite link: every other public or
@@ -11,32 +11,26 @@ from __future__ import annotations
 
 import random
 import re
-import uuid
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from docsapi.sandbox.core._clock import iso
 from docsapi.sandbox.core._ids import new_hex, new_id
-from docsapi.sandbox.core._permission_model import resolve_default
+from docsapi.sandbox.core._permission_model import ancestors, resolve_default
 from docsapi.sandbox.demo import _names as names
 from docsapi.sandbox.demo._plan import (
-    S_API,
     S_ENGINEERING,
-    S_EXPOSED,
     S_INTERNAL,
-    S_PARTNERS,
-    S_PRODUCT,
     S_PUBLIC,
-    S_RUNBOOKS,
     S_STYLEGUIDE,
+    SITE_LEVELS,
+    SITE_SPACES,
     moment,
 )
 
 if TYPE_CHECKING:
     from docsapi.sandbox.demo._builder import Builder
 
-#: Position of the private space published only on the unpublished site.
-_UNPUBLISHED_SPACE = 7
 #: The unlisted site's sections (title, path), one per site space, the first the default.
 _SECTIONS = (("Handbook", "handbook"), ("Runbooks", "runbooks"))
 
@@ -47,18 +41,21 @@ def slug(title: str) -> str:
 
 
 def sites(b: Builder) -> None:
-    """The fixed sites (one per visibility, and an unpublished one), then more at scale."""
+    """The fixed sites (one per visibility, and an unpublished one), then more at scale.
+
+    Site permissions reach the spaces a site links that inherit (see ``docs/access-model.md``):
+    a guest reads the public site's inheriting spaces through a site permission only, the
+    unlisted site's default level (``comment``) takes over from its spaces' collection
+    (``read``), and a team's site permission on the unpublished site reaches nothing (its
+    only space does not inherit). Every other site permission gives less than the direct
+    grants on the spaces it reaches.
+    """
     rng, ids = b.rng, b.space_ids
-    published = {
-        "public": [ids[S_PRODUCT], ids[S_API], ids[S_EXPOSED]],
-        "unlisted": [ids[S_ENGINEERING], ids[S_RUNBOOKS]],
-        "share-link": [ids[S_PARTNERS[0]], ids[S_PARTNERS[1]]],
-        "visitor-auth": [ids[S_INTERNAL]],
-        "unpublished": [ids[_UNPUBLISHED_SPACE]],
-    }
     b.site = {}
     for key, title, visibility, is_published in names.SITES:
-        b.site[key] = _site(b, title, visibility, is_published, published[key])
+        spaces = [ids[position] for position in SITE_SPACES[key]]
+        level = SITE_LEVELS.get(key, "inherit")
+        b.site[key] = _site(b, title, visibility, is_published, spaces, level)
     links = [
         ("Acme review", True, 200),
         ("Auditors 2024", True, 130),
@@ -68,13 +65,18 @@ def sites(b: Builder) -> None:
     link_ids = [_share_link(b, b.site["share-link"], *link) for link in links]
     b.stale_links = link_ids[:2]
     _visitor_auth(b, b.site["visitor-auth"])
-    pick = [u for u in b.regular if u not in b.admins]
     teams = b.regular_teams[3:] or b.regular_teams
     org, state = b.org_id, b.state
-    state.site_users.set(org, b.site["public"], rng.choice(pick), "admin")
+    internal = ids[S_INTERNAL]
+    holding = set(state.space_users.on(internal))
+    for team_id in state.space_teams.on(internal):
+        holding |= b.team_members[team_id]
+    pick = [u for u in b.regular if u not in b.admins and u not in holding]
+    state.site_users.set(org, b.site["public"], b.site_guest, "read")
     state.site_users.set(org, b.site["visitor-auth"], rng.choice(pick), "create")
-    state.site_teams.set(org, b.site["public"], teams[0], "edit")
+    state.site_teams.set(org, b.site["unpublished"], teams[0], "edit")
     state.site_teams.set(org, b.site["unlisted"], teams[-1], "read")
+
     readable = [
         s for s in ids[S_PUBLIC + 1 :] if resolve_default(state, state.spaces[s]) is not None
     ]
@@ -85,7 +87,7 @@ def sites(b: Builder) -> None:
         base = names.MORE_SITE_TITLES[number % len(names.MORE_SITE_TITLES)]
         candidates = readable if visibility in ("public", "unlisted") or not private else private
         chosen = rng.sample(candidates, min(len(candidates), rng.randint(2, 4)))
-        site_id = _site(b, f"{base} {number + 1}", visibility, True, chosen)
+        site_id = _site(b, f"{base} {number + 1}", visibility, True, chosen, "inherit")
         if visibility == "share-link":
             for _ in range(rng.randint(1, 2)):
                 _share_link(
@@ -93,13 +95,38 @@ def sites(b: Builder) -> None:
                 )
         elif visibility == "visitor-auth":
             _visitor_auth(b, site_id)
-        if rng.random() < 0.5:
-            state.site_teams.set(org, site_id, rng.choice(teams), rng.choice(["read", "edit"]))
+        if rng.random() < 0.5:  # read: below every direct grant on the spaces it reaches
+            state.site_teams.set(org, site_id, rng.choice(teams), "read")
+    _collection_grant_under_a_site(b)
     b.facts.update(
         site_ids=list(state.sites),
         sites=dict(b.site),
         share_link_ids=dict(zip(("stale", "stale-2", "recent", "inactive"), link_ids, strict=True)),
     )
+
+
+def _collection_grant_under_a_site(b: Builder) -> None:
+    """An ``edit`` grant on the engineering collection for a member with no explicit path to
+    its spaces: on the spaces the unlisted site links, the site's ``comment`` overrides it
+    under ``precedence`` (it keeps ``edit`` under ``highest``)."""
+    state, collection = b.state, b.collection["engineering"]
+    under = [s for s, r in state.spaces.items() if collection in ancestors(state, r)]
+    holding = set(state.collection_users.on(collection)) | set(
+        state.site_users.on(b.site["unlisted"])
+    )
+    for holder, table in (
+        (collection, state.collection_teams),
+        (b.site["unlisted"], state.site_teams),
+    ):
+        for team_id in table.on(holder):
+            holding |= b.team_members[team_id]
+    for space_id in under:
+        holding |= set(state.space_users.on(space_id))
+        for team_id in state.space_teams.on(space_id):
+            holding |= b.team_members[team_id]
+    chosen = next((u for u in b.regular if u not in b.admins and u not in holding), None)
+    if chosen is not None:
+        state.collection_users.set(b.org_id, collection, chosen, "edit")
 
 
 def structure(b: Builder) -> None:
@@ -126,7 +153,14 @@ def structure(b: Builder) -> None:
     )
 
 
-def _site(b: Builder, title: str, visibility: str, published: bool, spaces: list[str]) -> str:
+def _site(
+    b: Builder,
+    title: str,
+    visibility: str,
+    published: bool,
+    spaces: list[str],
+    level: str | None,
+) -> str:
     site_id = "site_" + new_id(b.rng, 16)
     b.state.sites[site_id] = {
         "id": site_id,
@@ -134,7 +168,7 @@ def _site(b: Builder, title: str, visibility: str, published: bool, spaces: list
         "organization": b.org_id,
         "visibility": visibility,
         "published": published,
-        "defaultLevel": "inherit" if published else None,
+        "defaultLevel": level,
         "type": "premium" if visibility in ("share-link", "visitor-auth") else "basic",
         "basename": slug(title),
         "createdAt": iso(moment(b.rng, 700)),
@@ -191,41 +225,3 @@ def invites(b: Builder) -> None:
         records[invite_id] = {"id": invite_id, **offer}
         b.invite[key] = invite_id
     b.facts["invite_ids"] = dict(b.invite)
-
-
-def history(b: Builder) -> None:
-    """Past audit events: the sites' publication, share links, a few access changes."""
-    owner = b.state.users[b.owner]
-    actor = {"type": "user", "id": b.owner, "label": owner["displayName"]}
-    past = []
-    for site_id, site in b.state.sites.items():
-        if site["published"]:
-            past.append((site["createdAt"], "site.publish", ("site", site_id, site["title"])))
-        for link in b.state.share_links[site_id].values():
-            label = f"{site['title']}: {link['name']}"
-            past.append((link["createdAt"], "site.share-link.create", ("site", site_id, label)))
-    partners = b.state.collections[b.collection["partners"]]
-    guest = b.state.users[b.partner_guest]["displayName"]
-    past.append(
-        (
-            iso(b.now - timedelta(days=40)),
-            "collection.permission.grant",
-            ("collection", partners["id"], f"{partners['title']}: {guest} -> edit"),
-        )
-    )
-    for admin in b.admins[1:]:
-        name = b.state.users[admin]["displayName"]
-        when = iso(b.now - timedelta(days=b.rng.randint(100, 300)))
-        past.append((when, "member.role.update", ("user", admin, f"{name} -> admin")))
-    events = b.state.events.setdefault(b.org_id, [])
-    for when, action, (kind, target_id, label) in sorted(past):
-        events.append(
-            {
-                "id": str(uuid.UUID(int=b.rng.getrandbits(128), version=4)),
-                "occurredAt": when,
-                "action": action,
-                "actor": dict(actor),
-                "source": "ui",
-                "target": {"type": kind, "id": target_id, "label": label},
-            }
-        )

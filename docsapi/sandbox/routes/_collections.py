@@ -94,6 +94,7 @@ def create_collection(ctx: Ctx, org_id: str) -> Reply:
     ctx.store.siblings(org_id, collection_id)
     ctx.store.siblings(org_id, parent).append(("collection", collection_id))
     creator = ctx.credential.user_id
+    ctx.state.creators[collection_id] = creator
     if creator is not None:
         ctx.state.collection_users.set(org_id, collection_id, creator, "admin")
     _event(ctx, record, "collection.create")

@@ -383,7 +383,7 @@ def _join(ctx: Ctx, team: dict[str, Any], user_id: str, role: str) -> None:
         team["organization"],
         ctx.credential,
         "team.member.add",
-        ("team", team["id"], label),
+        events.team_member_target(team["id"], user_id, label),
     )
 
 
@@ -396,7 +396,7 @@ def _leave(ctx: Ctx, team: dict[str, Any], user_id: str) -> bool:
         team["organization"],
         ctx.credential,
         "team.member.remove",
-        ("team", team["id"], label),
+        events.team_member_target(team["id"], user_id, label),
     )
     return True
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from docsapi.sandbox.core._auth import Credential
-from docsapi.sandbox.core._permission_model import site_role
+from docsapi.sandbox.core._permission_model import SiteRole, site_role
 from docsapi.sandbox.core._roles import at_least
 from docsapi.sandbox.core._state import Record
 from docsapi.sandbox.core._store import Store
@@ -185,6 +185,29 @@ def invite(store: Store, credential: Credential, record: Record, api_base: str) 
 def user_grant(ctx: Ctx, grant: tuple[str, str]) -> dict[str, Any]:
     """A ``(user id, role)`` grant as a list item: ``{permission, user}``."""
     return {"permission": grant[1], "user": render.user(ctx.state.users[grant[0]], ctx.api_base)}
+
+
+def site_permission(
+    ctx: Ctx, org_id: str, site_id: str, user_id: str, held: SiteRole
+) -> dict[str, Any]:
+    """A user's role on a site as a ``UserSitePermission`` (with where it comes from)."""
+    origin: dict[str, Any] = (
+        {"type": "organization", "organization": org_id}
+        if held.origin == "organization"
+        else {"type": "site", "site": site_id, "reason": held.reason}
+    )
+    if held.team_id is not None:
+        origin["team"] = held.team_id
+    member = ctx.store.member(org_id, user_id)
+    body: dict[str, Any] = {
+        "permission": held.role,
+        "user": render.user(ctx.state.users[user_id], ctx.api_base),
+        "origin": origin,
+        "disabled": bool(member is not None and member["disabled"]),
+    }
+    if member is not None and member.get("lastSeenAt"):
+        body["lastSeenAt"] = member["lastSeenAt"]
+    return body
 
 
 def team_grant(ctx: Ctx, grant: tuple[str, str]) -> dict[str, Any]:

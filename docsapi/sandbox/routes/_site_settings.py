@@ -40,6 +40,8 @@ SITE_SETTINGS = (
 )
 #: The longest proxy origin (``SiteProxyOrigin``).
 MAX_PROXY = 512
+#: Settings whose changes have an action of their own (the others: ``site.update``).
+_ACTIONS = {"visibility": "site.visibility.update", "defaultLevel": "site.default-level.update"}
 
 
 @dataclass
@@ -58,8 +60,7 @@ def update_site(ctx: Ctx, org_id: str, site_id: str) -> Reply:
     defaults = _defaults(ctx, site_id, body)
     for key, value in values.items():
         if record.get(key) != value:
-            action = "site.visibility.update" if key == "visibility" else "site.update"
-            _event(ctx, record, action, f"{key} -> {value}")
+            _event(ctx, record, _ACTIONS.get(key, "site.update"), f"{key} -> {value}")
             record[key] = value
     if defaults.section is not None and not defaults.section["default"]:
         for section in ctx.state.site_sections[site_id]:

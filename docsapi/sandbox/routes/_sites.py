@@ -7,10 +7,13 @@ permissions and reading its secrets need the ``admin`` role on the site.
 
 from __future__ import annotations
 
+from typing import Any
+
 from docsapi.sandbox.core import _access_changes as changes
 from docsapi.sandbox.core._auth import DEFAULT_SECURITY, security
 from docsapi.sandbox.core._errors import bad_request, not_found
-from docsapi.sandbox.core._permission_model import site_role
+from docsapi.sandbox.core._permission_model import site_access, site_role
+from docsapi.sandbox.core._roles import MEMBER_ROLES
 from docsapi.sandbox.core._state import Record
 from docsapi.sandbox.core._web import Ctx, Reply, Route, no_content, paginate
 from docsapi.sandbox.routes import _render_access as render_access
@@ -158,7 +161,7 @@ def delete_share_link(ctx: Ctx, org_id: str, site_id: str, link_id: str) -> Repl
     link = ctx.state.share_links[site_id].pop(link_id, None)
     if link is None:
         return no_content(204)
-    _event(ctx, record, "site.share-link.delete", f"{record['title']}: {link['name']}")
+    changes.share_link_event(ctx.store, ctx.credential, record, link, "site.share-link.delete")
     return no_content(205)
 
 
@@ -187,6 +190,43 @@ def list_teams(ctx: Ctx, org_id: str, site_id: str) -> Reply:
     site_for(ctx, org_id, site_id, "read")
     grants = list(ctx.state.site_teams.on(site_id).items())
     return paginate(ctx, grants, lambda g: render_access.team_grant(ctx, g))
+
+
+def aggregate(ctx: Ctx, org_id: str, site_id: str) -> Reply:
+    """GET .../permissions/aggregate -> List of UserSitePermission: everyone's role on the site.
+
+    Filters: ``role`` (a role or ``guest``), ``search`` (name or email), ``team`` (its
+    members); sorted by ``sort`` (joinedAt, lastSeenAt, name) in ``order``. Disabled members
+    are listed with ``disabled: true``.
+    """
+    site_for(ctx, org_id, site_id, "read")
+    role = ctx.query_enum("role", (*MEMBER_ROLES, "guest"))
+    search = (ctx.query("search") or "").lower()
+    sort = ctx.query_enum("sort", ("joinedAt", "lastSeenAt", "name"), "joinedAt")
+    order = ctx.query_enum("order", ("asc", "desc"), "desc")
+    team_id = ctx.query("team")
+    team = ctx.state.teams.get(team_id) if team_id is not None else None
+    members = ctx.state.members[org_id]
+    users = ctx.state.users
+    chosen = []
+    for user_id, held in site_access(ctx.state, site_id).items():
+        user = users[user_id]
+        if role is not None and held.role != (None if role == "guest" else role):
+            continue
+        if search and not any(search in user[key].lower() for key in ("displayName", "email")):
+            continue
+        if team_id is not None and (team is None or user_id not in team["members"]):
+            continue
+        chosen.append((user_id, held))
+
+    def key(entry: tuple) -> Any:
+        user_id = entry[0]
+        if sort == "name":
+            return users[user_id]["displayName"].lower()
+        return (members.get(user_id) or {}).get(sort) or ""
+
+    chosen.sort(key=key, reverse=order == "desc")
+    return paginate(ctx, chosen, lambda e: render_access.site_permission(ctx, org_id, site_id, *e))
 
 
 def _site_role_change(ctx: Ctx) -> dict[str, str | None]:
@@ -261,6 +301,7 @@ ROUTES = [
     Route("GET", f"{_SITE}/publishing/auth", publishing_auth, _AUTH_READ),
     Route("GET", f"{_SITE}/permissions/users", list_users, _PERMISSIONS_READ),
     Route("GET", f"{_SITE}/permissions/teams", list_teams, _PERMISSIONS_READ),
+    Route("GET", f"{_SITE}/permissions/aggregate", aggregate, _PERMISSIONS_READ),
     Route("PATCH", f"{_SITE}/permissions/users/<user_id>", update_user, _PERMISSIONS_WRITE),
     Route("PATCH", f"{_SITE}/permissions/teams/<team_id>", update_team, _PERMISSIONS_WRITE),
     Route("DELETE", f"{_SITE}/permissions/users/<user_id>", remove_user, _PERMISSIONS_WRITE),

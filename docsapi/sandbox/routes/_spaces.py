@@ -157,6 +157,7 @@ def duplicate_space(ctx: Ctx, space_id: str) -> Reply:
     ctx.state.space_users.attach(org_id, new_id, ctx.state.space_users.on(space_id))
     ctx.state.space_teams.attach(org_id, new_id, ctx.state.space_teams.on(space_id))
     ctx.state.change_requests[new_id] = []
+    ctx.state.creators[new_id] = ctx.credential.user_id
     _event(ctx, copy, "space.create", f"{copy['title']} (duplicate of {space_id})")
     revision = ctx.store.new_id()
     ctx.state.content[new_id] = Content(
@@ -393,6 +394,7 @@ def create_space(ctx: Ctx, org_id: str) -> Reply:
     ctx.store.siblings(org_id, parent).append(("space", space_id))
     ctx.state.content[space_id] = content
     creator = ctx.credential.user_id
+    ctx.state.creators[space_id] = creator
     if creator is not None:
         ctx.state.space_users.set(org_id, space_id, creator, "admin")
     ctx.state.change_requests[space_id] = []

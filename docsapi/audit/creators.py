@@ -1,0 +1,110 @@
+"""Who created each space and collection, read from the organization's audit log.
+
+The platform hides "No access" content from everyone except admins and whoever created the
+space or collection (``docs/access-model.md``). Neither ``Space`` nor ``Collection`` says
+who created it; the audit log does: each creation is an event whose target is the new space
+or collection and whose actor made it. The platform documents no list of action names (its
+documented actions are in the past tense, ``site.redirect.created``), so both spellings are
+read: ``space.create`` (what the sandbox records) and ``space.created``.
+
+A space or collection created before the log begins has no such event: its creator is
+unknown, and the audit says so (see :mod:`docsapi.audit.coverage`) instead of guessing.
+Reading the log needs an organization admin's token (and, on the platform, an Enterprise
+plan): when it cannot be read, every creator is unknown.
+
+Examples
+--------
+>>> events = pd.DataFrame({"action": ["space.create"], "target_type": ["space"],
+...     "target_id": ["s1"], "actor_type": ["user"], "actor_id": ["u1"],
+...     "occurred_at": [pd.Timestamp("2026-01-05", tz="UTC")]})
+>>> creators_from_events(events)[["target_id", "user_id"]].values.tolist()
+[['s1', 'u1']]
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from docsapi.audit.data import conform
+
+if TYPE_CHECKING:
+    from docsapi.client import DocsClient
+
+__all__ = ["CREATE_ACTIONS", "creators_from_events", "read_earlier_creations"]
+
+#: The audit log's actions that create content, by the content type they create.
+CREATE_ACTIONS: dict[str, tuple[str, ...]] = {
+    "space": ("space.create", "space.created"),
+    "collection": ("collection.create", "collection.created"),
+}
+
+
+def creators_from_events(events: pd.DataFrame) -> pd.DataFrame:
+    """The raw ``creators`` table from audit events (columns of ``client.orgs.audit_events``).
+
+    Only the create actions of :data:`CREATE_ACTIONS` count; a creator is a user when the
+    event's actor is one (an integration's creation has no user to keep access). When the
+    log holds two creations of one id (it cannot, but a log is data), the first is kept.
+
+    Parameters
+    ----------
+    events : DataFrame
+        Audit events with ``action``, ``target_type``, ``target_id``, ``actor_type``,
+        ``actor_id`` and ``occurred_at``.
+
+    Returns
+    -------
+    DataFrame
+        ``target_type``, ``target_id``, ``user_id``, ``created_at``.
+    """
+    kinds = {action: kind for kind, actions in CREATE_ACTIONS.items() for action in actions}
+    kind = events["action"].astype(object).map(kinds)
+    chosen = events[kind.notna().to_numpy(dtype=bool)].assign(target_type=kind)
+    chosen = chosen.sort_values("occurred_at", kind="stable")
+    by_user = (chosen["actor_type"] == "user").fillna(False).to_numpy(dtype=bool)
+    return conform(
+        "creators",
+        pd.DataFrame(
+            {
+                "target_type": chosen["target_type"].to_numpy(dtype=object),
+                "target_id": chosen["target_id"].to_numpy(dtype=object),
+                "user_id": chosen["actor_id"].where(by_user, None).to_numpy(dtype=object),
+                "created_at": chosen["occurred_at"].to_numpy(),
+            }
+        ),
+    )
+
+
+def read_earlier_creations(client: DocsClient, org_id: str, before: pd.Timestamp) -> pd.DataFrame:
+    """The log's create events up to ``before`` (where the audit's window of the log starts).
+
+    The audit reads its window of the log once; a creation is usually older than that
+    window, so each create action is read on its own (every page of it) up to where the
+    window starts: :func:`creators_from_events` of these and the window's events names every
+    creator the log knows.
+
+    Parameters
+    ----------
+    client : DocsClient
+        A client whose token may read the audit log (an organization admin's).
+    org_id : str
+        The organization's id.
+    before : Timestamp
+        Where the audit's window of the log starts.
+
+    Returns
+    -------
+    DataFrame
+        Audit events (columns of ``client.orgs.audit_events``).
+
+    Raises
+    ------
+    docsapi.errors.APIStatusError
+        When the log cannot be read (403 for a token that is not an admin's, or a plan
+        without the audit log).
+    """
+    actions = [action for names in CREATE_ACTIONS.values() for action in names]
+    found = [client.orgs.audit_events(org_id, action=a, until=before) for a in actions]
+    return pd.concat(found, ignore_index=True)

@@ -1,0 +1,595 @@
+"""Who opened each door, and when: the audit log joined to the access it explains.
+
+Every access setting the audit sees (an explicit permission, a member's organization role,
+a default level, a published site, a share link, an invite link, a team membership) is a
+*setting* with a key; every event of the organization's audit log that changes a setting is
+read into the same key. The latest event on a setting, at or before the audit, made it what
+it is: its actor is ``granted_by``, its time ``granted_at``, its entry point ``granted_via``
+(the event's ``source``: ``ui``, ``api`` ...), its id ``event_id``. ``provenance`` says it in
+words: ``Ada Lovelace on 2026-03-02 (ui)``; ``before 2025-12-01`` when the log read has no
+event on it (the setting is older than the log's first date: never a guess); ``unexplained:
+…`` when the last event on it removed it (it came back without an event); ``unknown: …``
+when the log was not read.
+
+Which events change which setting, by the event's target (GitBook documents no list of
+permission actions, so the target decides, and the action only says whether it removed):
+
+=======================================  ==========================================================
+target type and id                       setting
+=======================================  ==========================================================
+``space-permission`` ``<space>/user/<id>``  the permission (likewise ``/team/<id>``,
+                                         ``collection-permission``, ``site-permission``)
+``user`` ``<id>``, action ``member.*``   the member's organization role
+``space`` / ``collection`` / ``site``,   the default level
+action ``*.default-level.*``
+``site``, action ``site.publish`` /      the site's publication (``*.visibility.*``:
+``site.unpublish``                       its audience)
+``share-link`` ``<id>``                  the share link
+``invite`` ``<id>``                      the invite link
+``team-member`` ``<team>/<user>``        the membership
+``space`` / ``collection``, ``*.move``   where it sits (its parent collection)
+=======================================  ==========================================================
+
+Paths take the provenance of the setting that opens them: an organization admin's path and
+an ``inherit`` default take the member's role, another default the default level of the space
+or of the collection that decides it, and the others their permission.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from docsapi.audit.data import STRING, AuditData
+from docsapi.audit.resolve import (
+    COLLECTION,
+    COLLECTION_TEAM,
+    DEFAULT,
+    DIRECT,
+    INHERIT,
+    ORG_ADMIN,
+    SITE,
+    SITE_DEFAULT,
+    SITE_TEAM,
+    TEAM,
+    Resolution,
+    categorical,
+    level_codes,
+)
+
+__all__ = [
+    "EVENT_COLUMNS",
+    "PROVENANCE_COLUMNS",
+    "SETTING_COLUMNS",
+    "Provenance",
+    "event_keys",
+    "grant_key",
+    "path_doors",
+]
+
+#: Columns every table with provenance gains (grants, paths, findings, explain).
+PROVENANCE_COLUMNS = [
+    "granted_by",
+    "granted_by_id",
+    "granted_at",
+    "granted_via",
+    "event_id",
+    "provenance",
+]
+#: Columns of ``audit.provenance``: one row per access setting, with its last event.
+SETTING_COLUMNS = [
+    "setting",
+    "target_type",
+    "target_id",
+    "target_title",
+    "principal_type",
+    "principal_id",
+    "principal_name",
+    "value",
+    *PROVENANCE_COLUMNS,
+    "action",
+]
+#: Columns of ``audit.events``: the log as read, newest first, with the setting each changes.
+EVENT_COLUMNS = [
+    "id",
+    "occurred_at",
+    "action",
+    "source",
+    "actor_type",
+    "actor_id",
+    "actor_label",
+    "target_type",
+    "target_id",
+    "target_label",
+    "setting",
+    "key",
+    "removal",
+]
+
+#: Last words of actions that take a setting away (a permission revoked, a link deleted).
+_REMOVALS = frozenset(
+    {
+        "revoke",
+        "revoked",
+        "remove",
+        "removed",
+        "delete",
+        "deleted",
+        "unpublish",
+        "unpublished",
+        "deactivate",
+        "deactivated",
+        "member-removed",
+    }
+)
+_CONTENT = ("space", "collection", "site")
+
+
+def grant_key(target_type: str, target_id: str, principal_type: str, principal_id: str) -> str:
+    """The key of an explicit permission.
+
+    Examples
+    --------
+    >>> grant_key("space", "s1", "user", "u1")
+    'grant|space|s1|user|u1'
+    """
+    return f"grant|{target_type}|{target_id}|{principal_type}|{principal_id}"
+
+
+def _key(action: str, target_type: str, target_id: str) -> str | None:
+    """The key of the setting an event changes; None for an event about anything else."""
+    if target_type.endswith("-permission"):
+        parts = target_id.split("/")
+        kind = target_type[: -len("-permission")]
+        if len(parts) == 3 and parts[1] in ("user", "team") and kind in _CONTENT:
+            return grant_key(kind, *parts)
+        return None
+    if target_type == "user" and action.startswith("member."):
+        return f"org-role|{target_id}"
+    if target_type in _CONTENT and ".default-level." in action:
+        return f"default-level|{target_type}|{target_id}"
+    if target_type == "site" and action in ("site.publish", "site.unpublish"):
+        return f"published|{target_id}"
+    if target_type == "site" and ".visibility." in action:
+        return f"visibility|{target_id}"
+    if target_type == "share-link":
+        return f"share-link|{target_id}"
+    if target_type == "invite":
+        return f"invite-link|{target_id}"
+    if target_type == "team-member" and target_id.count("/") == 1:
+        return f"team-member|{target_id.replace('/', '|')}"
+    if target_type in ("space", "collection") and action.endswith(".move"):
+        return f"parent|{target_type}|{target_id}"
+    return None
+
+
+def event_keys(events: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The setting key each event changes (None when none), and whether it removes it.
+
+    One Python step per event (the log holds thousands, not millions).
+
+    Examples
+    --------
+    >>> log = pd.DataFrame({"action": ["space.permission.revoke"],
+    ...                     "target_type": ["space-permission"], "target_id": ["s1/team/t1"]})
+    >>> keys, removal = event_keys(log)
+    >>> keys[0], bool(removal[0])
+    ('grant|space|s1|team|t1', True)
+    """
+    actions = events["action"].astype(object).to_numpy()
+    types = events["target_type"].astype(object).to_numpy()
+    ids = events["target_id"].astype(object).to_numpy()
+    keys = np.array(
+        [
+            _key(a, t, i)
+            if isinstance(a, str) and isinstance(t, str) and isinstance(i, str)
+            else None
+            for a, t, i in zip(actions, types, ids, strict=True)
+        ],
+        dtype=object,
+    )
+    removal = np.array(
+        [isinstance(a, str) and a.rsplit(".", 1)[-1] in _REMOVALS for a in actions], dtype=bool
+    )
+    return keys, removal
+
+
+#: The provenance of a path or finding that no setting the log records opens (a rule about a
+#: space as a whole, a path of a kind this version does not know).
+_NO_SETTING = "unknown: no setting of the audit log opens it"
+
+
+def _unless(removed: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``values`` with None where ``removed``."""
+    result = values.copy()
+    result[removed] = None
+    return result
+
+
+def _day(moment: pd.Timestamp) -> str:
+    return f"{moment:%Y-%m-%d}"
+
+
+@dataclass
+class Provenance:
+    """The audit log joined to the settings it changed (see the module docstring).
+
+    Attributes
+    ----------
+    data : AuditData
+        The raw tables, ``events`` and ``events_since`` among them.
+    log_read : bool
+        Whether the audit log was read (asked for, and the read succeeded).
+    """
+
+    data: AuditData
+    log_read: bool
+
+    @classmethod
+    def of(cls, data: AuditData, failed: bool) -> Provenance:
+        """The provenance of ``data`` (``failed``: the log was asked for but not read)."""
+        return cls(data, log_read=data.events_since is not None and not failed)
+
+    # -- the log --------------------------------------------------------------------------
+    @cached_property
+    def events(self) -> pd.DataFrame:
+        """The log as read, newest first, with ``setting``, ``key`` and ``removal``."""
+        log = self.data.events.sort_values("occurred_at", ascending=False, kind="stable")
+        log = log.reset_index(drop=True)
+        keys, removal = event_keys(log)
+        settings = [key.split("|", 1)[0] if key else None for key in keys]
+        return log.assign(
+            setting=pd.Categorical(settings),
+            key=pd.array(keys, dtype=STRING),
+            removal=removal,
+        )[EVENT_COLUMNS]
+
+    @cached_property
+    def first_date(self) -> pd.Timestamp | None:
+        """How far the log read reaches back: its oldest event (or where the read started
+        when it holds none); None when the log was not read."""
+        if not self.log_read:
+            return None
+        times = self.data.events["occurred_at"].dropna()
+        return times.min() if len(times) else self.data.events_since
+
+    @cached_property
+    def fallback(self) -> str:
+        """What ``provenance`` says of a setting no event explains."""
+        if self.data.events_since is None:
+            return "unknown: the audit log was not read"
+        if not self.log_read:
+            return "unknown: the audit log could not be read"
+        assert self.first_date is not None
+        return f"before {_day(self.first_date)}"
+
+    @cached_property
+    def _latest(self) -> pd.DataFrame:
+        """The last event on each key, one row per key, indexed by key; its last two rows
+        (index None) are the fallbacks of keys without an event and of no key.
+
+        Every event read happened before the crawl ended (the log is read during it), so none
+        is dropped by time: ``generated_at`` comes from the server's clock, to the second.
+        """
+        log = self.events
+        latest = log[log["key"].notna().to_numpy(dtype=bool)].drop_duplicates("key")
+        who = (
+            latest["actor_label"]
+            .astype(object)
+            .where(latest["actor_label"].notna(), latest["actor_id"].astype(object))
+        )
+        removed = latest["removal"].to_numpy(dtype=bool)
+        when = latest["occurred_at"]
+        text = [
+            (
+                f"unexplained: the last event on it ({action} by {name} on {_day(at)}) removed it"
+                if gone
+                else f"{name} on {_day(at)} ({via})"
+            )
+            for name, at, via, action, gone in zip(
+                who,
+                when,
+                latest["source"].astype(object),
+                latest["action"].astype(object),
+                removed,
+                strict=True,
+            )
+        ]
+        table = pd.DataFrame(
+            {
+                "granted_by": _unless(removed, who.to_numpy(dtype=object)),
+                "granted_by_id": _unless(removed, latest["actor_id"].astype(object).to_numpy()),
+                "granted_at": when.where(~removed).to_numpy(),
+                "granted_via": _unless(removed, latest["source"].astype(object).to_numpy()),
+                "event_id": _unless(removed, latest["id"].astype(object).to_numpy()),
+                "provenance": text,
+                "action": latest["action"].astype(object).to_numpy(),
+            },
+            index=pd.Index(latest["key"].astype(object), dtype=object),
+        )
+        fallback = pd.DataFrame(
+            {"provenance": [self.fallback, _NO_SETTING]}, index=pd.Index([None, None], dtype=object)
+        )
+        return pd.concat([table, fallback])
+
+    def positions(self, keys: Iterable[str | None]) -> np.ndarray:
+        """Row of :attr:`_latest` for each key: the fallback row for a key without an event,
+        the one after it for no key (a path or finding no setting of the log opens)."""
+        wanted = pd.Index(list(keys), dtype=object)
+        index = pd.Index(self._latest.index[:-2], dtype=object)
+        found = index.get_indexer(wanted)
+        return np.where(found >= 0, found, np.where(wanted.isna(), len(index) + 1, len(index)))
+
+    def columns(self, positions: np.ndarray, *, large: bool = False) -> dict[str, Any]:
+        """The :data:`PROVENANCE_COLUMNS` at rows ``positions`` of :attr:`_latest`.
+
+        ``large``: text as categoricals (each distinct value stored once), for big tables.
+        """
+        latest = self._latest
+        result: dict[str, Any] = {}
+        for column in PROVENANCE_COLUMNS:
+            values = latest[column]
+            if column == "granted_at":
+                times = pd.to_datetime(values, utc=True).astype("datetime64[ns, UTC]").array
+                result[column] = times.take(positions) if len(times) else times
+            elif large:
+                result[column] = categorical(positions, values.to_numpy(dtype=object))
+            else:
+                taken = values.to_numpy(dtype=object)[positions]
+                result[column] = pd.array([None if pd.isna(v) else v for v in taken], dtype=STRING)
+        return result
+
+    def lookup(self, keys: Iterable[str | None], *, large: bool = False) -> pd.DataFrame:
+        """The provenance columns of each key, in order."""
+        positions = self.positions(keys)
+        return pd.DataFrame(self.columns(positions, large=large), columns=PROVENANCE_COLUMNS)
+
+    # -- the settings -----------------------------------------------------------------------
+    def settings(self, grants: pd.DataFrame) -> pd.DataFrame:
+        """``audit.provenance``: every access setting the audit saw, with its last event.
+
+        Parameters
+        ----------
+        grants : DataFrame
+            The audit's ``grants`` table (target and principal with their names).
+        """
+        data = self.data
+        parts = [
+            pd.DataFrame(
+                {
+                    "setting": "grant",
+                    "target_type": grants["target_type"].astype(object),
+                    "target_id": grants["target_id"].astype(object),
+                    "target_title": grants["target_title"].astype(object),
+                    "principal_type": grants["principal_type"].astype(object),
+                    "principal_id": grants["principal_id"].astype(object),
+                    "principal_name": grants["principal_name"].astype(object),
+                    "value": grants["role"].astype(object),
+                }
+            ),
+            _org_roles(data),
+            _default_levels(data),
+            _sites(data),
+            _share_links(data),
+            _invite_links(data),
+            _memberships(data),
+        ]
+        table = pd.concat(parts, ignore_index=True)
+        keys = [_setting_key(row) for row in table.itertuples(index=False)]
+        found = self.lookup(keys)
+        action = self._latest["action"].to_numpy(dtype=object)[self.positions(keys)]
+        table = pd.concat([table, found], axis=1).assign(action=action)
+        for column in SETTING_COLUMNS:
+            if column == "granted_at":
+                continue
+            table[column] = pd.array(
+                [None if pd.isna(v) else str(v) for v in table[column]], dtype=STRING
+            )
+        return table[SETTING_COLUMNS]
+
+    # -- paths ------------------------------------------------------------------------------
+    def path_positions(self, resolution: Resolution, paths: pd.DataFrame) -> np.ndarray:
+        """Row of :attr:`_latest` for each coded path (see :func:`path_doors`)."""
+        return self.positions(path_doors(self.data, resolution, paths))
+
+
+def _setting_key(row: object) -> str | None:
+    setting = row.setting  # type: ignore[attr-defined]
+    if setting == "grant":
+        return grant_key(row.target_type, row.target_id, row.principal_type, row.principal_id)  # type: ignore[attr-defined]
+    if setting == "org-role":
+        return f"org-role|{row.principal_id}"  # type: ignore[attr-defined]
+    if setting == "default-level":
+        return f"default-level|{row.target_type}|{row.target_id}"  # type: ignore[attr-defined]
+    if setting == "team-member":
+        return f"team-member|{row.target_id}|{row.principal_id}"  # type: ignore[attr-defined]
+    return f"{setting}|{row.target_id}"  # type: ignore[attr-defined]
+
+
+def _frame(setting: str, **columns: object) -> pd.DataFrame:
+    frame = pd.DataFrame(columns)
+    frame.insert(0, "setting", setting)
+    return frame
+
+
+def _org_roles(data: AuditData) -> pd.DataFrame:
+    members = data.members
+    return _frame(
+        "org-role",
+        target_type="organization",
+        target_id=data.org_id,
+        target_title=data.org_name,
+        principal_type="user",
+        principal_id=members["user_id"].astype(object),
+        principal_name=members["display_name"].astype(object),
+        value=members["role"].astype(object).fillna("guest"),
+    )
+
+
+def _default_levels(data: AuditData) -> pd.DataFrame:
+    parts = []
+    tables = (("space", data.spaces), ("collection", data.collections), ("site", data.sites))
+    for kind, table in tables:
+        if kind == "space":
+            table = table[table["deleted_at"].isna().to_numpy(dtype=bool)]
+        parts.append(
+            _frame(
+                "default-level",
+                target_type=kind,
+                target_id=table["id"].astype(object),
+                target_title=table["title"].astype(object),
+                value=table["default_level"].astype(object).fillna("private"),
+            )
+        )
+    return pd.concat(parts, ignore_index=True)
+
+
+def _sites(data: AuditData) -> pd.DataFrame:
+    sites = data.sites[~(data.sites["published"] == False).fillna(False).to_numpy(dtype=bool)]  # noqa: E712
+    return _frame(
+        "published",
+        target_type="site",
+        target_id=sites["id"].astype(object),
+        target_title=sites["title"].astype(object),
+        value=sites["visibility"].astype(object),
+    )
+
+
+def _share_links(data: AuditData) -> pd.DataFrame:
+    links = data.share_links
+    titles = data.sites.set_index("id")["title"]
+    return _frame(
+        "share-link",
+        target_type="share-link",
+        target_id=links["id"].astype(object),
+        target_title=(
+            links["site_id"].map(titles).astype(object).fillna("")
+            + ": "
+            + links["name"].astype(object)
+        ),
+        value=np.where(links["active"].fillna(True).to_numpy(dtype=bool), "active", "inactive"),
+    )
+
+
+def _invite_links(data: AuditData) -> pd.DataFrame:
+    links = data.invite_links
+    return _frame(
+        "invite-link",
+        target_type="invite",
+        target_id=links["id"].astype(object),
+        target_title=links["target_type"].astype(object),
+        value=links["role"].astype(object).fillna("guest"),
+    )
+
+
+def _memberships(data: AuditData) -> pd.DataFrame:
+    members = data.team_members
+    titles = data.teams.set_index("id")["title"]
+    team_ids = members["team_id"].astype(object)
+    return _frame(
+        "team-member",
+        target_type="team",
+        target_id=team_ids,
+        target_title=team_ids.map(titles).astype(object),
+        principal_type="user",
+        principal_id=members["user_id"].astype(object),
+        principal_name=members["display_name"].astype(object),
+        value="member",
+    )
+
+
+def _deciders(data: AuditData, resolution: Resolution) -> np.ndarray:
+    """Per space code: the key of the default level that decides its default (the space's
+    own, or that of the nearest collection above with a level of its own); None when the
+    level is ``inherit`` all the way up (the member's own role decides)."""
+    spaces = resolution.spaces
+    ids = spaces["id"].to_numpy(dtype=object)
+    keys = np.array([f"default-level|space|{i}" for i in ids], dtype=object)
+    own = level_codes(spaces["default_level"])
+    collections = resolution.collections
+    ancestors = resolution.ancestors
+    collection_level = level_codes(collections["default_level"])
+    above = ancestors[collection_level[ancestors["collection"].to_numpy()] != INHERIT]
+    above = above.sort_values(["space", "depth"]).drop_duplicates("space")
+    chosen = np.full(len(spaces), -1, dtype=np.int64)
+    chosen[above["space"].to_numpy()] = above["collection"].to_numpy()
+    collection_ids = collections["id"].to_numpy(dtype=object)
+    result = np.full(len(spaces), None, dtype=object)
+    inherits = own == INHERIT
+    result[~inherits] = keys[~inherits]
+    from_collection = inherits & (chosen >= 0)
+    result[from_collection] = [
+        f"default-level|collection|{collection_ids[c]}" for c in chosen[from_collection]
+    ]
+    return result
+
+
+def path_doors(data: AuditData, resolution: Resolution, paths: pd.DataFrame) -> np.ndarray:
+    """The key of the setting that opens each coded path (rows of ``resolution.paths``).
+
+    Built per distinct door: one key per user (roles), per space (defaults) and per grant,
+    then spread over the paths with array indexing.
+    """
+    users = resolution.users["user_id"].to_numpy(dtype=object)
+    user_keys = np.array([f"org-role|{u}" for u in users], dtype=object)
+    space_ids = resolution.spaces["id"].to_numpy(dtype=object)
+    team_ids = resolution.teams["id"].to_numpy(dtype=object)
+    collection_ids = resolution.collections["id"].to_numpy(dtype=object)
+    deciders = _deciders(data, resolution)
+    kind = paths["kind"].to_numpy()
+    space = paths["space"].to_numpy()
+    user = paths["user"].to_numpy()
+    team = paths["team"].to_numpy()
+    collection = paths["collection"].to_numpy()
+    doors = np.full(len(paths), None, dtype=object)
+
+    no_decider = pd.isna(deciders)
+    by_role = (kind == ORG_ADMIN) | ((kind == DEFAULT) & no_decider[space])
+    doors[by_role] = user_keys[user[by_role]]
+    by_level = (kind == DEFAULT) & ~by_role
+    doors[by_level] = deciders[space[by_level]]
+
+    def grant_doors(
+        mask: np.ndarray,
+        target: str,
+        targets: np.ndarray,
+        principal: str,
+        principals: np.ndarray,
+        target_codes: np.ndarray,
+        principal_codes: np.ndarray,
+    ):
+        pairs = target_codes[mask].astype(np.int64) * (len(principals) + 1) + principal_codes[mask]
+        distinct, inverse = np.unique(pairs, return_inverse=True)
+        keys = np.array(
+            [
+                grant_key(
+                    target,
+                    targets[p // (len(principals) + 1)],
+                    principal,
+                    principals[p % (len(principals) + 1)],
+                )
+                for p in distinct.tolist()
+            ],
+            dtype=object,
+        )
+        doors[mask] = keys[inverse.reshape(-1)] if len(keys) else keys
+
+    grant_doors(kind == DIRECT, "space", space_ids, "user", users, space, user)
+    grant_doors(kind == TEAM, "space", space_ids, "team", team_ids, space, team)
+    grant_doors(kind == COLLECTION, "collection", collection_ids, "user", users, collection, user)
+    grant_doors(
+        kind == COLLECTION_TEAM, "collection", collection_ids, "team", team_ids, collection, team
+    )
+    site = paths["site"].to_numpy()
+    site_ids = resolution.sites["id"].to_numpy(dtype=object)
+    grant_doors(kind == SITE, "site", site_ids, "user", users, site, user)
+    grant_doors(kind == SITE_TEAM, "site", site_ids, "team", team_ids, site, team)
+    by_site_level = kind == SITE_DEFAULT
+    site_keys = np.array([f"default-level|site|{s}" for s in site_ids], dtype=object)
+    doors[by_site_level] = site_keys[site[by_site_level]]
+    return doors
