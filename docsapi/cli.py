@@ -752,6 +752,7 @@ def main(argv: list[str] | None = None) -> int:
     >>> main(["demo", "--out", "report.html", "--no-progress"])  # doctest: +ELLIPSIS
     Audited organization Stark Devices (...): ... spaces, ... users with access, ...
     Findings: ... high, ... medium, ... low.
+    Rule set: precedence. The platform's aggregate matches ...
     Report: ...report.html
     0
     """

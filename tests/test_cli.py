@@ -210,7 +210,9 @@ def test_audit_model_chooses_the_rule_set_and_the_summary_names_the_matching_one
     assert status == 0 and "Rule set: precedence." in output and "run it with" not in output
     with pytest.raises(SystemExit):
         main(["audit", "--org", sandbox.org_id, "--model", "lowest"])
-    assert "invalid choice: 'lowest'" in capsys.readouterr().err
+    assert "--model: 'lowest' is not allowed: choose from precedence, highest" in (
+        capsys.readouterr().err
+    )
 
 
 def test_no_command_prints_help_and_fails(capsys):

@@ -106,6 +106,7 @@ def test_one_progress_bar_per_phase_named_for_what_it_reads(sandbox, capsys):
         f"members of {_counted(len(data.teams), 'team')}",
         f"access of {_counted(len(data.collections), 'collection')}",
         f"spaces, share links and access of {_counted(len(data.sites), 'site')}",
+        "the audit log in 5 reads",  # its window, and each create action before it
     ]
     for name, shown in _bars(stderr).items():
         totals = {total for _, total in shown}

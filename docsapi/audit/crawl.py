@@ -29,11 +29,16 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from docsapi.audit.creators import creators_from_events, read_earlier_creations
+from docsapi.audit.creators import (
+    CREATE_ACTION_NAMES,
+    creators_from_events,
+    read_earlier_creations,
+)
 from docsapi.audit.data import AuditData, ColumnAccumulator, conform
 from docsapi.core.checks import check_params
 from docsapi.data.columns import columns
@@ -383,17 +388,19 @@ def crawl_organization(
             sites_job = pool.submit(read.listing, "sites", f"{read.org_path}/sites")
             invites_job = pool.submit(read.listing, "invite links", f"{read.org_path}/link-invites")
             log_job = None if events_since is None else pool.submit(read.log, events_since)
-            creators_job = (
-                None
-                if events_since is None
-                else pool.submit(
-                    _attempt,
-                    lambda: read_earlier_creations(client, org_id, events_since),
-                    "organization",
-                    org_id,
-                    "creators",
-                )
-            )
+            # Creations older than the window, one read per create action (each cancellable).
+            creation_jobs: list[Future] = []
+            if events_since is not None:
+                creation_jobs = [
+                    pool.submit(
+                        _attempt,
+                        partial(read_earlier_creations, client, org_id, action, events_since),
+                        "organization",
+                        org_id,
+                        "creators",
+                    )
+                    for action in CREATE_ACTION_NAMES
+                ]
             space_records = read.items(f"{read.org_path}/spaces")
             spaces = frames.spaces(space_records)
             del space_records
@@ -424,7 +431,7 @@ def crawl_organization(
                 ]
             )
             members = members_job.result()
-            log_jobs = [job for job in (log_job, creators_job) if job is not None]
+            log_jobs = [job for job in (log_job, *creation_jobs) if job is not None]
             for jobs, what, unit in (
                 (space_jobs, "access of {count}", "space"),
                 (team_jobs, "members of {count}", "team"),
@@ -439,11 +446,11 @@ def crawl_organization(
             events = None if log_job is None else log_job.result()
             if tables.failed(events):
                 events = None
-            earlier = None if creators_job is None else creators_job.result()
-            if earlier is None or events is None or tables.failed(earlier):
+            earlier = [job.result() for job in creation_jobs]
+            if not earlier or events is None or any(tables.failed(e) for e in earlier):
                 creators = conform("creators")  # not read, or the window failed: unknown
             else:
-                creators = creators_from_events(pd.concat([earlier, events], ignore_index=True))
+                creators = creators_from_events(pd.concat([*earlier, events], ignore_index=True))
         except BaseException:
             # A fatal error (401, Ctrl-C): do not send the requests still queued.
             pool.shutdown(wait=False, cancel_futures=True)

@@ -32,13 +32,20 @@ from docsapi.audit.data import conform
 if TYPE_CHECKING:
     from docsapi.client import DocsClient
 
-__all__ = ["CREATE_ACTIONS", "creators_from_events", "read_earlier_creations"]
+__all__ = [
+    "CREATE_ACTIONS",
+    "CREATE_ACTION_NAMES",
+    "creators_from_events",
+    "read_earlier_creations",
+]
 
 #: The audit log's actions that create content, by the content type they create.
 CREATE_ACTIONS: dict[str, tuple[str, ...]] = {
     "space": ("space.create", "space.created"),
     "collection": ("collection.create", "collection.created"),
 }
+#: Every create action, in the order they are read.
+CREATE_ACTION_NAMES: tuple[str, ...] = tuple(a for names in CREATE_ACTIONS.values() for a in names)
 
 
 def creators_from_events(events: pd.DataFrame) -> pd.DataFrame:
@@ -77,8 +84,11 @@ def creators_from_events(events: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def read_earlier_creations(client: DocsClient, org_id: str, before: pd.Timestamp) -> pd.DataFrame:
-    """The log's create events up to ``before`` (where the audit's window of the log starts).
+def read_earlier_creations(
+    client: DocsClient, org_id: str, action: str, before: pd.Timestamp
+) -> pd.DataFrame:
+    """The log's ``action`` events (a create action of :data:`CREATE_ACTIONS`) up to
+    ``before``, where the audit's window of the log starts.
 
     The audit reads its window of the log once; a creation is usually older than that
     window, so each create action is read on its own (every page of it) up to where the
@@ -91,6 +101,8 @@ def read_earlier_creations(client: DocsClient, org_id: str, before: pd.Timestamp
         A client whose token may read the audit log (an organization admin's).
     org_id : str
         The organization's id.
+    action : str
+        One of the actions of :data:`CREATE_ACTIONS`.
     before : Timestamp
         Where the audit's window of the log starts.
 
@@ -105,6 +117,4 @@ def read_earlier_creations(client: DocsClient, org_id: str, before: pd.Timestamp
         When the log cannot be read (403 for a token that is not an admin's, or a plan
         without the audit log).
     """
-    actions = [action for names in CREATE_ACTIONS.values() for action in names]
-    found = [client.orgs.audit_events(org_id, action=a, until=before) for a in actions]
-    return pd.concat(found, ignore_index=True)
+    return client.orgs.audit_events(org_id, action=action, until=before)

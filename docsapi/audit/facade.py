@@ -511,7 +511,7 @@ def audit_permissions(
         Number of concurrent requests (at least 1).
     progress : bool
         Show one progress bar per phase, named for what it reads ("access of 30 spaces",
-        "members of 5 teams", ..., "the audit log in 2 reads").
+        "members of 5 teams", ..., "the audit log in 5 reads").
     model : str
         How the levels of access combine (``docs/access-model.md``): ``"precedence"`` (the
         platform's documentation since 2026-05-31: the nearest level with a say decides) or
