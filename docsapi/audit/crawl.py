@@ -29,16 +29,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from docsapi.audit.creators import (
-    CREATE_ACTION_NAMES,
-    creators_from_events,
-    read_earlier_creations,
-)
+from docsapi.audit.creators import CREATE_ACTION_NAMES, creators_from_events
 from docsapi.audit.data import AuditData, ColumnAccumulator, conform
 from docsapi.core.checks import check_params
 from docsapi.data.columns import columns
@@ -123,6 +118,12 @@ def _follow(jobs: list[Future], what: str, unit: str, progress: bool) -> None:
             bar.update(1)
 
 
+def client_now(client: DocsClient) -> pd.Timestamp:
+    """The client's clock (``DocsClient(clock=...)``) as a UTC timestamp: the one clock an
+    audit's time and its log window come from."""
+    return pd.Timestamp(client.transport.clock.time(), unit="s", tz="UTC")
+
+
 class _Reader:
     """The reads of one organization, each a function returning what a worker brings back."""
 
@@ -157,8 +158,8 @@ class _Reader:
             return None
 
     def now(self) -> pd.Timestamp:
-        """The client's clock (``DocsClient(clock=...)``) as a UTC timestamp."""
-        return pd.Timestamp(self.client.transport.clock.time(), unit="s", tz="UTC")
+        """The client's clock (see :func:`client_now`)."""
+        return client_now(self.client)
 
     def reported_spaces(self) -> tuple[int | None, pd.Timedelta | None]:
         """The number of spaces the API says the organization's list holds (if it says), and
@@ -244,13 +245,20 @@ class _Reader:
     def log(self, since: pd.Timestamp) -> Any:
         """The audit log from ``since`` on (recoverable: a token that may not read it, or an
         organization without it, leaves the audit partial, not failed)."""
+        return self._events("audit log", **{"from": since.isoformat()})
 
+    def creations(self, action: str, before: pd.Timestamp) -> Any:
+        """The log's ``action`` events (a create action) up to ``before``, where the log's
+        window starts: the creations the window does not reach (recoverable, as the log)."""
+        return self._events("creators", action=action, to=before.isoformat())
+
+    def _events(self, stage: str, **params: object) -> Any:
         def read() -> pd.DataFrame:
             path = f"{self.org_path}/audit-events"
-            items = self.shaped(path, _EVENTS, limit=EVENT_PAGE, **{"from": since.isoformat()})
+            items = self.shaped(path, _EVENTS, limit=EVENT_PAGE, **params)
             return pd.DataFrame(_EVENTS.columns(items))
 
-        return _attempt(read, "organization", self.org_id, "audit log")
+        return _attempt(read, "organization", self.org_id, stage)
 
     def listing(self, what: str, path: str, **params: object) -> Any:
         """An organization-wide list (collections, sites, invite links): recoverable."""
@@ -389,18 +397,11 @@ def crawl_organization(
             invites_job = pool.submit(read.listing, "invite links", f"{read.org_path}/link-invites")
             log_job = None if events_since is None else pool.submit(read.log, events_since)
             # Creations older than the window, one read per create action (each cancellable).
-            creation_jobs: list[Future] = []
-            if events_since is not None:
-                creation_jobs = [
-                    pool.submit(
-                        _attempt,
-                        partial(read_earlier_creations, client, org_id, action, events_since),
-                        "organization",
-                        org_id,
-                        "creators",
-                    )
-                    for action in CREATE_ACTION_NAMES
-                ]
+            creation_jobs = (
+                []
+                if events_since is None
+                else [pool.submit(read.creations, a, events_since) for a in CREATE_ACTION_NAMES]
+            )
             space_records = read.items(f"{read.org_path}/spaces")
             spaces = frames.spaces(space_records)
             del space_records
@@ -447,7 +448,8 @@ def crawl_organization(
             if tables.failed(events):
                 events = None
             earlier = [job.result() for job in creation_jobs]
-            if not earlier or events is None or any(tables.failed(e) for e in earlier):
+            failures = [tables.failed(answer) for answer in earlier]  # each one recorded
+            if not earlier or events is None or any(failures):
                 creators = conform("creators")  # not read, or the window failed: unknown
             else:
                 creators = creators_from_events(pd.concat([*earlier, events], ignore_index=True))

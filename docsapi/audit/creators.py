@@ -9,8 +9,10 @@ read: ``space.create`` (what the sandbox records) and ``space.created``.
 
 A space or collection created before the log begins has no such event: its creator is
 unknown, and the audit says so (see :mod:`docsapi.audit.coverage`) instead of guessing.
-Reading the log needs an organization admin's token (and, on the platform, an Enterprise
-plan): when it cannot be read, every creator is unknown.
+The crawl (:mod:`docsapi.audit.crawl`) reads the events: its window of the log, and each
+create action of :data:`CREATE_ACTIONS` up to where the window starts. Reading the log needs
+an organization admin's token (and, on the platform, an Enterprise plan): when it cannot be
+read, every creator is unknown.
 
 Examples
 --------
@@ -23,21 +25,11 @@ Examples
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import pandas as pd
 
 from docsapi.audit.data import conform
 
-if TYPE_CHECKING:
-    from docsapi.client import DocsClient
-
-__all__ = [
-    "CREATE_ACTIONS",
-    "CREATE_ACTION_NAMES",
-    "creators_from_events",
-    "read_earlier_creations",
-]
+__all__ = ["CREATE_ACTIONS", "CREATE_ACTION_NAMES", "creators_from_events"]
 
 #: The audit log's actions that create content, by the content type they create.
 CREATE_ACTIONS: dict[str, tuple[str, ...]] = {
@@ -82,39 +74,3 @@ def creators_from_events(events: pd.DataFrame) -> pd.DataFrame:
             }
         ),
     )
-
-
-def read_earlier_creations(
-    client: DocsClient, org_id: str, action: str, before: pd.Timestamp
-) -> pd.DataFrame:
-    """The log's ``action`` events (a create action of :data:`CREATE_ACTIONS`) up to
-    ``before``, where the audit's window of the log starts.
-
-    The audit reads its window of the log once; a creation is usually older than that
-    window, so each create action is read on its own (every page of it) up to where the
-    window starts: :func:`creators_from_events` of these and the window's events names every
-    creator the log knows.
-
-    Parameters
-    ----------
-    client : DocsClient
-        A client whose token may read the audit log (an organization admin's).
-    org_id : str
-        The organization's id.
-    action : str
-        One of the actions of :data:`CREATE_ACTIONS`.
-    before : Timestamp
-        Where the audit's window of the log starts.
-
-    Returns
-    -------
-    DataFrame
-        Audit events (columns of ``client.orgs.audit_events``).
-
-    Raises
-    ------
-    docsapi.errors.APIStatusError
-        When the log cannot be read (403 for a token that is not an admin's, or a plan
-        without the audit log).
-    """
-    return client.orgs.audit_events(org_id, action=action, until=before)

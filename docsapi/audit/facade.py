@@ -39,7 +39,7 @@ import pandas as pd
 
 from docsapi.audit import tables as tables_
 from docsapi.audit.coverage import Gaps, coverage_table, find_gaps, is_complete
-from docsapi.audit.crawl import crawl_organization
+from docsapi.audit.crawl import client_now, crawl_organization
 from docsapi.audit.data import ROLE_DTYPE, AuditData
 from docsapi.audit.provenance import PROVENANCE_COLUMNS, Provenance
 from docsapi.audit.resolve import (
@@ -572,8 +572,7 @@ def audit_permissions(
     limits = AuditThresholds.from_kwargs(**thresholds)
     rule_set = check_rule_set(model)
     earlier = _previous(previous, org_id)
-    now = pd.Timestamp(client.transport.clock.time(), unit="s", tz="UTC")  # the one clock
-    since = _log_start(read_log, events_since, earlier, now)
+    since = _log_start(read_log, events_since, earlier, client_now(client))
     data = crawl_organization(
         client, org_id, max_workers=max_workers, progress=bool(progress), events_since=since
     )
