@@ -54,7 +54,7 @@ from docsapi.audit.resolve import (
     path_keys,
     resolve,
 )
-from docsapi.audit.rule_set_check import RULE_SET_MATCH_COLUMNS, rule_set_matches, verdict
+from docsapi.audit.rule_set_check import empty_rule_set_matches, rule_set_matches, verdict
 from docsapi.audit.rules import RULES, AuditThresholds, RuleContext, evaluate_rules
 from docsapi.core.checks import check_entity_id, check_moment
 from docsapi.core.reprs import safe_display
@@ -180,9 +180,7 @@ class PermissionAudit:
         self.summary = summary
         self.model = model
         self.rule_set_matches = (
-            rule_set_matches
-            if rule_set_matches is not None
-            else pd.DataFrame(columns=RULE_SET_MATCH_COLUMNS)
+            rule_set_matches if rule_set_matches is not None else empty_rule_set_matches()
         )
         self.complete = is_complete(coverage)
         self._resolution = resolution

@@ -114,7 +114,7 @@ def check_rule_set(rule_set: object) -> str:
         raise ValidationError(
             "model",
             f"must be one of {', '.join(map(repr, RULE_SETS))} (how the access model combines "
-            f"its levels, see docs/access-model.md); got {rule_set!r}",
+            f"its levels, see docs/access-model.md); got {rule_set!r:.60}",
         )
     return rule_set
 

@@ -21,7 +21,14 @@ from docsapi.audit.data import STRING
 from docsapi.audit.resolve import RULE_SETS, Effective, Resolution, rule_set_roles
 from docsapi.audit.tables import PlatformPairs, mismatch_counts
 
-__all__ = ["MATCHES", "RULE_SET_MATCH_COLUMNS", "match_counts", "rule_set_matches", "verdict"]
+__all__ = [
+    "MATCHES",
+    "RULE_SET_MATCH_COLUMNS",
+    "empty_rule_set_matches",
+    "match_counts",
+    "rule_set_matches",
+    "verdict",
+]
 
 #: Columns of the ``rule_set_matches`` table.
 RULE_SET_MATCH_COLUMNS = [
@@ -32,6 +39,20 @@ RULE_SET_MATCH_COLUMNS = [
 ]
 #: What the aggregate of a space matches.
 MATCHES: tuple[str, ...] = ("both", *RULE_SETS, "neither")
+
+
+def empty_rule_set_matches() -> pd.DataFrame:
+    """A ``rule_set_matches`` table of no space, with its dtypes (an audit that compared none,
+    or a snapshot written before rule sets)."""
+    return pd.DataFrame(
+        {
+            "space_id": pd.Series(dtype=STRING),
+            "space_title": pd.Series(dtype=STRING),
+            **{f"{r}_mismatches": pd.Series(dtype=np.int64) for r in RULE_SETS},
+            "matches": pd.Categorical([], categories=list(MATCHES)),
+        },
+        columns=RULE_SET_MATCH_COLUMNS,
+    )
 
 
 def rule_set_matches(

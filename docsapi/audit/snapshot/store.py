@@ -62,7 +62,7 @@ from docsapi.audit.coverage import COVERAGE_COLUMNS, is_complete
 from docsapi.audit.data import PARTS, RAW_SCHEMAS, STRING, AuditData, conform
 from docsapi.audit.provenance import PROVENANCE_COLUMNS, SETTING_COLUMNS
 from docsapi.audit.resolve import LEVELS, STATUSES, check_rule_set
-from docsapi.audit.rule_set_check import MATCHES, RULE_SET_MATCH_COLUMNS
+from docsapi.audit.rule_set_check import RULE_SET_MATCH_COLUMNS, empty_rule_set_matches
 from docsapi.audit.rules import FINDING_COLUMNS, AuditThresholds
 from docsapi.audit.snapshot.files import (
     FORMAT,
@@ -467,12 +467,7 @@ def _before_rule_sets(
     """
     raw["creators"] = conform("creators")
     raw["sites"] = conform("sites", raw["sites"])
-    tables["rule_set_matches"] = pd.DataFrame(
-        {
-            column: pd.Series(dtype="int64" if column.endswith("_mismatches") else STRING)
-            for column in RULE_SET_MATCH_COLUMNS
-        }
-    ).astype({"matches": pd.CategoricalDtype(list(MATCHES))})
+    tables["rule_set_matches"] = empty_rule_set_matches()
     paths = tables["paths"]
     levels = {"org-admin": "organization", "direct": "space", "team": "space"}
     levels |= {"collection": "collection", "collection-team": "collection"}
@@ -516,8 +511,8 @@ def read_snapshot(path: str | os.PathLike[str]) -> StoredAudit:
     -------
     StoredAudit
         The raw tables (``data``), the audit's tables by name (``tables``, ``paths`` and
-        ``matrix`` included), the rule limits (``thresholds``) and the snapshot's
-        description (``info``).
+        ``matrix`` included), the rule limits (``thresholds``), the snapshot's
+        description (``info``) and the rule set (``model``).
 
     Raises
     ------
