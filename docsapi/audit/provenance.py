@@ -37,7 +37,7 @@ or of the collection that decides it, and the others their permission.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -317,6 +317,13 @@ class Provenance:
         )
         return pd.concat([table, fallback])
 
+    def keyed_positions(self, count: int, keys: Callable[[], Iterable[str | None]]) -> np.ndarray:
+        """:meth:`positions` of ``count`` keys that are never None, made by ``keys()`` only when
+        the log holds an event to find (else every one is the fallback row)."""
+        if len(self._latest) > 2:
+            return self.positions(keys())
+        return np.zeros(count, dtype=np.int64)  # the fallback row: the only one before "no key"
+
     def positions(self, keys: Iterable[str | None]) -> np.ndarray:
         """Row of :attr:`_latest` for each key: the fallback row for a key without an event,
         the one after it for no key (a path or finding no setting of the log opens)."""
@@ -340,8 +347,7 @@ class Provenance:
             elif large:
                 result[column] = categorical(positions, values.to_numpy(dtype=object))
             else:
-                taken = values.to_numpy(dtype=object)[positions]
-                result[column] = pd.array([None if pd.isna(v) else v for v in taken], dtype=STRING)
+                result[column] = pd.array(values.to_numpy(dtype=object)[positions], dtype=STRING)
         return result
 
     def lookup(self, keys: Iterable[str | None], *, large: bool = False) -> pd.DataFrame:

@@ -951,39 +951,20 @@ def evaluate_rules(ctx: RuleContext, thresholds: AuditThresholds) -> pd.DataFram
 def _finding_doors(ctx: RuleContext, findings: pd.DataFrame) -> list[str | None]:
     """The setting each finding is about: the permission it names, the invite or share link,
     the published site; for a person reaching a space by no permission of their own there,
-    the setting that opens their highest path."""
-    data = ctx.data
-    held = {
-        grant_key(*row)
-        for frame, principal, column in (
-            (data.user_permissions, "user", "user_id"),
-            (data.team_permissions, "team", "team_id"),
-        )
-        for row in zip(
-            frame["target_type"].astype(object),
-            frame["target_id"].astype(object),
-            [principal] * len(frame),
-            frame[column].astype(object),
-            strict=True,
-        )
-    }
+    the setting that opens the path that decides their role."""
+    columns = ("target_type", "target_id", "principal_type", "principal_id", "space_id")
+    kinds, targets, whos, who_ids, spaces = (_objects(findings[c]) for c in columns)
+    held = _held_grants(ctx.data, set(targets), set(who_ids))
     doors: list[str | None] = []
     reached: dict[int, tuple[str, str]] = {}
     for row, (kind, target, who, who_id, space) in enumerate(
-        zip(
-            *(
-                _objects(findings[column])
-                for column in ("target_type", "target_id", "principal_type", "principal_id")
-            ),
-            _objects(findings["space_id"]),
-            strict=True,
-        )
-    ):  # one per finding: few
+        zip(kinds, targets, whos, who_ids, spaces, strict=True)
+    ):  # one per finding
         door = None
         if who in ("user", "team") and kind in ("space", "collection", "site"):
-            door = grant_key(kind, target, who, who_id)
+            door = grant_key(kind, str(target), who, str(who_id))
             if door not in held and who == "user" and isinstance(space, str):
-                reached[row] = (space, who_id)
+                reached[row] = (space, str(who_id))
                 door = None
         elif who == "invite-link":
             door = f"invite-link|{who_id}"
@@ -997,30 +978,49 @@ def _finding_doors(ctx: RuleContext, findings: pd.DataFrame) -> list[str | None]
     return doors
 
 
+def _held_grants(data: AuditData, targets: set[object], principals: set[object]) -> set[str]:
+    """The keys of the explicit permissions of ``principals`` on ``targets`` (the findings'
+    only)."""
+    held: set[str] = set()
+    for frame, principal, column in (
+        (data.user_permissions, "user", "user_id"),
+        (data.team_permissions, "team", "team_id"),
+    ):
+        wanted = frame["target_id"].isin(targets) & frame[column].isin(principals)
+        frame = frame[wanted.to_numpy(dtype=bool)]
+        held.update(
+            grant_key(kind, target, principal, who)
+            for kind, target, who in zip(
+                frame["target_type"].astype(object),
+                frame["target_id"].astype(object),
+                frame[column].astype(object),
+                strict=True,
+            )
+        )
+    return held
+
+
 def _objects(column: pd.Series) -> list[object]:
     """The values of a column as Python objects, missing ones as None."""
-    return [None if pd.isna(value) else value for value in column.astype(object)]
+    values = column.astype(object)
+    return values.where(values.notna(), None).tolist()
 
 
 def _best_path_doors(ctx: RuleContext, pairs: dict[int, tuple[str, str]]) -> dict[int, str]:
-    """For each finding row naming (space id, user id): the door of the user's highest path."""
+    """For each finding row naming (space id, user id): the door of the path that decides
+    the user's role there (the first of its pair in the effective access's order: under
+    ``highest``, a path of the highest role)."""
     if not pairs:
         return {}
-    resolution = ctx.resolution
-    spaces = pd.Index(resolution.spaces["id"].astype(object))
-    users = pd.Index(resolution.users["user_id"].astype(object))
-    width = max(len(users), 1)
-    wanted = {
-        int(s) * width + int(u): row
-        for row, (space, user) in pairs.items()
-        for s, u in [(spaces.get_indexer([space])[0], users.get_indexer([user])[0])]
-        if s >= 0 and u >= 0
-    }
-    paths = resolution.paths
-    codes = paths["space"].to_numpy().astype(np.int64) * width + paths["user"].to_numpy()
-    chosen = paths[np.isin(codes, np.fromiter(wanted, dtype=np.int64, count=len(wanted)))]
-    chosen = chosen.sort_values("role", ascending=False, kind="stable")
-    chosen = chosen.assign(pair=chosen["space"].astype(np.int64) * width + chosen["user"])
-    chosen = chosen.drop_duplicates("pair")
-    doors = path_doors(ctx.data, resolution, chosen)
-    return {wanted[int(p)]: d for p, d in zip(chosen["pair"], doors, strict=True)}
+    resolution, effective = ctx.resolution, ctx.effective
+    rows = np.fromiter(pairs, dtype=np.int64, count=len(pairs))
+    wanted_spaces, wanted_users = zip(*pairs.values(), strict=True)
+    space = pd.Index(resolution.spaces["id"].astype(object)).get_indexer(list(wanted_spaces))
+    user = pd.Index(resolution.users["user_id"].astype(object)).get_indexer(list(wanted_users))
+    known = (space >= 0) & (user >= 0)
+    keys = space[known].astype(np.int64) * max(len(resolution.users), 1) + user[known]
+    group = np.minimum(np.searchsorted(effective.pairs, keys), max(len(effective.pairs) - 1, 0))
+    found = effective.pairs[group] == keys if len(effective.pairs) else np.zeros(len(keys), bool)
+    positions = effective.order[effective.first[group[found]]]
+    doors = path_doors(ctx.data, resolution, resolution.paths.iloc[positions])
+    return dict(zip(rows[known][found].tolist(), doors, strict=True))

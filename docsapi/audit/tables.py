@@ -321,17 +321,13 @@ def grants_table(data: AuditData, resolution: Resolution, provenance: Provenance
         },
         copy=False,
     )
-    keys = [
-        grant_key(*row)
-        for row in zip(
-            table["target_type"].astype(object),
-            table["target_id"].astype(object),
-            table["principal_type"].astype(object),
-            table["principal_id"].astype(object),
-            strict=True,
-        )
-    ]
-    made = provenance.columns(provenance.positions(keys), large=True)
+
+    def keys() -> list[str]:
+        columns = ("target_type", "target_id", "principal_type", "principal_id")
+        rows = zip(*(table[c].astype(object) for c in columns), strict=True)
+        return [grant_key(*row) for row in rows]
+
+    made = provenance.columns(provenance.keyed_positions(len(table), keys), large=True)
     return table.assign(**made)[GRANT_COLUMNS]
 
 
