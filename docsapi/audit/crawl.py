@@ -29,6 +29,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -72,6 +73,8 @@ PAGE = 1000
 
 #: Events per page of the audit log (the API's largest page there).
 EVENT_PAGE = 100
+#: Events turned into columns at a time (50 pages).
+_EVENT_BATCH = 5_000
 
 _USERS = Shape(UserPermissionFields, ("user_id", "display_name", "email", "role"))
 _TEAMS = Shape(TeamPermissionFields, ("team_id", "title", "role"))
@@ -254,9 +257,18 @@ class _Reader:
 
     def _events(self, stage: str, **params: object) -> Any:
         def read() -> pd.DataFrame:
-            path = f"{self.org_path}/audit-events"
-            items = self.shaped(path, _EVENTS, limit=EVENT_PAGE, **params)
-            return pd.DataFrame(_EVENTS.columns(items))
+            query = check_params({"limit": EVENT_PAGE, **params})
+            items = self.client.transport.paginate(
+                f"{self.org_path}/audit-events", params=query, shape=_EVENTS.page
+            )
+            # A few pages' events at a time become a frame: the log can hold hundreds of
+            # thousands of events, and no decoded item or Python string outlives its batch.
+            batches = []
+            while batch := list(islice(items, _EVENT_BATCH)):
+                batches.append(pd.DataFrame(_EVENTS.columns(batch)))
+            if not batches:
+                return pd.DataFrame(_EVENTS.columns([]))
+            return pd.concat(batches, ignore_index=True)
 
         return _attempt(read, "organization", self.org_id, stage)
 
