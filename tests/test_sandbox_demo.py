@@ -305,6 +305,30 @@ def test_too_small_organizations_are_refused(size):
         Sandbox(**size)
 
 
+@pytest.mark.parametrize(
+    ("arguments", "named"),
+    [
+        ({"spaces": 10**400}, "spaces"),
+        ({"users": 10**400}, "users"),
+        ({"users": "x\n"}, "users"),
+        ({"teams": 10**6}, "teams"),
+        ({"grants_per_space": 10**9}, "grants_per_space"),
+        ({"port": 10**400}, "port"),
+        ({"port": 70_000}, "port"),
+        ({"port": True}, "port"),
+        ({"channel_timeout": 10**400}, "channel_timeout"),
+        ({"prefix": "/" + "a" * 70_000}, "prefix"),
+        ({"model": "x" * 70_000}, "model"),
+    ],
+)
+def test_out_of_range_arguments_are_refused_at_once_in_one_short_message(arguments, named):
+    """Huge counts would build for ever, ports and timeouts past their range fail deep in the
+    server: each is refused with a message that names it and stays short."""
+    with pytest.raises(ValueError, match=named) as refused:
+        Sandbox(**arguments)
+    assert len(str(refused.value)) < 200
+
+
 def test_an_unknown_rule_set_is_refused_naming_the_known_ones():
     with pytest.raises(ValueError, match="precedence, highest"):
         Sandbox(model="lowest")

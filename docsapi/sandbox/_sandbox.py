@@ -21,13 +21,20 @@ from docsapi.sandbox.core._server import ServerThread
 from docsapi.sandbox.core._store import Store
 from docsapi.sandbox.core._web import DEFAULT_PREFIX
 from docsapi.sandbox.demo._build import build_demo
-from docsapi.sandbox.demo._size import DEFAULT_SPACES, DEFAULT_TEAMS, DEFAULT_USERS, DemoSize
+from docsapi.sandbox.demo._size import (
+    DEFAULT_SPACES,
+    DEFAULT_TEAMS,
+    DEFAULT_USERS,
+    MAX_USERS,
+    DemoSize,
+)
 from docsapi.sandbox.routes._git import finish_due_operations
 
 #: How far ahead of real time the sandbox clock may be moved, in days.
 MAX_CLOCK_OFFSET_DAYS = 36500
 
-_PREFIX = re.compile(r"(/[A-Za-z0-9._~-]+)*")
+#: A path prefix: segments of unreserved characters, 200 characters at most.
+_PREFIX = re.compile(r"(?=.{0,200}\Z)(/[A-Za-z0-9._~-]+)*")
 
 
 def _check_prefix(prefix: object) -> str:
@@ -40,9 +47,16 @@ def _check_prefix(prefix: object) -> str:
         or any(part in (".", "..") for part in cleaned.split("/"))
     ):
         raise ValueError(
-            f"prefix must be '' or a path such as '/v1' (not under /_sandbox), got {prefix!r}"
+            f"prefix must be '' or a path such as '/v1' (not under /_sandbox), got {prefix!r:.60}"
         )
     return cleaned
+
+
+def _default_teams(users: object) -> int:
+    """Teams for ``users`` people when none is given: one per 60, at least the default
+    (``users`` not a count is refused by the size's own check)."""
+    count = users if isinstance(users, int) and not isinstance(users, bool) else 0
+    return max(DEFAULT_TEAMS, min(count, MAX_USERS) // 60)
 
 
 class Sandbox(ChangeControls):
@@ -112,11 +126,11 @@ class Sandbox(ChangeControls):
         channel_timeout: int = 120,
     ) -> None:
         if not isinstance(seed, int) or isinstance(seed, bool):
-            raise ValueError(f"seed must be an integer, got {seed!r}")
+            raise ValueError(f"seed must be an integer, got {seed!r:.60}")
         size = DemoSize(
             spaces if spaces is not None else DEFAULT_SPACES,
             users if users is not None else DEFAULT_USERS,
-            teams if teams is not None else max(DEFAULT_TEAMS, (users or 0) // 60),
+            teams if teams is not None else _default_teams(users),
             grants_per_space,
             inherit_share,
         )

@@ -43,7 +43,7 @@ ORGANIZATION_ROLE = "inherit"
 def check_rule_set(rule_set: object) -> str:
     """``rule_set`` when it names a rule set; ValueError saying which exist otherwise."""
     if rule_set not in RULE_SETS:
-        raise ValueError(f"model must be one of {', '.join(RULE_SETS)}; got {rule_set!r}")
+        raise ValueError(f"model must be one of {', '.join(RULE_SETS)}; got {rule_set!r:.60}")
     return str(rule_set)
 
 

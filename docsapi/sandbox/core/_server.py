@@ -279,6 +279,10 @@ class _Server(TcpWSGIServer):
     error_body: ErrorBody = staticmethod(api_error_body)
 
 
+#: The longest a connection may stay idle, in seconds (a day).
+MAX_CHANNEL_TIMEOUT = 86_400
+
+
 class ServerThread:
     """A waitress server (keep-alive, thread pool, size limits) running in a daemon thread.
 
@@ -324,8 +328,15 @@ class ServerThread:
             raise ValueError(
                 f"channel_timeout must be a whole number of seconds, got {channel_timeout!r}"
             )
-        if channel_timeout < 1:
-            raise ValueError(f"channel_timeout must be at least 1 second, got {channel_timeout}")
+        if not 1 <= channel_timeout <= MAX_CHANNEL_TIMEOUT:
+            raise ValueError(
+                f"channel_timeout must be from 1 to {MAX_CHANNEL_TIMEOUT} seconds, "
+                f"got {channel_timeout!r:.60}"
+            )
+        if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65_535:
+            raise ValueError(
+                f"port must be an integer from 0 (a free port) to 65535, got {port!r:.60}"
+            )
         self.app = app
         self.host = host
         self.requested_port = port

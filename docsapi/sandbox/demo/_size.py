@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 DEFAULT_SPACES, DEFAULT_USERS, DEFAULT_TEAMS = 30, 60, 8
 MIN_SPACES, MIN_USERS, MIN_TEAMS = 30, 40, 6
+#: The largest organization built (far above any benchmark: 10,000 spaces x 20,000 people).
+MAX_SPACES, MAX_USERS, MAX_TEAMS, MAX_GRANTS_PER_SPACE = 100_000, 500_000, 50_000, 10_000
 #: Share of spaces whose own default level is ``inherit`` at the demo size, and when big.
 DEMO_INHERIT_SHARE, BIG_INHERIT_SHARE = 0.5, 0.02
 
@@ -17,9 +19,9 @@ class DemoSize:
     Parameters
     ----------
     spaces, users, teams
-        Counts (at least 30 spaces, 40 users, 6 teams).
+        Counts (at least 30 spaces, 40 users, 6 teams; at most 100,000, 500,000 and 50,000).
     grants_per_space
-        Direct user grants per space (default: 2 to 6, drawn per space).
+        Direct user grants per space (default: 2 to 6, drawn per space; at most 10,000).
     inherit_share
         Share of the spaces (other than those with a fixed part) whose own default level is
         ``inherit``; the others get ``null`` (private: only explicit grants reach them), or
@@ -36,24 +38,27 @@ class DemoSize:
 
     def check(self) -> None:
         """Raise ValueError when the organization would be too small to hold every case."""
-        for label, value, minimum in (
-            ("spaces", self.spaces, MIN_SPACES),
-            ("users", self.users, MIN_USERS),
-            ("teams", self.teams, MIN_TEAMS),
-        ):
-            if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
-                raise ValueError(f"{label} must be an integer of at least {minimum}, got {value!r}")
-        if self.grants_per_space is not None and (
-            not isinstance(self.grants_per_space, int) or self.grants_per_space < 0
-        ):
-            raise ValueError(
-                f"grants_per_space must be a non-negative integer, got {self.grants_per_space!r}"
-            )
+        counts = [
+            ("spaces", self.spaces, MIN_SPACES, MAX_SPACES),
+            ("users", self.users, MIN_USERS, MAX_USERS),
+            ("teams", self.teams, MIN_TEAMS, MAX_TEAMS),
+        ]
+        if self.grants_per_space is not None:
+            counts.append(("grants_per_space", self.grants_per_space, 0, MAX_GRANTS_PER_SPACE))
+        for label, value, minimum, maximum in counts:
+            if (
+                not isinstance(value, int)
+                or isinstance(value, bool)
+                or not minimum <= value <= maximum
+            ):
+                raise ValueError(
+                    f"{label} must be an integer from {minimum:,} to {maximum:,}, got {value!r:.60}"
+                )
         share = self.inherit_share
         if share is not None and (
             isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share <= 1
         ):
-            raise ValueError(f"inherit_share must be a number from 0 to 1, got {share!r}")
+            raise ValueError(f"inherit_share must be a number from 0 to 1, got {share!r:.60}")
 
     @property
     def big(self) -> bool:
