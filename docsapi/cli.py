@@ -55,6 +55,7 @@ from docsapi.cli_checks import (
 from docsapi.cli_parser import CommandParser, one_line
 from docsapi.core.checks import check_base_url, check_entity_id
 from docsapi.core.config import DEFAULT_BASE_URL
+from docsapi.core.reprs import shown_path
 from docsapi.core.rule_sets import DEFAULT_RULE_SET, RULE_SETS
 from docsapi.core.version import version
 from docsapi.errors import (
@@ -720,14 +721,15 @@ def _run_verify(args: argparse.Namespace) -> int:
     except (SnapshotError, ValidationError) as exc:
         raise _Failure(str(exc), EXIT_USAGE) from None
     for fact in verdict.facts:
-        print(f"{verdict.kind}: {fact}")
+        print(one_line(f"{verdict.kind}: {fact}"))
     for problem in verdict.problems:
-        print(f"PROBLEM: {problem}")
+        print(one_line(f"PROBLEM: {problem}"))
+    shown = shown_path(verdict.path)
     if not verdict.ok:
         count = len(verdict.problems)
-        print(f"NOT VERIFIED: {verdict.path} ({count} problem{'s' if count != 1 else ''}).")
+        print(f"NOT VERIFIED: {shown} ({count} problem{'s' if count != 1 else ''}).")
         return EXIT_API
-    print(f"Verified: {verdict.path} is as it was written.")
+    print(f"Verified: {shown} is as it was written.")
     return EXIT_OK
 
 

@@ -440,3 +440,13 @@ def test_a_signed_snapshot_is_not_changed_without_the_key(written, tmp_path):
         save_table(folder, "notes", pd.DataFrame({"note": ["x"]}))
         assert "notes" in list_tables(folder)
         assert json.loads((folder / MANIFEST).read_text())["integrity"]["signature"]
+
+
+@pytest.mark.parametrize("name", ["a" * 70_000, "b/" * 300 + "x", "two\nlines", "x\x1b[31m"])
+def test_verify_shows_any_path_on_one_short_line(capsys, tmp_path, name):
+    """A generated or hostile name neither floods the output nor splits or colours a line."""
+    status, out = _run(capsys, "verify", str(tmp_path / name))
+    assert status == 1
+    lines = out.splitlines()
+    assert len(lines) == 2 and lines[0].startswith("PROBLEM: ") and lines[1].startswith("NOT")
+    assert all(len(line) <= 400 for line in lines) and "\x1b" not in out

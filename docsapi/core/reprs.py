@@ -17,11 +17,31 @@ __all__ = [
     "methods_markdown",
     "safe_display",
     "short_signature",
+    "shown_path",
 ]
 
 _Shown = TypeVar("_Shown")
 
 _MAX_CELL = 120
+
+
+def shown_path(path: object, limit: int = _MAX_CELL) -> str:
+    r"""A path for a message: one line (control characters escaped), the middle elided past
+    ``limit`` characters, so a hostile or generated name cannot flood or split the line.
+
+    Examples
+    --------
+    >>> print(shown_path("reviews/x\ny"))
+    reviews/x\ny
+    >>> shown = shown_path("reports/" + "a" * 500 + "/audit.html")
+    >>> len(shown), shown[:9], shown[-11:], "…" in shown
+    (120, 'reports/a', '/audit.html', True)
+    """
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(path))
+    if len(text) <= limit:
+        return text
+    keep = limit - 1
+    return f"{text[: keep // 2]}…{text[len(text) - (keep - keep // 2) :]}"
 
 
 def escape(text: str) -> str:

@@ -16,6 +16,7 @@ from docsapi.audit.report.page import output_path
 from docsapi.audit.snapshot.files import MANIFEST
 from docsapi.audit.snapshot.store import verify_snapshot
 from docsapi.core.integrity import Verdict
+from docsapi.core.reprs import shown_path
 from docsapi.core.sidecar import SUFFIX, covered_file, read_sidecar, sidecar_path
 from docsapi.review._evidence import EVIDENCE_FORMAT, check_evidence_file
 from docsapi.review._plan_seal import PLAN_FORMAT, check_plan_file
@@ -59,7 +60,8 @@ def verify(
     try:
         return _verify(target, snapshot)
     except OSError as exc:
-        return Verdict("unknown", target, (f"cannot read {target}: {exc.strerror or exc}",))
+        problem = f"cannot read {shown_path(target)}: {exc.strerror or exc}"
+        return Verdict("unknown", target, (problem,))
 
 
 def _verify(target: Path, snapshot: str | os.PathLike[str] | None) -> Verdict:
@@ -76,7 +78,10 @@ def _verify(target: Path, snapshot: str | os.PathLike[str] | None) -> Verdict:
         return Verdict(
             "unknown",
             target,
-            (f"{target} {what}: docsapi verify checks snapshot folders, plans and evidence",),
+            (
+                f"{shown_path(target)} {what}: docsapi verify checks snapshot folders, plans "
+                "and evidence",
+            ),
         )
     except (OSError, ValueError) as exc:
         return Verdict("unknown", target, (f"its manifest cannot be read: {exc}",))

@@ -29,6 +29,7 @@ import pandas as pd
 from docsapi.audit.coverage import COVERAGE_COLUMNS
 from docsapi.core.integrity import digest, file_sha256, is_signed, seal, seal_problems, unsealed
 from docsapi.core.redact import scrub, scrub_data
+from docsapi.core.reprs import shown_path
 from docsapi.core.secret import Secret
 from docsapi.core.sidecar import write_json
 from docsapi.core.version import version
@@ -147,7 +148,7 @@ class SnapshotInfo:
 
 
 def refuse(path: Path, problem: str) -> SnapshotError:
-    return SnapshotError(f"cannot load the snapshot {path}: {problem}")
+    return SnapshotError(f"cannot load the snapshot {shown_path(path)}: {problem}")
 
 
 def _timestamp(text: object, path: Path, key: str) -> pd.Timestamp:
