@@ -10,6 +10,8 @@ import struct
 import pytest
 
 import docsapi
+from docsapi.audit.crawl import LOG_SLICES
+from docsapi.audit.creators import CREATE_ACTION_NAMES
 from docsapi.audit.report.page import REPORT_DPI
 from docsapi.audit.report.plots import CHART_WIDTH, matrix_is_indexed, plot_audit
 from docsapi.audit.report.tables import header_words
@@ -106,7 +108,8 @@ def test_one_progress_bar_per_phase_named_for_what_it_reads(sandbox, capsys):
         f"members of {_counted(len(data.teams), 'team')}",
         f"access of {_counted(len(data.collections), 'collection')}",
         f"spaces, share links and access of {_counted(len(data.sites), 'site')}",
-        "the audit log in 5 reads",  # its window, and each create action before it
+        # its year in slices, and each create action before it
+        f"the audit log in {LOG_SLICES + len(CREATE_ACTION_NAMES)} reads",
     ]
     for name, shown in _bars(stderr).items():
         totals = {total for _, total in shown}

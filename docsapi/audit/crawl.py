@@ -29,6 +29,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from datetime import timedelta
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
@@ -75,6 +76,38 @@ PAGE = 1000
 EVENT_PAGE = 100
 #: Events turned into columns at a time (50 pages).
 _EVENT_BATCH = 5_000
+#: The log's pages follow a cursor, one after another: a long window is read in slices of
+#: time at once, one per this many days (a year of a large organization is hundreds of
+#: pages), at most :data:`LOG_SLICES` and never more than the workers.
+LOG_SLICE_DAYS = 30
+LOG_SLICES = 8
+
+
+def log_slices(
+    since: pd.Timestamp, until: pd.Timestamp, workers: int
+) -> list[tuple[pd.Timestamp, pd.Timestamp | None]]:
+    """The slices of time the log from ``since`` is read in, oldest first; the last one has
+    no end (whatever happened after ``until`` is read too).
+
+    Examples
+    --------
+    >>> start, now = pd.Timestamp("2026-01-01", tz="UTC"), pd.Timestamp("2026-03-02", tz="UTC")
+    >>> [(a.strftime("%m-%d"), b and b.strftime("%m-%d")) for a, b in log_slices(start, now, 8)]
+    [('01-01', '01-31'), ('01-31', None)]
+    """
+    start = since.to_pydatetime(warn=False)
+    span = until.to_pydatetime(warn=False) - start  # datetimes: a window from the year 1 fits
+    count = max(1, min(LOG_SLICES, workers, span // timedelta(days=LOG_SLICE_DAYS)))
+    edges = [pd.Timestamp(start + span * i / count) for i in range(count)]
+    return [(edge, edges[i + 1] if i + 1 < count else None) for i, edge in enumerate(edges)]
+
+
+def _joined_log(slices: list[pd.DataFrame]) -> pd.DataFrame:
+    """The slices' events as one log, newest first, each event once (an event at a slice's
+    edge is read by both slices)."""
+    joined = pd.concat(slices[::-1], ignore_index=True)  # each slice is newest first
+    return joined.drop_duplicates("id", ignore_index=True)
+
 
 _USERS = Shape(UserPermissionFields, ("user_id", "display_name", "email", "role"))
 _TEAMS = Shape(TeamPermissionFields, ("team_id", "title", "role"))
@@ -245,10 +278,14 @@ class _Reader:
             "team members",
         )
 
-    def log(self, since: pd.Timestamp) -> Any:
-        """The audit log from ``since`` on (recoverable: a token that may not read it, or an
-        organization without it, leaves the audit partial, not failed)."""
-        return self._events("audit log", **{"from": since.isoformat()})
+    def log(self, since: pd.Timestamp, until: pd.Timestamp | None = None) -> Any:
+        """The audit log from ``since`` on, up to ``until`` when given (recoverable: a token
+        that may not read it, or an organization without it, leaves the audit partial, not
+        failed)."""
+        bounds = {"from": since.isoformat()}
+        if until is not None:
+            bounds["to"] = until.isoformat()
+        return self._events("audit log", **bounds)
 
     def creations(self, action: str, before: pd.Timestamp) -> Any:
         """The log's ``action`` events (a create action) up to ``before``, where the log's
@@ -407,7 +444,14 @@ def crawl_organization(
             )
             sites_job = pool.submit(read.listing, "sites", f"{read.org_path}/sites")
             invites_job = pool.submit(read.listing, "invite links", f"{read.org_path}/link-invites")
-            log_job = None if events_since is None else pool.submit(read.log, events_since)
+            window_jobs = (
+                []
+                if events_since is None
+                else [
+                    pool.submit(read.log, start, end)
+                    for start, end in log_slices(events_since, read.now(), max_workers)
+                ]
+            )
             # Creations older than the window, one read per create action (each cancellable).
             creation_jobs = (
                 []
@@ -444,7 +488,7 @@ def crawl_organization(
                 ]
             )
             members = members_job.result()
-            log_jobs = [job for job in (log_job, *creation_jobs) if job is not None]
+            log_jobs = [*window_jobs, *creation_jobs]
             for jobs, what, unit in (
                 (space_jobs, "access of {count}", "space"),
                 (team_jobs, "members of {count}", "team"),
@@ -456,9 +500,11 @@ def crawl_organization(
             (org_name, invite_links_on), me = organization.result(), me_job.result()
             reported, clock_offset = count_job.result()
             invite_links = _invite_links(frames, org_id, invites_job.result(), tables)
-            events = None if log_job is None else log_job.result()
-            if tables.failed(events):
-                events = None
+            window = [job.result() for job in window_jobs]
+            failed = next((part for part in window if isinstance(part, _Failed)), None)
+            if failed is not None:
+                tables.failed(failed)  # one row for the log's window, however many slices failed
+            events = _joined_log(window) if window and failed is None else None
             earlier = [job.result() for job in creation_jobs]
             failures = [tables.failed(answer) for answer in earlier]  # each one recorded
             if not earlier or events is None or any(failures):
