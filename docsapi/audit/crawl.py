@@ -449,7 +449,9 @@ def crawl_organization(
                 if events_since is None
                 else [
                     pool.submit(read.log, start, end)
-                    for start, end in log_slices(events_since, read.now(), max_workers)
+                    # edges of whole days' fractions: the same addresses all day (a cache
+                    # answers a second audit), the last slice open-ended
+                    for start, end in log_slices(events_since, read.now().floor("D"), max_workers)
                 ]
             )
             # Creations older than the window, one read per create action (each cancellable).
