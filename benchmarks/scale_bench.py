@@ -2,7 +2,8 @@
 
 Each size is a sandbox organization (``spaces x people x grants per space``) served by a
 process of its own; the audit runs in a fresh interpreter (``_audit_child.py``, 16 workers),
-so its peak resident memory (``ru_maxrss``) and CPU time (``audit_permissions``, every
+so its peak resident memory (``VmHWM``: ``ru_maxrss`` would count the runner's pages the
+child held between fork and exec) and CPU time (``audit_permissions``, every
 thread; the whole process's, from ``wait4``, in the notes) are the client's alone. Cost
 grows with the number of effective rows (who can reach which space): the last lines give
 the growth of CPU and memory per effective row between consecutive sizes, and over the
@@ -56,7 +57,7 @@ def audit_once(sb: RemoteSandbox, workers: int = WORKERS) -> dict[str, Any]:
     found.update(
         process_wall=time.perf_counter() - started,
         process_cpu=usage.ru_utime + usage.ru_stime,
-        peak_mb=usage.ru_maxrss / 1024,
+        peak_mb=found["peak_rss_mb"],  # its own peak: wait4's counts the runner's pages too
     )
     return found
 
@@ -123,7 +124,7 @@ def rows(measured: list[dict[str, Any]], runs: int) -> list[dict[str, Any]]:
                     f"{runs} run(s); {one['requests']:,} requests; CPU: the audit's "
                     f"(`audit_permissions`, every thread; the whole process with its start and "
                     f"imports: {_spread(one['process_cpu'], 1, 's')}); peak RSS of the process "
-                    f"(`ru_maxrss`); Python, pandas and docsapi after import: "
+                    f"(`VmHWM`); Python, pandas and docsapi after import: "
                     f"{one['baseline_mb']:.0f} MB"
                 ],
             }
