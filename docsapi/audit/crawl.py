@@ -74,8 +74,8 @@ PAGE = 1000
 
 #: Events per page of the audit log (the API's largest page there).
 EVENT_PAGE = 100
-#: Events turned into columns at a time (50 pages).
-_EVENT_BATCH = 5_000
+#: Events turned into columns at a time (10 pages; up to one batch per slice at once).
+_EVENT_BATCH = 1_000
 #: The log's pages follow a cursor, one after another: a long window is read in slices of
 #: time at once, one per this many days (a year of a large organization is hundreds of
 #: pages), at most :data:`LOG_SLICES` and never more than the workers.
