@@ -94,7 +94,7 @@ def test_update_member_role_reads_back_and_is_logged(client, sandbox):
     assert client.orgs.update_member(sandbox.org_id, user_id, role=None).role is None
     members = client.orgs.members(sandbox.org_id).set_index("user_id")
     assert pd.isna(members.loc[user_id, "role"])
-    events = client.orgs.audit_events(sandbox.org_id, action="member.role.update")
+    events = client.orgs.audit_events(sandbox.org_id, action="organization.member.updated")
     assert (events["target_id"] == user_id).sum() == 2
     with pytest.raises(NotFoundError):
         client.orgs.update_member(sandbox.org_id, "no_such_user", role="read")
@@ -279,7 +279,7 @@ def test_audit_events_frame_newest_first_with_every_change(client, sandbox):
     assert len(events) == len(seeded) + 6
     assert events["occurred_at"].is_monotonic_decreasing
     newest = events.iloc[0]
-    assert (newest["action"], newest["target_id"]) == ("member.role.update", user_id)
+    assert (newest["action"], newest["target_id"]) == ("organization.member.updated", user_id)
     assert newest["actor_id"] == sandbox.demo["owner_id"]
 
 

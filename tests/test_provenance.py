@@ -170,7 +170,7 @@ def test_the_log_window_starts_where_asked(sandbox, client):
         # Everything the year's window holds, and the creations older than it.
         assert set(everything.data.events["id"]) < set(every.data.events["id"])
         older = every.data.events[every.data.events["occurred_at"] < everything.data.events_since]
-        assert set(older["action"].astype(str)) <= {"space.create", "collection.create"}
+        assert set(older["action"].astype(str)) <= {"space.created", "collection.created"}
 
 
 # -- diffs ---------------------------------------------------------------------------------------
@@ -241,7 +241,7 @@ def test_provenance_table_covers_every_setting_and_snapshots_keep_it(sandbox, cl
     assert counts["org-role"] == len(audit.data.members)
     link = sandbox.demo["share_link_ids"]["recent"]
     made = settings[settings["target_id"] == link].iloc[0]
-    assert made["setting"] == "share-link" and made["action"] == "site.share-link.create"
+    assert made["setting"] == "share-link" and made["action"] == "site.share-link.created"
     loaded = load_audit(audit.save(tmp_path / "snapshot"))
     pd.testing.assert_frame_equal(loaded.provenance, settings)
     pd.testing.assert_frame_equal(loaded.paths, audit.paths)

@@ -68,7 +68,7 @@ def test_from_and_to_are_inclusive_date_times(sandbox, api):
 
 def test_action_actor_and_target_keep_exact_matches(sandbox, api):
     events = _all(api, sandbox)
-    action = "space.permission.change"
+    action = "space.permission.updated"
     only = _all(api, sandbox, action=action)
     assert only and [e["id"] for e in only] == [e["id"] for e in events if e["action"] == action]
     assert _all(api, sandbox, action="space.permission") == []  # exact, not a prefix
@@ -101,15 +101,15 @@ def test_the_seeded_history_agrees_with_the_demos_access(sandbox, api):
     for item in users:
         event = last.get(f"{space}/user/{item['user']['id']}")
         if event is not None:  # a grant older than the log has none
-            assert event["action"] != "space.permission.revoke"
+            assert event["action"] != "space.permission.removed"
             assert event["target"]["label"].endswith(f"-> {item['permission']}")
     guest, collection = sandbox.demo["guest_collection_write"][0][::-1]
     invited = last[f"{collection}/user/{guest}"]
-    assert invited["action"] == "collection.permission.grant" and invited["actor"]["type"] == "user"
+    assert invited["action"] == "collection.permission.added" and invited["actor"]["type"] == "user"
     for link in fetch_all(
         api, f"/orgs/{sandbox.org_id}/sites/{sandbox.demo['sites']['share-link']}/share-links"
     ):
-        made = _all(api, sandbox, target=link["id"], action="site.share-link.create")
+        made = _all(api, sandbox, target=link["id"], action="site.share-link.created")
         assert [e["occurredAt"] for e in made] == [link["createdAt"]]
 
 

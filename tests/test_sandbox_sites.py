@@ -148,7 +148,7 @@ def test_publish_and_unpublish_are_recorded(sandbox, api):
     assert api.post(f"{path}/publish").json()["published"] is True
     assert api.post(f"{path}/unpublish").json()["published"] is False
     actions = [e["action"] for e in _events(api, sandbox, target=site_id)]
-    assert actions[:2] == ["site.unpublish", "site.publish"]  # newest first
+    assert actions[:2] == ["site.unpublished", "site.published"]  # newest first
 
 
 def test_share_links_create_deactivate_delete(sandbox, api):
@@ -258,10 +258,10 @@ def test_every_access_change_shows_up_in_the_audit_log(sandbox, api):
     since = _events(api, sandbox, **{"from": start.isoformat()})
     actions = [e["action"] for e in since]
     assert actions == [
-        "space.default-level.update",
-        "member.role.update",
-        "space.permission.revoke",
-        "space.permission.change",  # the demo gives this user comment access to the space
+        "space.default-level.updated",
+        "organization.member.updated",
+        "space.permission.removed",
+        "space.permission.updated",  # the demo gives this user comment access to the space
     ]
     assert all(e["actor"]["id"] == sandbox.demo["owner_id"] and e["source"] == "api" for e in since)
     grant = since[-1]
@@ -272,8 +272,10 @@ def test_every_access_change_shows_up_in_the_audit_log(sandbox, api):
         "label": grant["target"]["label"],
     }
     assert "-> edit" in grant["target"]["label"]
-    only = _events(api, sandbox, action="member.role.update", actor=sandbox.demo["owner_id"])
-    assert only and all(e["action"] == "member.role.update" for e in only)
+    only = _events(
+        api, sandbox, action="organization.member.updated", actor=sandbox.demo["owner_id"]
+    )
+    assert only and all(e["action"] == "organization.member.updated" for e in only)
 
 
 def test_other_writes_are_logged_too(sandbox, api):
@@ -284,10 +286,10 @@ def test_other_writes_are_logged_too(sandbox, api):
     api.patch(f"/orgs/{org}", json={"inviteLinks": False})
     actions = [e["action"] for e in _events(api, sandbox)[:4]]
     assert actions == [
-        "organization.update",
-        "space.content.template",
-        "change-request.create",
-        "space.update",
+        "organization.settings.updated",
+        "space.content.updated",
+        "space.change-request.created",
+        "space.updated",
     ]
     assert [e["target"]["id"] for e in _events(api, sandbox, target=space)][:3] == [space] * 3
 
@@ -321,12 +323,12 @@ def test_sandbox_methods_change_access_and_are_logged(sandbox, api):
     assert api.get(f"/spaces/{space}").json()["defaultLevel"] == "read"
     actions = [e["action"] for e in _events(api, sandbox)[:6]]
     assert actions == [
-        "space.default-level.update",
-        "site.share-link.deactivate",
-        "site.share-link.create",
-        "site.publish",
-        "space.permission.revoke",
-        "space.permission.grant",
+        "space.default-level.updated",
+        "site.share-link.updated",
+        "site.share-link.created",
+        "site.published",
+        "space.permission.removed",
+        "space.permission.added",
     ]
     assert all(e["actor"]["type"] == "system" for e in _events(api, sandbox)[:6])
     with pytest.raises(ValueError):

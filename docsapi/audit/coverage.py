@@ -22,12 +22,14 @@ missing data could produce a finding.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from docsapi.audit.data import BOOLEAN, PARTS, STAGES, STRING, AuditData
+from docsapi.core.audit_actions import ACTIONS, action_settings
 
 __all__ = ["COVERAGE_COLUMNS", "Gaps", "coverage_table", "find_gaps"]
 
@@ -170,6 +172,33 @@ def _log_row(data: AuditData, gaps: Gaps) -> dict[str, object]:
     )
 
 
+#: How many unused actions the coverage row names (the rest are counted).
+_NAMED_ACTIONS = 8
+
+
+def _actions_row(data: AuditData, settings: Mapping[str, str]) -> dict[str, object]:
+    """The log's events whose action changes no setting provenance follows, by action."""
+    actions = pd.Series(data.events["action"].astype(object).to_numpy(), dtype=object)
+    used = actions.isin(list(settings)).to_numpy(dtype=bool)
+    unused = actions[~used].map(lambda a: a if isinstance(a, str) else repr(a))
+    counts = unused.value_counts(sort=False)
+    counts = counts.iloc[np.lexsort((counts.index.to_numpy(dtype=str), -counts.to_numpy()))]
+    if not len(counts):
+        detail = f"the action of every event ({len(actions)}) is used for provenance."
+    else:
+        named = ", ".join(
+            f"{action} ({count}{'' if action in ACTIONS else ', not in the documented list'})"
+            for action, count in counts.iloc[:_NAMED_ACTIONS].items()
+        )
+        more = f" and {len(counts) - _NAMED_ACTIONS} more" if len(counts) > _NAMED_ACTIONS else ""
+        detail = (
+            f"{len(unused)} events of {len(counts)} actions not used for provenance: "
+            f"{named}{more}. An action that changes access: audit_permissions(log_actions="
+            "{action: setting})."
+        )
+    return _row("audit log actions", int(used.sum()), len(actions), True, detail)
+
+
 def coverage_table(
     data: AuditData,
     gaps: Gaps,
@@ -177,6 +206,7 @@ def coverage_table(
     spaces: pd.DataFrame,
     teams: pd.DataFrame,
     checked_spaces: int,
+    log_actions: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """One row per item the audit needed: how much of it was seen, and whether all.
 
@@ -192,6 +222,8 @@ def coverage_table(
         The teams with their ``members_read`` flag.
     checked_spaces : int
         Spaces whose effective access was compared with the platform's aggregate.
+    log_actions : mapping of str to str, optional
+        The audit's extra action IDs for provenance (see ``action_settings``).
 
     Returns
     -------
@@ -305,6 +337,8 @@ def coverage_table(
         )
     )
     rows.append(_log_row(data, gaps))
+    if data.events_since is not None and gaps.has("audit_log"):
+        rows.append(_actions_row(data, action_settings(log_actions)))
     failures = len(data.errors)
     rows.append(
         _row(

@@ -309,6 +309,23 @@ class _Reader:
 
         return _attempt(read, "organization", self.org_id, stage)
 
+    def log_actions(self) -> tuple[str, ...] | None:
+        """The action IDs the organization's log records (``audit-event-actions``, read once);
+        None when they cannot be read (the list is not required: provenance then claims of
+        no kind of setting that the platform does not record it)."""
+        try:
+            raw = self.client.request("GET", f"{self.org_path}/audit-event-actions")
+        except _RECOVERABLE:
+            return None
+        items = raw.get("items") if isinstance(raw, dict) else None
+        if not isinstance(items, list):
+            return None
+        return tuple(
+            item["id"]
+            for item in items
+            if isinstance(item, dict) and isinstance(item.get("id"), str)
+        )
+
     def listing(self, what: str, path: str, **params: object) -> Any:
         """An organization-wide list (collections, sites, invite links): recoverable."""
         return _attempt(lambda: self.items(path, **params), "organization", self.org_id, what)
@@ -454,6 +471,7 @@ def crawl_organization(
                     for start, end in log_slices(events_since, read.now().floor("D"), max_workers)
                 ]
             )
+            actions_job = None if events_since is None else pool.submit(read.log_actions)
             # Creations older than the window, one read per create action (each cancellable).
             creation_jobs = (
                 []
@@ -552,6 +570,7 @@ def crawl_organization(
         creators=creators,
         events=conform("events") if events is None else events,
         events_since=events_since,
+        log_actions=None if actions_job is None else actions_job.result(),
         errors=pd.DataFrame(tables.errors),
         not_read=frozenset({"creators"}) if events is None else frozenset(),
     )

@@ -3,9 +3,9 @@
 The platform hides "No access" content from everyone except admins and whoever created the
 space or collection (``docs/access-model.md``). Neither ``Space`` nor ``Collection`` says
 who created it; the audit log does: each creation is an event whose target is the new space
-or collection and whose actor made it. The platform documents no list of action names (its
-documented actions are in the past tense, ``site.redirect.created``), so both spellings are
-read: ``space.create`` (what the sandbox records) and ``space.created``.
+or collection and whose actor made it: ``space.created`` and ``collection.created`` (the
+platform's vocabulary, :mod:`docsapi.core.audit_actions`), and the sandbox's older
+``space.create`` and ``collection.create`` (snapshots made before hold them).
 
 A space or collection created before the log begins has no such event: its creator is
 unknown, and the audit says so (see :mod:`docsapi.audit.coverage`) instead of guessing.

@@ -412,6 +412,9 @@ class AuditData:
     events_since : Timestamp or None
         Where the audit log read starts (``events`` holds what happened from then on);
         None when the log was not asked for.
+    log_actions : tuple of str or None
+        The action IDs the organization's log records (its ``audit-event-actions``, read with
+        the log); None when not read.
     spaces, collections, members, teams, team_members, user_permissions, team_permissions,
     sites, site_spaces, share_links, invite_links, aggregate, creators, events, errors : DataFrame
         The tables of :data:`RAW_SCHEMAS`.
@@ -426,6 +429,7 @@ class AuditData:
     spaces_reported: int | None = None
     invite_links_enabled: bool | None = None
     events_since: pd.Timestamp | None = None
+    log_actions: tuple[str, ...] | None = None
     spaces: pd.DataFrame = field(default_factory=lambda: conform("spaces"))
     collections: pd.DataFrame = field(default_factory=lambda: conform("collections"))
     members: pd.DataFrame = field(default_factory=lambda: conform("members"))

@@ -29,6 +29,7 @@ create < admin):
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
 from functools import cached_property
@@ -56,6 +57,7 @@ from docsapi.audit.resolve import (
 )
 from docsapi.audit.rule_set_check import empty_rule_set_matches, rule_set_matches, verdict
 from docsapi.audit.rules import RULES, AuditThresholds, RuleContext, evaluate_rules
+from docsapi.core.audit_actions import action_settings
 from docsapi.core.checks import check_entity_id, check_moment
 from docsapi.core.reprs import safe_display
 from docsapi.errors import ValidationError
@@ -492,6 +494,7 @@ def audit_permissions(
     read_log: bool = True,
     events_since: datetime | str | timedelta | None = None,
     previous: PermissionAudit | str | os.PathLike[str] | None = None,
+    log_actions: Mapping[str, str] | None = None,
     **thresholds: float,
 ) -> PermissionAudit:
     """Audit who can access every space of an organization, who opened it, and what is wrong.
@@ -531,6 +534,14 @@ def audit_permissions(
     previous : PermissionAudit or path, optional
         An earlier audit of the organization (or its snapshot folder): the log is read only
         from its time, and its events are kept, so provenance reaches back as far as its did.
+    log_actions : mapping of str to str, optional
+        More audit-log action IDs for provenance, each with the kind of access setting its
+        events change (``"grant"``, ``"org-role"``, ``"default-level"``, ``"published"``,
+        ``"visibility"``, ``"share-link"``, ``"invite-link"``, ``"team-member"``,
+        ``"parent"``; see ``docs/provenance.md``), such as ``{"space.member.invited":
+        "grant"}``: for actions the platform logs that docsapi's list lacks (the coverage row
+        ``audit log actions`` names the actions seen and not used). They extend, or replace,
+        the mapping of ``docsapi.core.audit_actions``.
     **thresholds
         Rule limits (see :class:`AuditThresholds`): ``admin_share`` (0.5), ``max_admins``
         (5), ``inactive_days`` (90), ``share_link_max_age_days`` (90),
@@ -569,6 +580,7 @@ def audit_permissions(
         )
     limits = AuditThresholds.from_kwargs(**thresholds)
     rule_set = check_rule_set(model)
+    _check_log_actions(log_actions)
     earlier = _previous(previous, org_id)
     since = _log_start(read_log, events_since, earlier, client_now(client))
     data = crawl_organization(
@@ -576,7 +588,19 @@ def audit_permissions(
     )
     if earlier is not None and since is not None:
         data = _with_earlier_events(data, earlier.data)
-    return analyze(data, expand_teams=expand_teams, thresholds=limits, model=rule_set)
+    return analyze(
+        data, expand_teams=expand_teams, thresholds=limits, model=rule_set, log_actions=log_actions
+    )
+
+
+def _check_log_actions(log_actions: object) -> None:
+    """Refuse a ``log_actions`` that is not a mapping of action ID to a kind of setting."""
+    if log_actions is None:
+        return
+    try:
+        action_settings(log_actions)  # type: ignore[arg-type]
+    except ValueError as exc:
+        raise ValidationError("log_actions", str(exc)) from None
 
 
 def _previous(previous: object, org_id: str) -> PermissionAudit | None:
@@ -691,6 +715,7 @@ def analyze(
     expand_teams: bool = True,
     thresholds: AuditThresholds | None = None,
     model: str = DEFAULT_RULE_SET,
+    log_actions: Mapping[str, str] | None = None,
 ) -> PermissionAudit:
     """Compute an audit from crawled tables, without any request.
 
@@ -706,6 +731,8 @@ def analyze(
     model : str
         The rule set: ``"precedence"`` (default) or ``"highest"`` (see
         :func:`audit_permissions`).
+    log_actions : mapping of str to str, optional
+        More audit-log action IDs for provenance (see :func:`audit_permissions`).
 
     Returns
     -------
@@ -722,9 +749,10 @@ def analyze(
     """
     limits = thresholds or AuditThresholds()
     rule_set = check_rule_set(model)
+    _check_log_actions(log_actions)
     gaps = find_gaps(data)
     resolution = resolve(data, gaps)
-    provenance = Provenance.of(data, failed=not gaps.has("audit_log"))
+    provenance = Provenance.of(data, failed=not gaps.has("audit_log"), log_actions=log_actions)
     paths = resolution.paths
     user_count = len(resolution.users)
     keys = path_keys(paths, resolution.spaces, rule_set)
@@ -748,6 +776,7 @@ def analyze(
         spaces=resolution.spaces,
         teams=resolution.teams,
         checked_spaces=int(checked.sum()),
+        log_actions=log_actions,
     )
     context = RuleContext(
         data=data,

@@ -11,24 +11,33 @@ event on it (the setting is older than the log's first date: never a guess); ``u
 …`` when the last event on it removed it (it came back without an event); ``unknown: …``
 when the log was not read.
 
-Which events change which setting, by the event's target (GitBook documents no list of
-permission actions, so the target decides, and the action only says whether it removed):
+Which events change which setting: the event's action ID says which kind of setting (the
+platform's vocabulary, one list in :mod:`docsapi.core.audit_actions`: ``space.permission.added``
+changes a permission, ``organization.team.member-added`` a membership ...; the sandbox's older
+names, as snapshots made before hold them, are read as the IDs that replaced them; an
+audit's ``log_actions`` adds more), its target which one, and its past-tense verb whether it
+removed it (``removed``, ``deleted``, ``unpublished`` ...):
 
-=======================================  ==========================================================
-target type and id                       setting
-=======================================  ==========================================================
-``space-permission`` ``<space>/user/<id>``  the permission (likewise ``/team/<id>``,
-                                         ``collection-permission``, ``site-permission``)
-``user`` ``<id>``, action ``member.*``   the member's organization role
-``space`` / ``collection`` / ``site``,   the default level
-action ``*.default-level.*``
-``site``, action ``site.publish`` /      the site's publication (``*.visibility.*``:
-``site.unpublish``                       its audience)
-``share-link`` ``<id>``                  the share link
-``invite`` ``<id>``                      the invite link
-``team-member`` ``<team>/<user>``        the membership
-``space`` / ``collection``, ``*.move``   where it sits (its parent collection)
-=======================================  ==========================================================
+=====================  ==========================================  ===============================
+setting                target type and id                          for example
+=====================  ==========================================  ===============================
+``grant``              ``space-permission`` ``<space>/user/<id>``   ``space.permission.updated``
+                       (``/team/<id>``; ``collection-permission``,
+                       ``site-permission``)
+``org-role``           ``user`` ``<id>``                           ``organization.member.updated``
+``default-level``      ``space`` / ``collection`` / ``site``       ``space.default-level.updated``
+``published``          ``site``                                    ``site.published``
+``visibility``         ``site``                                    ``site.visibility.updated``
+``share-link``         ``share-link`` ``<id>``                     ``site.share-link.created``
+``invite-link``        ``invite`` ``<id>``                         ``organization.link-invite.…``
+``team-member``        ``team-member`` ``<team>/<user>``           ``organization.team.member-…``
+``parent``             ``space`` / ``collection``                  ``space.moved``
+=====================  ==========================================  ===============================
+
+An event of an action the mapping does not know changes no setting (coverage counts them:
+"N events of K actions not used for provenance"). When the organization's own list of
+actions (``audit-event-actions``) holds no action for a kind of setting, the platform does
+not record its changes: a setting of that kind says "not recorded by the platform".
 
 Paths take the provenance of the setting that opens them: an organization admin's path and
 an ``inherit`` default take the member's role, another default the default level of the space
@@ -37,8 +46,8 @@ or of the collection that decides it, and the others their permission.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
@@ -61,6 +70,7 @@ from docsapi.audit.resolve import (
     categorical,
     level_codes,
 )
+from docsapi.core.audit_actions import SETTINGS, action_id, action_settings, removes
 
 __all__ = [
     "EVENT_COLUMNS",
@@ -111,22 +121,6 @@ EVENT_COLUMNS = [
     "removal",
 ]
 
-#: Last words of actions that take a setting away (a permission revoked, a link deleted).
-_REMOVALS = frozenset(
-    {
-        "revoke",
-        "revoked",
-        "remove",
-        "removed",
-        "delete",
-        "deleted",
-        "unpublish",
-        "unpublished",
-        "deactivate",
-        "deactivated",
-        "member-removed",
-    }
-)
 _CONTENT = ("space", "collection", "site")
 
 
@@ -141,67 +135,75 @@ def grant_key(target_type: str, target_id: str, principal_type: str, principal_i
     return f"grant|{target_type}|{target_id}|{principal_type}|{principal_id}"
 
 
-def _key(action: str, target_type: str, target_id: str) -> str | None:
-    """The key of the setting an event changes; None for an event about anything else."""
-    if target_type.endswith("-permission"):
+def _key(setting: str | None, target_type: str, target_id: str) -> str | None:
+    """The key of the setting of kind ``setting`` an event on this target changes; None for
+    an event about anything else (or a target of another shape)."""
+    if setting == "grant":
         parts = target_id.split("/")
-        kind = target_type[: -len("-permission")]
-        if len(parts) == 3 and parts[1] in ("user", "team") and kind in _CONTENT:
+        kind = target_type.removesuffix("-permission")
+        if (
+            target_type.endswith("-permission")
+            and len(parts) == 3
+            and parts[1] in ("user", "team")
+            and kind in _CONTENT
+        ):
             return grant_key(kind, *parts)
         return None
-    if target_type == "user" and action.startswith("member."):
+    if setting == "org-role" and target_type == "user":
         return f"org-role|{target_id}"
-    if target_type in _CONTENT and ".default-level." in action:
+    if setting == "default-level" and target_type in _CONTENT:
         return f"default-level|{target_type}|{target_id}"
-    if target_type == "site" and action in ("site.publish", "site.unpublish"):
-        return f"published|{target_id}"
-    if target_type == "site" and ".visibility." in action:
-        return f"visibility|{target_id}"
-    if target_type == "share-link":
+    if setting in ("published", "visibility") and target_type == "site":
+        return f"{setting}|{target_id}"
+    if setting == "share-link":
         return f"share-link|{target_id}"
-    if target_type == "invite":
+    if setting == "invite-link":
         return f"invite-link|{target_id}"
-    if target_type == "team-member" and target_id.count("/") == 1:
+    if setting == "team-member" and target_id.count("/") == 1:
         return f"team-member|{target_id.replace('/', '|')}"
-    if target_type in ("space", "collection") and action.endswith(".move"):
+    if setting == "parent" and target_type in ("space", "collection"):
         return f"parent|{target_type}|{target_id}"
     return None
 
 
-def event_keys(events: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+def event_keys(
+    events: pd.DataFrame, settings: Mapping[str, str] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """The setting key each event changes (None when none), and whether it removes it.
 
-    One Python step per event (the log holds thousands, not millions).
+    ``settings``: action ID → kind of setting (default: ``action_settings()``). One Python
+    step per event (the log holds thousands, not millions).
 
     Examples
     --------
-    >>> log = pd.DataFrame({"action": ["space.permission.revoke"],
+    >>> log = pd.DataFrame({"action": ["space.permission.removed"],
     ...                     "target_type": ["space-permission"], "target_id": ["s1/team/t1"]})
     >>> keys, removal = event_keys(log)
     >>> keys[0], bool(removal[0])
     ('grant|space|s1|team|t1', True)
     """
+    kinds = action_settings() if settings is None else settings
     actions = events["action"].astype(object).to_numpy()
     types = events["target_type"].astype(object).to_numpy()
     ids = events["target_id"].astype(object).to_numpy()
     keys = np.array(
         [
-            _key(a, t, i)
+            _key(kinds.get(a), t, i)
             if isinstance(a, str) and isinstance(t, str) and isinstance(i, str)
             else None
             for a, t, i in zip(actions, types, ids, strict=True)
         ],
         dtype=object,
     )
-    removal = np.array(
-        [isinstance(a, str) and a.rsplit(".", 1)[-1] in _REMOVALS for a in actions], dtype=bool
-    )
+    removal = np.array([isinstance(a, str) and removes(action_id(a)) for a in actions], dtype=bool)
     return keys, removal
 
 
 #: The provenance of a path or finding that no setting the log records opens (a rule about a
 #: space as a whole, a path of a kind this version does not know).
 _NO_SETTING = "unknown: no setting of the audit log opens it"
+#: The provenance of a setting of a kind whose changes the organization's log does not record.
+NOT_RECORDED = "not recorded by the platform"
 
 
 def _unless(removed: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -225,15 +227,36 @@ class Provenance:
         The raw tables, ``events`` and ``events_since`` among them.
     log_read : bool
         Whether the audit log was read (asked for, and the read succeeded).
+    action_kinds : dict of str to str
+        Action ID → the kind of setting its events change (``action_settings``, with the
+        audit's ``log_actions``).
     """
 
     data: AuditData
     log_read: bool
+    action_kinds: dict[str, str] = field(default_factory=action_settings)
 
     @classmethod
-    def of(cls, data: AuditData, failed: bool) -> Provenance:
-        """The provenance of ``data`` (``failed``: the log was asked for but not read)."""
-        return cls(data, log_read=data.events_since is not None and not failed)
+    def of(
+        cls, data: AuditData, failed: bool, log_actions: Mapping[str, str] | None = None
+    ) -> Provenance:
+        """The provenance of ``data`` (``failed``: the log was asked for but not read;
+        ``log_actions``: more action IDs, each with the setting it changes)."""
+        return cls(
+            data,
+            log_read=data.events_since is not None and not failed,
+            action_kinds=action_settings(log_actions),
+        )
+
+    @cached_property
+    def unrecorded(self) -> frozenset[str]:
+        """Kinds of setting whose changes the organization's log does not record: none of its
+        supported actions (``data.log_actions``, when read) changes them."""
+        supported = self.data.log_actions
+        if supported is None or not self.log_read:
+            return frozenset()
+        recorded = {self.action_kinds.get(action) for action in supported}
+        return frozenset(setting for setting in SETTINGS if setting not in recorded)
 
     # -- the log --------------------------------------------------------------------------
     @cached_property
@@ -241,7 +264,7 @@ class Provenance:
         """The log as read, newest first, with ``setting``, ``key`` and ``removal``."""
         log = self.data.events.sort_values("occurred_at", ascending=False, kind="stable")
         log = log.reset_index(drop=True)
-        keys, removal = event_keys(log)
+        keys, removal = event_keys(log, self.action_kinds)
         settings = [key.split("|", 1)[0] if key else None for key in keys]
         return log.assign(
             setting=pd.Categorical(settings),
@@ -270,8 +293,9 @@ class Provenance:
 
     @cached_property
     def _latest(self) -> pd.DataFrame:
-        """The last event on each key, one row per key, indexed by key; its last two rows
-        (index None) are the fallbacks of keys without an event and of no key.
+        """The last event on each key, one row per key, indexed by key; its last three rows
+        (index None) are the fallbacks of keys without an event, of no key and of keys whose
+        kind the platform does not record.
 
         Every event read happened before the crawl ended (the log is read during it), so none
         is dropped by time: ``generated_at`` comes from the server's clock, to the second.
@@ -313,24 +337,32 @@ class Provenance:
             index=pd.Index(latest["key"].astype(object), dtype=object),
         )
         fallback = pd.DataFrame(
-            {"provenance": [self.fallback, _NO_SETTING]}, index=pd.Index([None, None], dtype=object)
+            {"provenance": [self.fallback, _NO_SETTING, NOT_RECORDED]},
+            index=pd.Index([None, None, None], dtype=object),
         )
         return pd.concat([table, fallback])
 
     def keyed_positions(self, count: int, keys: Callable[[], Iterable[str | None]]) -> np.ndarray:
         """:meth:`positions` of ``count`` keys that are never None, made by ``keys()`` only when
         the log holds an event to find (else every one is the fallback row)."""
-        if len(self._latest) > 2:
+        if len(self._latest) > 3 or self.unrecorded:
             return self.positions(keys())
         return np.zeros(count, dtype=np.int64)  # the fallback row: the only one before "no key"
 
     def positions(self, keys: Iterable[str | None]) -> np.ndarray:
         """Row of :attr:`_latest` for each key: the fallback row for a key without an event,
-        the one after it for no key (a path or finding no setting of the log opens)."""
+        the one after it for no key (a path or finding no setting of the log opens), the
+        last for a key of a kind the platform does not record."""
         wanted = pd.Index(list(keys), dtype=object)
-        index = pd.Index(self._latest.index[:-2], dtype=object)
+        index = pd.Index(self._latest.index[:-3], dtype=object)
         found = index.get_indexer(wanted)
-        return np.where(found >= 0, found, np.where(wanted.isna(), len(index) + 1, len(index)))
+        missing = np.where(wanted.isna(), len(index) + 1, len(index))
+        if self.unrecorded:
+            kinds = np.array(
+                [k.split("|", 1)[0] if isinstance(k, str) else None for k in wanted], dtype=object
+            )
+            missing = np.where(np.isin(kinds, list(self.unrecorded)), len(index) + 2, missing)
+        return np.where(found >= 0, found, missing)
 
     def columns(self, positions: np.ndarray, *, large: bool = False) -> dict[str, Any]:
         """The :data:`PROVENANCE_COLUMNS` at rows ``positions`` of :attr:`_latest`.

@@ -467,7 +467,7 @@ class Orgs(TeamMethods):
             A moment without a time zone is refused: it would mean another moment on
             another machine.
         action : str, optional
-            Keep one action, e.g. ``"member.role.update"``.
+            Keep one action, e.g. ``"organization.member.updated"``.
         actor_id, target_id : str, optional
             Keep the events of one actor (a user id) or about one target (its stable id, as
             the log writes it: a space's id, or ``<space id>/user/<user id>`` for a
@@ -496,7 +496,7 @@ class Orgs(TeamMethods):
         >>> events = client.orgs.audit_events(org_id, since=quarter)
         >>> bool((events.occurred_at >= quarter).all())
         True
-        >>> "site.share-link.create" in set(events.action)  # the recent share link
+        >>> "site.share-link.created" in set(events.action)  # the recent share link
         True
         """
         from docsapi.data import frames

@@ -130,7 +130,7 @@ class ChangeControls:
                     self._store,
                     record["organization"],
                     None,
-                    f"{kind}.default-level.update",
+                    f"{kind}.default-level.updated",
                     (kind, target_id, label),
                 )
 
@@ -156,13 +156,19 @@ class ChangeControls:
                 member["role"] = role
                 label = f"{name} -> {role or 'guest'}"
                 events.record(
-                    self._store, org_id, None, "member.role.update", ("user", user_id, label)
+                    self._store,
+                    org_id,
+                    None,
+                    "organization.member.updated",
+                    ("user", user_id, label),
                 )
             if disabled is not None and not isinstance(disabled, bool):
                 raise ValueError(f"disabled must be true, false or None; got {disabled!r}")
             if disabled is not None and disabled != member["disabled"]:
                 member["disabled"] = bool(disabled)
-                action = "member.disable" if disabled else "member.enable"
+                action = (
+                    "organization.member.disabled" if disabled else "organization.member.enabled"
+                )
                 events.record(self._store, org_id, None, action, ("user", user_id, name))
             return dict(member)
 

@@ -462,9 +462,9 @@ def timeline_counts(events: pd.DataFrame, *, freq: str = "W", by: str = "action"
     --------
     >>> import pandas as pd
     >>> log = pd.DataFrame({"occurred_at": pd.to_datetime(["2026-01-05", "2026-01-20"], utc=True),
-    ...                     "action": ["space.permission.grant"] * 2, "actor_label": ["Ada"] * 2,
+    ...                     "action": ["space.permission.added"] * 2, "actor_label": ["Ada"] * 2,
     ...                     "actor_id": ["u1"] * 2, "setting": ["grant"] * 2})
-    >>> timeline_counts(log, freq="M")["space.permission.grant"].tolist()
+    >>> timeline_counts(log, freq="M")["space.permission.added"].tolist()
     [2]
     """
     import pandas as pd

@@ -229,6 +229,10 @@ def _manifest_for(audit: AuditView, expand_teams: bool) -> dict[str, Any]:
                 if audit.data.events_since is None
                 else pd.Timestamp(audit.data.events_since).isoformat()
             ),
+            # absent from snapshots made before the audit read audit-event-actions
+            "log_actions": (
+                None if audit.data.log_actions is None else list(audit.data.log_actions)
+            ),
         },
         "files": [],
     }
@@ -421,6 +425,7 @@ def _crawl_facts(path: Path, manifest: dict[str, Any]) -> dict[str, Any]:
             "invite_links_enabled": crawl["invite_links_enabled"],
             "not_read": not_read,
             "events_since": crawl.get("events_since"),
+            "log_actions": _log_actions(crawl.get("log_actions")),
         }
         if facts["events_since"] is not None:
             facts["events_since"] = pd.Timestamp(facts["events_since"])
@@ -429,6 +434,15 @@ def _crawl_facts(path: Path, manifest: dict[str, Any]) -> dict[str, Any]:
     if not not_read <= set(PARTS):
         raise refuse(path, f"{MANIFEST} names unknown parts {sorted(not_read - set(PARTS))}")
     return facts
+
+
+def _log_actions(value: object) -> tuple[str, ...] | None:
+    """The stored ``audit-event-actions`` IDs (None: not read, or an older snapshot)."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise TypeError("crawl.log_actions")
+    return tuple(value)
 
 
 def _without_log(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:

@@ -48,7 +48,7 @@ def set_grant(
 ) -> str | None:
     """Give ``principal_id`` ``role`` on a target (None removes the grant).
 
-    Records ``<kind>.permission.grant`` / ``.change`` / ``.revoke`` when something changed.
+    Records ``<kind>.permission.added`` / ``.updated`` / ``.removed`` when something changed.
 
     Returns
     -------
@@ -59,7 +59,7 @@ def set_grant(
     org_id = record["organization"]
     previous = grant_table(store.state, kind, principal).set(org_id, target_id, principal_id, role)
     if previous != role:
-        verb = "grant" if previous is None else "revoke" if role is None else "change"
+        verb = "added" if previous is None else "removed" if role is None else "updated"
         name = events.principal_label(store, principal, principal_id)
         label = f"{record['title']}: {name} -> {role or 'no access'}"
         target = events.permission_target(kind, target_id, principal, principal_id, label)
@@ -78,10 +78,10 @@ def site_event(
 def set_published(
     store: Store, credential: Credential | None, site: Record, published: bool
 ) -> None:
-    """Publish or unpublish a site (``site.publish`` / ``site.unpublish`` when it changes)."""
+    """Publish or unpublish a site (``site.published`` / ``site.unpublished`` when it changes)."""
     if site["published"] != published:
         site["published"] = published
-        action = "site.publish" if published else "site.unpublish"
+        action = "site.published" if published else "site.unpublished"
         site_event(store, credential, site, action, site["title"])
 
 
@@ -98,7 +98,7 @@ def create_share_link(
         "createdAt": store.now_iso(),
     }
     store.state.share_links[site["id"]][link_id] = link
-    share_link_event(store, credential, site, link, "site.share-link.create")
+    share_link_event(store, credential, site, link, "site.share-link.created")
     return link
 
 
@@ -116,5 +116,4 @@ def set_share_link_active(
     """Activate or deactivate a share link (an event when it changes)."""
     if link["active"] != active:
         link["active"] = active
-        verb = "activate" if active else "deactivate"
-        share_link_event(store, credential, site, link, f"site.share-link.{verb}")
+        share_link_event(store, credential, site, link, "site.share-link.updated")

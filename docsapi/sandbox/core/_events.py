@@ -1,7 +1,9 @@
 """The organization's audit log: one event per change the sandbox makes.
 
-Actions are ``<resource>.<verb>`` names (``space.permission.grant``, ``site.publish``,
-``member.role.update`` ...); the target is the resource changed. A permission and a team
+Actions are the platform's action IDs, ``<resource>.<sub-resource>.<past-tense verb>``
+(``space.permission.added``, ``site.published``, ``organization.team.member-added`` ...), all
+from the one list of ``docsapi.core.audit_actions`` (recording any other name is a bug and
+raises); the target is the resource changed. A permission and a team
 membership have no id of their own in the API, so their target names both ends:
 ``{"type": "space-permission", "id": "<space id>/user/<user id>"}`` (or ``/team/<team id>``;
 likewise ``collection-permission`` and ``site-permission``) and
@@ -19,6 +21,7 @@ import bisect
 import uuid
 from typing import Any
 
+from docsapi.core.audit_actions import ACTION_LIST, ACTIONS
 from docsapi.sandbox.core._auth import Credential
 from docsapi.sandbox.core._state import Record
 from docsapi.sandbox.core._store import Store
@@ -57,7 +60,7 @@ def record(
     credential
         Who made the change (None for the sandbox's controls).
     action
-        The action name, such as ``space.permission.update``.
+        The action ID, such as ``space.permission.updated`` (one of ``ACTIONS``).
     target
         (type, id, label) of what changed.
 
@@ -65,7 +68,14 @@ def record(
     -------
     dict
         The stored event (empty when the store records no events).
+
+    Raises
+    ------
+    ValueError
+        When ``action`` is not an action ID of the platform's list.
     """
+    if action not in ACTIONS:
+        raise ValueError(f"{action!r} is not an action ID of docsapi.core.audit_actions")
     kind, target_id, label = target
     if not store.log_events:
         return {}
@@ -132,6 +142,14 @@ def principal_label(store: Store, principal_type: str, principal_id: str) -> str
         return f"team {team['title']}" if team else f"team {principal_id}"
     found = store.state.users.get(principal_id)
     return found["displayName"] if found else principal_id
+
+
+def render_actions() -> list[dict[str, str]]:
+    """The AuditEventAction list: every action ID the sandbox logs, with its label."""
+    return [
+        {"object": "audit-event-action", "id": action.id, "label": action.label}
+        for action in ACTION_LIST
+    ]
 
 
 def render(event: Record, org_id: str, api_base: str) -> dict[str, Any]:

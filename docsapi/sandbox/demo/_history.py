@@ -143,7 +143,7 @@ def _permissions(b: Builder, log: _Log) -> None:
             if story is not None:
                 moment, actor = story
                 target = _target(b, grant, role)
-                log.add(moment, f"{kind}.permission.grant", target, actor, source="ui")
+                log.add(moment, f"{kind}.permission.added", target, actor, source="ui")
                 continue
             if principal_id not in guests and rng.random() < PRE_LOG_SHARE:
                 continue  # older than the log
@@ -152,10 +152,10 @@ def _permissions(b: Builder, log: _Log) -> None:
             if lower and rng.random() < CHANGED_SHARE:
                 first = log.when()
                 moment, first = max(moment, first), min(moment, first)
-                log.add(first, f"{kind}.permission.grant", _target(b, grant, rng.choice(lower)))
-                log.add(moment, f"{kind}.permission.change", _target(b, grant, role))
+                log.add(first, f"{kind}.permission.added", _target(b, grant, rng.choice(lower)))
+                log.add(moment, f"{kind}.permission.updated", _target(b, grant, role))
             else:
-                log.add(moment, f"{kind}.permission.grant", _target(b, grant, role))
+                log.add(moment, f"{kind}.permission.added", _target(b, grant, role))
 
 
 def _target(b: Builder, grant: tuple[str, str, str, str], role: str) -> tuple[str, str, str]:
@@ -187,12 +187,12 @@ def _passing_grants(b: Builder, log: _Log) -> None:
         label = f"{space['title']}: {name}"
         log.add(
             given,
-            "space.permission.grant",
+            "space.permission.added",
             permission_target("space", space_id, "user", user_id, f"{label} -> read"),
         )
         log.add(
             taken,
-            "space.permission.revoke",
+            "space.permission.removed",
             permission_target("space", space_id, "user", user_id, f"{label} -> no access"),
         )
 
@@ -204,28 +204,39 @@ def _organization(b: Builder, log: _Log) -> None:
     for admin in b.admins[1:]:
         name = state.users[admin]["displayName"]
         moment = b.now - timedelta(days=rng.randint(100, 300))
-        log.add(moment, "member.role.update", ("user", admin, f"{name} -> admin"), log.admins[0])
+        log.add(
+            moment,
+            "organization.member.updated",
+            ("user", admin, f"{name} -> admin"),
+            log.admins[0],
+        )
     for user_id in b.regular:
         role = members[user_id]["role"]
         if user_id not in b.admins and rng.random() < 0.1:
             name = state.users[user_id]["displayName"]
-            log.add(log.when(), "member.role.update", ("user", user_id, f"{name} -> {role}"))
+            log.add(
+                log.when(), "organization.member.updated", ("user", user_id, f"{name} -> {role}")
+            )
     for kind, records in (("space", state.spaces), ("collection", state.collections)):
         chosen = [r for r in records.values() if r["defaultLevel"] != "inherit"]
         for record in chosen[::2]:  # the other half were set before the log
             level = record["defaultLevel"] or "no access"
             label = f"{record['title']}: default level -> {level}"
             target = (kind, record["id"], label)
-            log.add(log.when(), f"{kind}.default-level.update", target)
+            log.add(log.when(), f"{kind}.default-level.updated", target)
     for team_id, team in state.teams.items():
         for user_id in team["members"]:
             if rng.random() < 0.5:
                 label = f"{team['title']}: {state.users[user_id]['displayName']} -> member"
-                log.add(log.when(), "team.member.add", team_member_target(team_id, user_id, label))
+                log.add(
+                    log.when(),
+                    "organization.team.member-added",
+                    team_member_target(team_id, user_id, label),
+                )
     admin_link = b.invite["admin"]
     log.add(
         b.now - timedelta(days=120, hours=5),
-        "invite.create",
+        "organization.link-invite.created",
         ("invite", admin_link, "Invite link to the organization -> admin"),
     )
 
@@ -234,14 +245,14 @@ def _sites(b: Builder, log: _Log) -> None:
     """Who published each site, who made each share link and who deactivated the old ones."""
     for site_id, site in b.state.sites.items():
         if site["published"]:
-            log.add(log.when(), "site.publish", ("site", site_id, site["title"]))
+            log.add(log.when(), "site.published", ("site", site_id, site["title"]))
         for link in b.state.share_links[site_id].values():
             made = datetime.fromisoformat(link["createdAt"])
             target = ("share-link", link["id"], f"{site['title']}: {link['name']}")
             if made >= log.start:
-                log.add(made, "site.share-link.create", target)
+                log.add(made, "site.share-link.created", target)
             if not link["active"]:
-                log.add(log.when(after=made), "site.share-link.deactivate", target)
+                log.add(log.when(after=made), "site.share-link.updated", target)
 
 
 def _creations(b: Builder, log: _Log) -> None:
@@ -257,7 +268,7 @@ def _creations(b: Builder, log: _Log) -> None:
             actor = {"type": "user", "id": creator, "label": users[creator]["displayName"]}
             target = (kind, content_id, record["title"])
             log.add(
-                datetime.fromisoformat(record["createdAt"]), f"{kind}.create", target, actor, "ui"
+                datetime.fromisoformat(record["createdAt"]), f"{kind}.created", target, actor, "ui"
             )
 
 

@@ -1,4 +1,5 @@
-"""The organization's audit log: ``GET /orgs/{organizationId}/audit-events``, newest first.
+"""The organization's audit log: ``GET /orgs/{organizationId}/audit-events``, newest first,
+and the actions it records: ``GET /orgs/{organizationId}/audit-event-actions``.
 
 Every change the sandbox makes to access (grants, roles, teams, sites, share links, invites,
 spaces and collections) is there, dated by the sandbox clock. The log is kept oldest first,
@@ -87,6 +88,14 @@ def list_events(ctx: Ctx, org_id: str) -> Reply:
     )
 
 
+def list_actions(ctx: Ctx, org_id: str) -> Reply:
+    """GET /orgs/{organizationId}/audit-event-actions -> ``{"items": [AuditEventAction]}``
+    (organization admins): the one list of ``docsapi.core.audit_actions``, not paginated."""
+    org_for(ctx, org_id, "admin")
+    return Reply(200, {"items": events.render_actions()})
+
+
 ROUTES = [
+    Route("GET", "/orgs/<org_id>/audit-event-actions", list_actions, security("user")),
     Route("GET", "/orgs/<org_id>/audit-events", list_events, security("user")),
 ]

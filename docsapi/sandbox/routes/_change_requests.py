@@ -49,7 +49,7 @@ def create_change_request(ctx: Ctx, space_id: str) -> Reply:
     records.append(record)
     label = f"{ctx.state.spaces[space_id]['title']}: change request #{record['number']}"
     events.space_event(
-        ctx.store, ctx.credential, ctx.state.spaces[space_id], "change-request.create", label
+        ctx.store, ctx.credential, ctx.state.spaces[space_id], "space.change-request.created", label
     )
     body = render.change_request(ctx.store, space_id, record, ctx.api_base)
     body["changeRequest"] = record["id"]

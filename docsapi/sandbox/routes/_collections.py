@@ -97,7 +97,7 @@ def create_collection(ctx: Ctx, org_id: str) -> Reply:
     ctx.state.creators[collection_id] = creator
     if creator is not None:
         ctx.state.collection_users.set(org_id, collection_id, creator, "admin")
-    _event(ctx, record, "collection.create")
+    _event(ctx, record, "collection.created")
     location = f"{ctx.api_base}/collections/{collection_id}"
     return _reply(ctx, record, 201, {"Location": location})
 
@@ -113,18 +113,18 @@ def update_collection(ctx: Ctx, collection_id: str) -> Reply:
     body = ctx.object_body(allowed=("title", "description", "defaultLevel"))
     if "title" in body:
         record["title"] = check_string(body["title"], "title", max_length=50)
-        _event(ctx, record, "collection.update")
+        _event(ctx, record, "collection.updated")
     if "description" in body:
         record["description"] = check_string(
             body["description"], "description", min_length=0, max_length=100
         )
-        _event(ctx, record, "collection.update")
+        _event(ctx, record, "collection.updated")
     if "defaultLevel" in body:
         level = check_default_level(body["defaultLevel"])
         if level != record["defaultLevel"]:
             record["defaultLevel"] = level
             label = f"{record['title']}: default level -> {level or 'no access'}"
-            _event(ctx, record, "collection.default-level.update", label)
+            _event(ctx, record, "collection.default-level.updated", label)
     return _reply(ctx, record)
 
 
@@ -138,7 +138,7 @@ def delete_collection(ctx: Ctx, collection_id: str) -> Reply:
         return no_content(204)
     record = collection_for(ctx, collection_id, "admin")
     _delete_tree(ctx, record)
-    _event(ctx, record, "collection.delete")
+    _event(ctx, record, "collection.deleted")
     return no_content(205)
 
 
@@ -198,7 +198,7 @@ def move_collection(ctx: Ctx, collection_id: str) -> Reply:
     del current[old_index]
     ctx.store.siblings(org_id, parent).insert(index, me)
     record["parent"] = parent
-    _event(ctx, record, "collection.move", f"{record['title']} -> {parent or 'top level'}")
+    _event(ctx, record, "collection.moved", f"{record['title']} -> {parent or 'top level'}")
     return _reply(ctx, record)
 
 

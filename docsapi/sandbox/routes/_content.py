@@ -192,7 +192,7 @@ def apply_template(ctx: Ctx, space_id: str) -> Reply:
     content = template_content(ctx.store.content(space_id), template_id, ctx.store.new_id(), now)
     ctx.store.set_content(space_id, content)
     label = f"{space['title']}: template {template_id}"
-    events.space_event(ctx.store, ctx.credential, space, "space.content.template", label)
+    events.space_event(ctx.store, ctx.credential, space, "space.content.updated", label)
     return Reply(201)
 
 

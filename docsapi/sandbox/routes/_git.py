@@ -80,7 +80,7 @@ def _queue(ctx: Ctx, space_id: str, direction: str) -> Reply:
         _job={"url": url, "ref": ref, "standalone": standalone},
     )
     label = f"{space['title']}: {direction} {url}@{ref}"
-    events.space_event(ctx.store, ctx.credential, space, f"space.git.{direction}", label)
+    events.space_event(ctx.store, ctx.credential, space, f"space.git-sync.{direction}ed", label)
     return no_content()
 
 

@@ -91,7 +91,7 @@ def create_invite(ctx: Ctx, org_id: str) -> Reply:
     invite_id = ctx.store.new_id()
     record = {"id": invite_id, **offer}
     ctx.state.invites.setdefault(org_id, {})[invite_id] = record
-    _event(ctx, org_id, record, "invite.create")
+    _event(ctx, org_id, record, "organization.link-invite.created")
     return Reply(201, _render(ctx, record))
 
 
@@ -107,7 +107,7 @@ def update_invite(ctx: Ctx, org_id: str, invite_id: str) -> Reply:
     value = check_role(body[key], key)
     if value != record[key]:
         record[key] = value
-        _event(ctx, org_id, record, "invite.update")
+        _event(ctx, org_id, record, "organization.link-invite.updated")
     return Reply(200, _render(ctx, record))
 
 
@@ -117,7 +117,7 @@ def delete_invite(ctx: Ctx, org_id: str, invite_id: str) -> Reply:
     record = ctx.state.invites.get(org_id, {}).get(invite_id)
     if record is None or not _live(ctx, record):
         return no_content(204)
-    _event(ctx, org_id, record, "invite.delete")
+    _event(ctx, org_id, record, "organization.link-invite.deleted")
     del ctx.state.invites[org_id][invite_id]
     return no_content(205)
 

@@ -70,7 +70,7 @@ def create_org(ctx: Ctx) -> Reply:
     }
     ctx.store.siblings(org_id, None)
     events.record(
-        ctx.store, org_id, ctx.credential, "organization.create", ("organization", org_id, title)
+        ctx.store, org_id, ctx.credential, "organization.created", ("organization", org_id, title)
     )
     return _org_reply(
         ctx, ctx.state.orgs[org_id], 201, {"Location": f"{ctx.api_base}/orgs/{org_id}"}
@@ -122,7 +122,7 @@ def update_org(ctx: Ctx, org_id: str) -> Reply:
     if changed:
         label = f"{record['title']}: {', '.join(changed)}"
         target = ("organization", org_id, label)
-        events.record(ctx.store, org_id, ctx.credential, "organization.update", target)
+        events.record(ctx.store, org_id, ctx.credential, "organization.settings.updated", target)
     return _org_reply(ctx, record)
 
 
@@ -199,7 +199,11 @@ def update_member(ctx: Ctx, org_id: str, user_id: str) -> Reply:
             record["role"] = role
             label = f"{events.principal_label(ctx.store, 'user', user_id)} -> {role or 'guest'}"
             events.record(
-                ctx.store, org_id, ctx.credential, "member.role.update", ("user", user_id, label)
+                ctx.store,
+                org_id,
+                ctx.credential,
+                "organization.member.updated",
+                ("user", user_id, label),
             )
     return Reply(200, render.member(ctx.store, org_id, user_id, ctx.api_base))
 
@@ -212,7 +216,9 @@ def remove_member(ctx: Ctx, org_id: str, user_id: str) -> Reply:
     if not ctx.store.remove_member(org_id, user_id):
         return no_content(204)
     label = events.principal_label(ctx.store, "user", user_id)
-    events.record(ctx.store, org_id, ctx.credential, "member.remove", ("user", user_id, label))
+    events.record(
+        ctx.store, org_id, ctx.credential, "organization.member.removed", ("user", user_id, label)
+    )
     return no_content(205)
 
 
@@ -294,7 +300,9 @@ def create_team(ctx: Ctx, org_id: str) -> Reply:
     ctx.state.teams[team_id] = team
     for user_id in members:
         ctx.store.join_team(team_id, user_id)
-    events.record(ctx.store, org_id, ctx.credential, "team.create", ("team", team_id, title))
+    events.record(
+        ctx.store, org_id, ctx.credential, "organization.team.created", ("team", team_id, title)
+    )
     return Reply(201, render.team(ctx.store, ctx.credential, team))
 
 
@@ -312,7 +320,11 @@ def update_team(ctx: Ctx, org_id: str, team_id: str) -> Reply:
     body = ctx.object_body(allowed=("title",))
     team["title"] = check_string(body.get("title"), "title", min_length=1, max_length=64)
     events.record(
-        ctx.store, org_id, ctx.credential, "team.update", ("team", team_id, team["title"])
+        ctx.store,
+        org_id,
+        ctx.credential,
+        "organization.team.updated",
+        ("team", team_id, team["title"]),
     )
     return Reply(200, render.team(ctx.store, ctx.credential, team))
 
@@ -325,7 +337,11 @@ def delete_team(ctx: Ctx, org_id: str, team_id: str) -> Reply:
         return no_content(204)
     ctx.store.delete_team(team_id)
     events.record(
-        ctx.store, org_id, ctx.credential, "team.delete", ("team", team_id, team["title"])
+        ctx.store,
+        org_id,
+        ctx.credential,
+        "organization.team.deleted",
+        ("team", team_id, team["title"]),
     )
     return no_content(205)
 
@@ -382,7 +398,7 @@ def _join(ctx: Ctx, team: dict[str, Any], user_id: str, role: str) -> None:
         ctx.store,
         team["organization"],
         ctx.credential,
-        "team.member.add",
+        "organization.team.member-added",
         events.team_member_target(team["id"], user_id, label),
     )
 
@@ -395,7 +411,7 @@ def _leave(ctx: Ctx, team: dict[str, Any], user_id: str) -> bool:
         ctx.store,
         team["organization"],
         ctx.credential,
-        "team.member.remove",
+        "organization.team.member-removed",
         events.team_member_target(team["id"], user_id, label),
     )
     return True

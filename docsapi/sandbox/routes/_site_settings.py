@@ -41,7 +41,7 @@ SITE_SETTINGS = (
 #: The longest proxy origin (``SiteProxyOrigin``).
 MAX_PROXY = 512
 #: Settings whose changes have an action of their own (the others: ``site.update``).
-_ACTIONS = {"visibility": "site.visibility.update", "defaultLevel": "site.default-level.update"}
+_ACTIONS = {"visibility": "site.visibility.updated", "defaultLevel": "site.default-level.updated"}
 
 
 @dataclass
@@ -60,18 +60,18 @@ def update_site(ctx: Ctx, org_id: str, site_id: str) -> Reply:
     defaults = _defaults(ctx, site_id, body)
     for key, value in values.items():
         if record.get(key) != value:
-            _event(ctx, record, _ACTIONS.get(key, "site.update"), f"{key} -> {value}")
+            _event(ctx, record, _ACTIONS.get(key, "site.updated"), f"{key} -> {value}")
             record[key] = value
     if defaults.section is not None and not defaults.section["default"]:
         for section in ctx.state.site_sections[site_id]:
             section["default"] = section is defaults.section
-        _event(ctx, record, "site.update", f"defaultSiteSection -> {defaults.section['id']}")
+        _event(ctx, record, "site.updated", f"defaultSiteSection -> {defaults.section['id']}")
     if defaults.site_space is not None and not defaults.site_space["default"]:
         wanted = defaults.site_space
         for item in ctx.state.site_spaces[site_id]:
             if item.get("section") == wanted.get("section"):
                 item["default"] = item is wanted
-        _event(ctx, record, "site.update", f"defaultSiteSpace -> {wanted['id']}")
+        _event(ctx, record, "site.updated", f"defaultSiteSpace -> {wanted['id']}")
     if record["visibility"] == "visitor-auth" and site_id not in ctx.state.site_auth:
         # Visitors authenticate from now on: the site gets its signing key, as on the platform.
         ctx.state.site_auth[site_id] = {

@@ -161,7 +161,7 @@ def delete_share_link(ctx: Ctx, org_id: str, site_id: str, link_id: str) -> Repl
     link = ctx.state.share_links[site_id].pop(link_id, None)
     if link is None:
         return no_content(204)
-    changes.share_link_event(ctx.store, ctx.credential, record, link, "site.share-link.delete")
+    changes.share_link_event(ctx.store, ctx.credential, record, link, "site.share-link.deleted")
     return no_content(205)
 
 
