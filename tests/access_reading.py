@@ -134,7 +134,7 @@ def crawl(api, org_id: str) -> Org:
         org.site_teams[site["id"]] = _grants(fetch_all(api, f"{path}/permissions/teams"), "team")
     org.invites = fetch_all(api, f"{base}/link-invites")
     for kind in ("collection", "space"):
-        for event in fetch_all(api, f"{base}/audit-events", action=f"{kind}.create"):
+        for event in fetch_all(api, f"{base}/audit-events", action=f"{kind}.created"):
             actor = event["actor"]
             org.creators[event["target"]["id"]] = actor["id"] if actor["type"] == "user" else None
     return org

@@ -145,7 +145,7 @@ class SmallOrg:
             self.store,
             self.org_id,
             credential,
-            f"{kind}.create",
+            f"{kind}.created",
             (kind, content_id, record["title"]),
         )
 

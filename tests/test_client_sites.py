@@ -64,7 +64,7 @@ def test_update_closes_a_public_site_and_reads_back(client, sandbox, sites):
     client.sites.update(sandbox.org_id, site_id, default_level=None, basename="dev")
     read = client.sites.get(sandbox.org_id, site_id)
     assert (read.default_level, read.basename) == (None, "dev")
-    events = client.orgs.audit_events(sandbox.org_id, action="site.visibility.update")
+    events = client.orgs.audit_events(sandbox.org_id, action="site.visibility.updated")
     assert site_id in set(events["target_id"])
 
 

@@ -231,6 +231,23 @@ def _walk_sites(sandbox, api):
     yield api.patch(f"{public}/permissions/teams/{team}", json={"role": "read"})
     yield api.patch(f"{public}/permissions/teams/nobody", json={"role": "read"})
     yield api.delete(f"{public}/permissions/teams/{team}")
+    yield api.post(
+        f"{public}/permissions", json={"role": "read", "users": [other], "teams": [team]}
+    )
+    yield api.post(f"{public}/permissions", json={"role": "read", "users": ["nobody"]})
+    linked = api.get(f"{public}/site-spaces", params={"limit": 100}).json()["items"]
+    space = next(s for s in demo["space_ids"] if s not in {i["space"]["id"] for i in linked})
+    yield api.post(f"{public}/site-spaces", json={"spaceId": space, "title": "Linked again"})
+    yield api.post(f"{public}/site-spaces", json={"spaceId": space})  # already there: 400
+    yield api.post(
+        f"{public}/site-spaces",
+        json={"spaceId": None, "title": "Made for the site"},
+        headers={"Prefer": "return=minimal"},
+    )
+    yield api.post(f"{public}/site-spaces", json={"spaceId": "ghost"})
+    yield api.post(f"{unlisted}/sections", json={"spaceId": space, "title": "Reference"})
+    yield api.post(f"{unlisted}/sections", json={"spaceId": None, "title": "New section"})
+    yield api.post(f"{unlisted}/sections", json={"spaceId": space, "siteSectionGroupId": "g"})
     yield api.post(f"{public}/unpublish")
     yield api.post(f"{public}/publish")
 
@@ -249,12 +266,14 @@ def _walk_invites_and_events(sandbox, api):
     yield api.delete(invite)
     yield api.delete(invite)
     yield api.get(f"/orgs/{org}/audit-events")
-    since = {"from": "2020-01-01T00:00:00Z", "action": "site.publish", "limit": 5}
+    since = {"from": "2020-01-01T00:00:00Z", "action": "site.published", "limit": 5}
     yield api.get(f"/orgs/{org}/audit-events", params=since)
     yield api.get(f"/orgs/{org}/audit-events", params={"from": "yesterday"})
     weak = ApiSession(sandbox.url, sandbox.tokens["other-user"], check=False)
     yield weak.get(f"/orgs/{org}/audit-events")
     yield api.get("/orgs/nobody/audit-events")
+    yield api.get(f"/orgs/{org}/audit-event-actions")
+    yield weak.get(f"/orgs/{org}/audit-event-actions")
 
 
 def _walk_insights(sandbox, api):

@@ -16,7 +16,7 @@ read, every creator is unknown.
 
 Examples
 --------
->>> events = pd.DataFrame({"action": ["space.create"], "target_type": ["space"],
+>>> events = pd.DataFrame({"action": ["space.created"], "target_type": ["space"],
 ...     "target_id": ["s1"], "actor_type": ["user"], "actor_id": ["u1"],
 ...     "occurred_at": [pd.Timestamp("2026-01-05", tz="UTC")]})
 >>> creators_from_events(events)[["target_id", "user_id"]].values.tolist()

@@ -71,7 +71,10 @@ OPERATIONS = {
         "updateOrganizationInviteById",
         "deleteOrganizationInviteById",
     ],
-    "organization audit events": ["listOrganizationAuditEvents"],
+    "organization audit events": [
+        "listOrganizationAuditEvents",
+        "listOrganizationAuditEventActions",
+    ],
     "spaces": [
         "listSpacesInOrganizationById",
         "createSpace",
@@ -120,6 +123,8 @@ OPERATIONS = {
         "publishSite",
         "unpublishSite",
         "listSiteSpaces",
+        "addSpaceToSite",
+        "addSectionToSite",
         "listSiteShareLinks",
         "createSiteShareLink",
         "updateSiteShareLinkById",
@@ -132,6 +137,7 @@ OPERATIONS = {
         "listSiteVisitorSegments",
     ],
     "site permissions": [
+        "inviteToSite",
         "listUserPermissionsInSite",
         "updateUserPermissionInSite",
         "removeUserFromSite",

@@ -147,6 +147,34 @@ def site_space(
     return body
 
 
+def site_section(
+    store: Store, credential: Credential, site_record: Record, record: Record, api_base: str
+) -> dict[str, Any]:
+    """A SiteSection with its site spaces (the published address only once the site is)."""
+    items = store.state.site_spaces.get(site_record["id"], [])
+    body: dict[str, Any] = {
+        "object": "site-section",
+        "id": record["id"],
+        "title": record["title"],
+        "path": record["path"],
+        "default": record["default"],
+        "draft": record.get("draft", False),
+        "siteSpaces": [
+            site_space(store, credential, site_record, item, api_base)
+            for item in items
+            if item.get("section") == record["id"] and item["space"] in store.state.spaces
+        ],
+        "urls": (
+            {"published": f"{site_url(store, site_record)}{record['path']}/"}
+            if site_record["published"]
+            else {}
+        ),
+    }
+    if record.get("icon") is not None:
+        body["icon"] = record["icon"]
+    return body
+
+
 def share_link(store: Store, site_record: Record, record: Record) -> dict[str, Any]:
     """A ShareLink; its published address carries the link's secret key."""
     return {

@@ -40,7 +40,7 @@ SITE_SETTINGS = (
 )
 #: The longest proxy origin (``SiteProxyOrigin``).
 MAX_PROXY = 512
-#: Settings whose changes have an action of their own (the others: ``site.update``).
+#: Settings whose changes have an action of their own (the others: ``site.updated``).
 _ACTIONS = {"visibility": "site.visibility.updated", "defaultLevel": "site.default-level.updated"}
 
 

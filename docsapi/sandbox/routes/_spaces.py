@@ -74,10 +74,10 @@ def update_space(ctx: Ctx, space_id: str) -> Reply:
         changes.update(emoji="", icon=None)
     if "defaultLevel" in changes and changes["defaultLevel"] != record["defaultLevel"]:
         label = f"{record['title']}: default level -> {changes['defaultLevel'] or 'no access'}"
-        _event(ctx, record, "space.default-level.update", label)
+        _event(ctx, record, "space.default-level.updated", label)
     others = sorted(k for k, v in changes.items() if k != "defaultLevel" and record.get(k) != v)
     if others:
-        _event(ctx, record, "space.update", f"{record['title']}: {', '.join(others)}")
+        _event(ctx, record, "space.updated", f"{record['title']}: {', '.join(others)}")
     record.update(changes)
     record["updatedAt"] = ctx.store.now_iso()
     return _space_reply(ctx, record)
@@ -94,7 +94,7 @@ def delete_space(ctx: Ctx, space_id: str) -> Reply:
         return no_content(204)
     record = space_for(ctx, space_id, "admin")
     ctx.store.trash_space(record)
-    _event(ctx, record, "space.delete")
+    _event(ctx, record, "space.deleted")
     return no_content(205)
 
 
@@ -115,7 +115,7 @@ def restore_space(ctx: Ctx, space_id: str) -> Reply:
         raise forbidden("Only an admin of the space can restore it.")
     record = ctx.store.restore_space(space_id)
     record["updatedAt"] = ctx.store.now_iso()
-    _event(ctx, record, "space.restore")
+    _event(ctx, record, "space.restored")
     return _space_reply(ctx, record)
 
 
@@ -158,7 +158,7 @@ def duplicate_space(ctx: Ctx, space_id: str) -> Reply:
     ctx.state.space_teams.attach(org_id, new_id, ctx.state.space_teams.on(space_id))
     ctx.state.change_requests[new_id] = []
     ctx.state.creators[new_id] = ctx.credential.user_id
-    _event(ctx, copy, "space.create", f"{copy['title']} (duplicate of {space_id})")
+    _event(ctx, copy, "space.created", f"{copy['title']} (duplicate of {space_id})")
     revision = ctx.store.new_id()
     ctx.state.content[new_id] = Content(
         revision=revision,
@@ -250,7 +250,7 @@ def move_space(ctx: Ctx, space_id: str) -> Reply:
     if parent is None and record["visibility"] == "in-collection":
         record["visibility"] = "private"
     record["updatedAt"] = ctx.store.now_iso()
-    _event(ctx, record, "space.move", f"{record['title']} -> {parent or 'top level'}")
+    _event(ctx, record, "space.moved", f"{record['title']} -> {parent or 'top level'}")
     return _space_reply(ctx, record)
 
 
@@ -337,6 +337,66 @@ def org_spaces(ctx: Ctx, org_id: str) -> Reply:
     )
 
 
+def check_template(template: object) -> dict[str, Any] | None:
+    """A space template of the body (``{"id": ...}``), or None; 400 for any other."""
+    if template is not None and (
+        not isinstance(template, dict) or template.get("id") not in TEMPLATES
+    ):
+        raise bad_request(f"template.id must be one of {', '.join(TEMPLATES)}.")
+    return template
+
+
+def add_space(
+    ctx: Ctx,
+    org_id: str,
+    title: str,
+    *,
+    parent: str | None = None,
+    template: object = None,
+    emoji: str = "",
+    edit_mode: str = "live",
+    language: str = "en",
+) -> Record:
+    """Create a space in ``org_id`` (empty, or from ``template``), made by the caller (who
+    gets ``admin`` on it), and log ``space.created``; return its record."""
+    template = check_template(template)
+    now = ctx.store.now_iso()
+    space_id = ctx.store.new_id()
+    content = Content(revision=ctx.store.new_id(), created_at=now)
+    if template is not None:
+        content = template_content(content, template["id"], space_id, now)
+    record = {
+        "id": space_id,
+        "title": title,
+        "emoji": emoji,
+        "icon": None,
+        "organization": org_id,
+        "parent": parent,
+        "visibility": "in-collection" if parent else "private",
+        "editMode": edit_mode,
+        "defaultLevel": "inherit",
+        "language": language,
+        "mergeRules": {"type": "inherit"},
+        "createdAt": now,
+        "updatedAt": now,
+        "comments": 0,
+        "revision": content.revision,
+        "topic": title,
+        "empty": True,
+        "small": True,
+    }
+    ctx.state.spaces[space_id] = record
+    ctx.store.siblings(org_id, parent).append(("space", space_id))
+    ctx.state.content[space_id] = content
+    creator = ctx.credential.user_id
+    ctx.state.creators[space_id] = creator
+    if creator is not None:
+        ctx.state.space_users.set(org_id, space_id, creator, "admin")
+    ctx.state.change_requests[space_id] = []
+    _event(ctx, record, "space.created")
+    return record
+
+
 def create_space(ctx: Ctx, org_id: str) -> Reply:
     """POST /orgs/{organizationId}/spaces: 201 with the new Space (empty or from a template)."""
     org_for(ctx, org_id, "create")
@@ -360,45 +420,17 @@ def create_space(ctx: Ctx, org_id: str) -> Reply:
             raise bad_request(
                 f"Invalid collection: {parent!r} is not a collection of this organization."
             )
-    template = body.get("template")
-    if template is not None and (
-        not isinstance(template, dict) or template.get("id") not in TEMPLATES
-    ):
-        raise bad_request(f"template.id must be one of {', '.join(TEMPLATES)}.")
-    now = ctx.store.now_iso()
-    space_id = ctx.store.new_id()
-    content = Content(revision=ctx.store.new_id(), created_at=now)
-    if template is not None:
-        content = template_content(content, template["id"], space_id, now)
-    record = {
-        "id": space_id,
-        "title": title,
-        "emoji": check_string(body.get("emoji", ""), "emoji", max_length=50),
-        "icon": None,
-        "organization": org_id,
-        "parent": parent,
-        "visibility": "in-collection" if parent else "private",
-        "editMode": check_enum(body.get("editMode", "live"), "editMode", SPACE_EDIT_MODES),
-        "defaultLevel": "inherit",
-        "language": check_enum(body.get("language", "en"), "language", TRANSLATION_LANGUAGES),
-        "mergeRules": {"type": "inherit"},
-        "createdAt": now,
-        "updatedAt": now,
-        "comments": 0,
-        "revision": content.revision,
-        "topic": title,
-        "empty": True,
-        "small": True,
-    }
-    ctx.state.spaces[space_id] = record
-    ctx.store.siblings(org_id, parent).append(("space", space_id))
-    ctx.state.content[space_id] = content
-    creator = ctx.credential.user_id
-    ctx.state.creators[space_id] = creator
-    if creator is not None:
-        ctx.state.space_users.set(org_id, space_id, creator, "admin")
-    ctx.state.change_requests[space_id] = []
-    _event(ctx, record, "space.create")
+    record = add_space(
+        ctx,
+        org_id,
+        title,
+        parent=parent,
+        template=body.get("template"),
+        emoji=check_string(body.get("emoji", ""), "emoji", max_length=50),
+        edit_mode=check_enum(body.get("editMode", "live"), "editMode", SPACE_EDIT_MODES),
+        language=check_enum(body.get("language", "en"), "language", TRANSLATION_LANGUAGES),
+    )
+    space_id = record["id"]
     return _space_reply(ctx, record, 201, {"Location": f"{ctx.api_base}/spaces/{space_id}"})
 
 

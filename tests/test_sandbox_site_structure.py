@@ -1,0 +1,201 @@
+"""A site's structure over HTTP: addSpaceToSite, addSectionToSite, inviteToSite.
+
+Every answer is validated against the description (``ApiSession``); the project's
+``client.api`` calls the same operations; the audit of an organization whose space sits under
+two sites (a site space in one, a section's space in the other) agrees with the sandbox's
+aggregate under both rule sets.
+"""
+
+from __future__ import annotations
+
+import pytest
+from access_reading import fetch_all
+from contract import ApiSession
+from sandbox_orgs import SmallOrg
+
+import docsapi
+from docsapi.errors import APIStatusError
+
+
+@pytest.fixture
+def api(sandbox):
+    return ApiSession(sandbox.url, sandbox.token)
+
+
+def _site(sandbox, name: str = "public") -> str:
+    return f"/orgs/{sandbox.org_id}/sites/{sandbox.demo['sites'][name]}"
+
+
+def _unlinked_space(api, sandbox, site: str) -> str:
+    linked = {i["space"]["id"] for i in fetch_all(api, f"{site}/site-spaces")}
+    return next(s for s in sandbox.demo["space_ids"] if s not in linked)
+
+
+def _newest(api, sandbox, count: int) -> list[str]:
+    events = api.get(f"/orgs/{sandbox.org_id}/audit-events", params={"limit": count}).json()
+    return [e["action"] for e in events["items"]]
+
+
+def test_a_space_is_linked_to_a_site_and_logged(sandbox, api):
+    site = _site(sandbox)
+    space = _unlinked_space(api, sandbox, site)
+    answer = api.post(f"{site}/site-spaces", json={"spaceId": space, "title": "Linked here"})
+    assert answer.status_code == 201
+    made = answer.json()
+    assert made["space"]["id"] == space and made["title"] == "Linked here"
+    assert made["default"] is False and made["draft"] is False
+    assert answer.headers["Location"].endswith(f"/site-spaces/{made['id']}")
+    listed = {i["id"]: i for i in fetch_all(api, f"{site}/site-spaces")}
+    assert listed[made["id"]]["path"] == made["path"]
+    assert _newest(api, sandbox, 1) == ["site.space.added"]
+    # the same space twice in a site without sections: refused, nothing logged
+    again = api.post(f"{site}/site-spaces", json={"spaceId": space})
+    assert again.status_code == 400 and "already in site" in again.json()["error"]["message"]
+    assert _newest(api, sandbox, 1) == ["site.space.added"]
+
+
+def test_a_new_space_for_a_site_and_the_minimal_answer(sandbox, api):
+    site = _site(sandbox)
+    answer = api.post(
+        f"{site}/site-spaces",
+        json={"spaceId": None, "title": "Made for the site"},
+        headers={"Prefer": "return=minimal"},
+    )
+    assert answer.status_code == 204 and answer.headers["Preference-Applied"] == "return=minimal"
+    assert _newest(api, sandbox, 2) == ["site.space.added", "space.created"]
+    titles = {i["space"]["title"] for i in fetch_all(api, f"{site}/site-spaces")}
+    assert "Made for the site" in titles
+    bad = api.post(f"{site}/site-spaces", json={"spaceId": None, "pageId": "p1"})
+    assert bad.status_code == 400 and "pageId" in bad.json()["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "words"),
+    [
+        ({"spaceId": "ghost"}, 404, "not found"),
+        ({"spaceId": "SPACE", "sectionId": "sitesc_ghost"}, 400, "not a section of site"),
+        ({"spaceId": "SPACE", "pageId": "ghost"}, 400, "is not a page of space"),
+        ({"spaceId": "SPACE", "template": {"id": "blank"}}, 400, "template is for a new space"),
+        ({"title": "no space"}, 400, "spaceId"),
+    ],
+)
+def test_add_space_to_site_refusals(sandbox, api, body, status, words):
+    site = _site(sandbox)
+    space = _unlinked_space(api, sandbox, site)
+    body = {k: (space if v == "SPACE" else v) for k, v in body.items()}
+    answer = api.post(f"{site}/site-spaces", json=body)
+    assert answer.status_code == status, answer.text
+    assert words in answer.text
+
+
+def test_only_a_site_admin_changes_its_structure(sandbox):
+    reader = sandbox.demo["other_user_id"]  # a read member
+    sandbox.add_token("gb_api_structure_reader", user_id=reader)
+    weak = ApiSession(sandbox.url, "gb_api_structure_reader")
+    site = _site(sandbox)
+    space = sandbox.demo["space_ids"][0]
+    for path, body in (
+        ("site-spaces", {"spaceId": space}),
+        ("sections", {"spaceId": space}),
+        ("permissions", {"role": "read", "users": [reader]}),
+    ):
+        answer = weak.post(f"{site}/{path}", json=body)
+        assert answer.status_code == 403, (path, answer.text)
+
+
+def test_sections_hold_their_spaces_and_variants(sandbox, api):
+    site = _site(sandbox, "public")
+    first, second = sandbox.demo["space_ids"][:2]
+    made = api.post(f"{site}/sections", json={"spaceId": first, "title": "Guides"})
+    assert made.status_code == 201
+    section = made.json()
+    assert section["object"] == "site-section" and section["default"] is True
+    assert [s["space"]["id"] for s in section["siteSpaces"]] == [first]
+    assert section["siteSpaces"][0]["section"] == section["id"]
+    assert _newest(api, sandbox, 1) == ["site.section.created"]
+    variant = api.post(
+        f"{site}/site-spaces", json={"spaceId": second, "sectionId": section["id"]}
+    ).json()
+    assert variant["section"] == section["id"] and variant["default"] is False
+    other = api.post(f"{site}/sections", json={"spaceId": second, "title": "Reference"}).json()
+    assert other["default"] is False and other["path"] == "reference"
+    # the same space in two sections of one site, never twice in one section
+    twice = api.post(f"{site}/site-spaces", json={"spaceId": first, "sectionId": section["id"]})
+    assert twice.status_code == 400
+    group = api.post(f"{site}/sections", json={"spaceId": first, "siteSectionGroupId": "g1"})
+    assert group.status_code == 400 and "section group" in group.text
+    # a space added without sectionId lands in the default section
+    third = sandbox.demo["space_ids"][2]
+    landed = api.post(f"{site}/site-spaces", json={"spaceId": third}).json()
+    assert landed["section"] == section["id"]
+
+
+def test_invite_to_site_grants_and_logs(sandbox, api):
+    site = _site(sandbox)
+    user, team = sandbox.demo["other_user_id"], sandbox.demo["team_ids"][0]
+    answer = api.post(
+        f"{site}/permissions", json={"role": "edit", "users": [user], "teams": [team]}
+    )
+    assert answer.status_code == 204
+    users = {i["user"]["id"]: i["permission"] for i in fetch_all(api, f"{site}/permissions/users")}
+    teams = {i["team"]["id"]: i["permission"] for i in fetch_all(api, f"{site}/permissions/teams")}
+    assert users[user] == "edit" and teams[team] == "edit"
+    assert set(_newest(api, sandbox, 2)) <= {"site.permission.added", "site.permission.updated"}
+    unknown = api.post(f"{site}/permissions", json={"role": "read", "users": [user, "nobody"]})
+    assert unknown.status_code == 404
+    users = {i["user"]["id"]: i["permission"] for i in fetch_all(api, f"{site}/permissions/users")}
+    assert users[user] == "edit"  # nothing changed by the refused invite
+    empty = api.post(f"{site}/permissions", json={"role": "read", "users": []})
+    assert empty.status_code == 400
+
+
+def test_client_api_calls_the_three_operations(sandbox, client):
+    org, site_id = sandbox.org_id, sandbox.demo["sites"]["share-link"]
+    api = ApiSession(sandbox.url, sandbox.token)
+    space = _unlinked_space(api, sandbox, f"/orgs/{org}/sites/{site_id}")
+    linked = client.api.site_spaces.add_space_to_site(org, site_id, space_id=space, title="Via api")
+    assert linked.space.id == space and linked.title == "Via api"
+    section = client.api.site_sections.add_section_to_site(
+        org, site_id, space_id=None, title="Section via api"
+    )
+    assert section.object == "site-section" and len(section.site_spaces) == 1
+    user = sandbox.demo["other_user_id"]
+    invited = client.api.site_permissions.invite_to_site(org, site_id, role="comment", users=[user])
+    assert invited is None  # 204
+    granted = fetch_all(api, f"/orgs/{org}/sites/{site_id}/permissions/users")
+    assert {i["user"]["id"]: i["permission"] for i in granted}[user] == "comment"
+    with pytest.raises(APIStatusError) as refused:
+        client.api.site_spaces.add_space_to_site(org, site_id, space_id="ghost")
+    assert refused.value.status == 404
+
+
+@pytest.mark.parametrize(
+    ("fixture", "model"), [("sandbox", "precedence"), ("highest_sandbox", "highest")]
+)
+def test_a_space_under_two_sites_agrees_with_the_aggregate(request, fixture, model):
+    """A site space in one site and a section's space in another, both set to decide access
+    (the space inherits): the audit, under each rule set, matches the sandbox's aggregate."""
+    sandbox = request.getfixturevalue(fixture)
+    org = SmallOrg(sandbox)
+    reader, editor, other = org.users[:3]
+    org.member(reader, "read")
+    org.member(editor, "edit")
+    org.member(other, "comment")
+    shared = org.space()
+    alone = org.space()
+    plain = org.site(shared, level="comment")
+    sectioned = org.site(level="read")
+    api = ApiSession(sandbox.url, sandbox.token)
+    path = f"/orgs/{org.org_id}/sites/{sectioned}"
+    assert (
+        api.post(f"{path}/sections", json={"spaceId": alone, "title": "Start"}).status_code == 201
+    )
+    assert (
+        api.post(f"{path}/sections", json={"spaceId": shared, "title": "Shared"}).status_code == 201
+    )
+    org.grant(sectioned, editor, "admin")
+    org.grant(plain, other, "read")
+    audit = docsapi.audit_permissions(sandbox.client(), org.org_id, progress=False, model=model)
+    assert audit.complete and audit.aggregate_mismatches.empty, audit.aggregate_mismatches
+    sites = set(audit.paths[audit.paths["space_id"] == shared]["site_id"].dropna().astype(str))
+    assert sites == {plain, sectioned}
