@@ -5,9 +5,10 @@ gives examples of how the levels combine; each is built in a small organization 
 sandbox that follows the rule set the example belongs to, then read back both from the
 sandbox's ``permissions/aggregate`` (over HTTP) and from an audit (``audit_permissions``),
 which must give the documented roles. A property test builds random organizations
-(collections, sites, default levels, grants, teams, creators) and requires the audit, the
-sandbox's aggregate and the independent reading of ``access_reading`` to agree on every
-(space, user) pair, under both rule sets.
+(collections, sites, default levels, grants, teams, creators; sites with sections, whose
+spaces come through ``addSectionToSite`` and ``addSpaceToSite`` over HTTP, and spaces under
+several sites) and requires the audit, the sandbox's aggregate and the independent reading of
+``access_reading`` to agree on every (space, user) pair, under both rule sets.
 """
 
 from __future__ import annotations
@@ -154,6 +155,14 @@ def test_on_the_demo_the_audit_and_the_sandbox_agree_under_each_rule_set(request
 # -- random organizations -----------------------------------------------------------------------
 
 
+class Recipe(tuple):
+    """What :func:`organizations` draws: the eight parts :func:`build` unpacks (people,
+    disabled, teams, collections, spaces, sites, grants, creators) and, as the attribute
+    ``sections``, whether each site puts its spaces in sections (a plain tuple: none does)."""
+
+    sections: tuple[bool, ...] = ()
+
+
 @st.composite
 def organizations(draw):
     """A random small organization as instructions for :func:`build`: spaces mostly inherit
@@ -181,7 +190,27 @@ def organizations(draw):
     )
     grants = draw(st.lists(st.tuples(targets, holders, st.sampled_from(ROLES)), max_size=10))
     creators = draw(st.lists(st.integers(-1, len(people) - 1), min_size=7, max_size=7))
-    return people, disabled, teams, collections, spaces, sites, grants, creators
+    recipe = Recipe((people, disabled, teams, collections, spaces, sites, grants, creators))
+    recipe.sections = tuple(draw(st.lists(st.booleans(), min_size=len(sites), max_size=2)))
+    return recipe
+
+
+def sectioned_site(sandbox, org: SmallOrg, level: str | None, spaces: list[str]) -> str:
+    """A site whose spaces are in sections, linked over HTTP: each even space opens a
+    section of its own, each odd one joins the section before as a variant."""
+    site_id = org.site(level=level)
+    api = ApiSession(sandbox.url, sandbox.token)
+    path = f"/orgs/{org.org_id}/sites/{site_id}"
+    section = None
+    for position, space_id in enumerate(spaces):
+        if position % 2 == 0:
+            answer = api.post(f"{path}/sections", json={"spaceId": space_id})
+            section = answer.json()["id"]
+        else:
+            body = {"spaceId": space_id, "sectionId": section}
+            answer = api.post(f"{path}/site-spaces", json=body)
+        assert answer.status_code == 201, answer.text
+    return site_id
 
 
 def build(sandbox, recipe) -> tuple[SmallOrg, list[str]]:
@@ -209,10 +238,14 @@ def build(sandbox, recipe) -> tuple[SmallOrg, list[str]]:
         )
         for parent, level in spaces
     ]
-    site_ids = [
-        org.site(*(space_ids[i] for i in sorted(linked) if i < len(space_ids)), level=level)
-        for level, linked in sites
-    ]
+    in_sections = getattr(recipe, "sections", ())
+    site_ids = []
+    for number, (level, linked) in enumerate(sites):
+        chosen = [space_ids[i] for i in sorted(linked) if i < len(space_ids)]
+        if number < len(in_sections) and in_sections[number]:
+            site_ids.append(sectioned_site(sandbox, org, level, chosen))
+        else:
+            site_ids.append(org.site(*chosen, level=level))
     found = {"space": space_ids, "collection": collection_ids, "site": site_ids}
     for (kind, target), (holder_kind, holder), role in grants:
         holders = users if holder_kind == "user" else team_ids

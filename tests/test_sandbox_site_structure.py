@@ -199,3 +199,18 @@ def test_a_space_under_two_sites_agrees_with_the_aggregate(request, fixture, mod
     assert audit.complete and audit.aggregate_mismatches.empty, audit.aggregate_mismatches
     sites = set(audit.paths[audit.paths["space_id"] == shared]["site_id"].dropna().astype(str))
     assert sites == {plain, sectioned}
+
+
+def test_site_insights_name_the_section_of_each_event(sandbox, api):
+    """The demo's unlisted site has sections: its events name them; a site without sections
+    keeps ``siteSection`` None."""
+    sections = set(sandbox.demo["site_section_ids"].values())
+    history = {"from": "2020-01-01T00:00:00Z", "to": "2030-01-01T00:00:00Z"}
+    query = {"range": history, "groupBy": [{"column": "siteSection"}]}
+    for name, expected in (("unlisted", sections), ("public", {None})):
+        answer = api.post(f"{_site(sandbox, name)}/insights/events/aggregate", json=query)
+        assert answer.status_code == 200, answer.text
+        columns = {c["column"]: c["values"] for c in answer.json()["columns"]}
+        seen = set(columns["siteSection"])
+        assert seen and seen <= expected | {None}, (name, seen)
+        assert (seen & sections) if name == "unlisted" else seen == {None}

@@ -11,7 +11,8 @@ and per type ``eventSearchQuery`` or ``eventPageFeedbackRating``.
 The seeded history covers the :data:`HISTORY_DAYS` days before the demo's reference instant
 (``EPOCH``), so it never depends on the real clock: the same seed gives the same events. It is
 made on a site's first insights request (the sandbox starts no slower) from a generator of its
-own, seeded with the sandbox seed and the site id.
+own, seeded with the sandbox seed and the site id; on a site with sections each event names
+the section of its space (``siteSection``).
 """
 
 from __future__ import annotations
@@ -223,7 +224,20 @@ def seed_events(store: Store, site_id: str) -> list[Record]:
         for session in range(sessions):
             events.extend(_session(rng, visitor, session, pages, weights, root))
     events.sort(key=lambda event: event["at"])
+    _fill_sections(store, site_id, events)
     return events
+
+
+def _fill_sections(store: Store, site_id: str, events: list[Record]) -> None:
+    """Each event's ``siteSection``: the section holding the space it happened in (the first,
+    for a space in several sections of the site); None on a site without sections."""
+    sections: dict[str, str] = {}
+    for item in store.state.site_spaces.get(site_id, []):
+        if "section" in item:
+            sections.setdefault(item["space"], item["section"])
+    if sections:
+        for event in events:
+            event["siteSection"] = sections.get(event["siteSpace"])
 
 
 def site_events(store: Store, site_id: str) -> list[Record]:
