@@ -214,3 +214,32 @@ def test_site_insights_name_the_section_of_each_event(sandbox, api):
         seen = set(columns["siteSection"])
         assert seen and seen <= expected | {None}, (name, seen)
         assert (seen & sections) if name == "unlisted" else seen == {None}
+
+
+@pytest.mark.parametrize("model", ["precedence", "highest"])
+def test_the_shared_sites_seed_option_agrees_with_the_aggregate(model):
+    """``Sandbox(shared_sites=True)``: spaces under several sites (a site space in one, a
+    section's space in another); the audit matches the sandbox's aggregate under each rule
+    set, and every other id of the demo is the default demo's."""
+    from docsapi.sandbox import Sandbox
+
+    with Sandbox(shared_sites=True, model=model) as sb:
+        shared = sb.demo["shared_site_spaces"]
+        assert len(shared) == 2 and all(len(sites) >= 2 for sites in shared.values())
+        api = ApiSession(sb.url, sb.token)
+        kinds = set()
+        for space, sites in shared.items():
+            for site in sites:
+                items = fetch_all(api, f"/orgs/{sb.org_id}/sites/{site}/site-spaces")
+                kinds |= {"section" in i for i in items if i["space"]["id"] == space}
+        assert kinds == {True, False}  # in a section of one site, a plain site space of another
+        audit = docsapi.audit_permissions(sb.client(), sb.org_id, progress=False, model=model)
+        assert audit.complete and audit.aggregate_mismatches.empty, audit.aggregate_mismatches
+        paths = audit.paths
+        reached = {s: set(paths[paths["space_id"] == s]["site_id"].dropna()) for s in shared}
+        assert all(reached[s] <= set(sites) for s, sites in shared.items())
+        assert any(reached[s] == set(sites) for s, sites in shared.items())  # two sites decide
+        default = Sandbox()
+        assert default.demo["space_ids"] == sb.demo["space_ids"]
+        assert default.demo["sites"] == sb.demo["sites"]
+        assert "shared_site_spaces" not in default.demo

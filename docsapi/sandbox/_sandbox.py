@@ -97,6 +97,11 @@ class Sandbox(ChangeControls):
     channel_timeout
         Seconds after which an idle connection, or one whose request does not arrive in
         full, is closed (a whole number).
+    shared_sites
+        Seed option: put spaces under several sites (a site space of the public site is also
+        the space of a section of the unlisted site, and that site's first section space is
+        also linked by the share-link site; ``demo["shared_site_spaces"]`` names them). Off by
+        default: the default demo, whose numbers notebooks and tests print, is unchanged.
 
     Examples
     --------
@@ -124,6 +129,7 @@ class Sandbox(ChangeControls):
         prefix: str = DEFAULT_PREFIX,
         stall_seconds: float = 5.0,
         channel_timeout: int = 120,
+        shared_sites: bool = False,
     ) -> None:
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise ValueError(f"seed must be an integer, got {seed!r:.60}")
@@ -138,7 +144,11 @@ class Sandbox(ChangeControls):
         self.clock = Clock()
         # the demo's ages count back from the sandbox clock's time: the same clock the
         # answers' Date header (and so an audit's "now") comes from
-        state, self._demo = build_demo(seed, size, now=self.clock.now().replace(microsecond=0))
+        if not isinstance(shared_sites, bool):
+            raise ValueError(f"shared_sites must be True or False, got {shared_sites!r:.60}")
+        state, self._demo = build_demo(
+            seed, size, now=self.clock.now().replace(microsecond=0), shared_sites=shared_sites
+        )
         state.rule_set = self.model
         self.seed = seed
         self._store = Store(state, seed, self.clock)

@@ -24,7 +24,11 @@ from docsapi.sandbox.demo._size import DemoSize
 
 
 def build_demo(
-    seed: int = 0, size: DemoSize | None = None, now: datetime | None = None
+    seed: int = 0,
+    size: DemoSize | None = None,
+    now: datetime | None = None,
+    *,
+    shared_sites: bool = False,
 ) -> tuple[State, dict[str, Any]]:
     """Build the demo organization for ``seed``.
 
@@ -37,6 +41,9 @@ def build_demo(
     now
         The instant "last seen" and share-link ages count back from (default: the current
         time). Ages in whole days counted within 12 hours of it do not depend on the hour.
+    shared_sites
+        Put spaces under several sites (:func:`._sites.shared_spaces`): a site space of one
+        site becomes a section's space of another. Off by default (the demo's numbers stay).
 
     Returns
     -------
@@ -67,6 +74,8 @@ def build_demo(
     _grants.space_grants(builder)
     _sites.sites(builder)
     _sites.structure(builder)
+    if shared_sites:
+        _sites.shared_spaces(builder)
     _sites.invites(builder)
     _grants.facts(builder)
     _history.history(builder)

@@ -12,11 +12,12 @@ from __future__ import annotations
 import random
 import re
 from datetime import timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from docsapi.sandbox.core._clock import iso
 from docsapi.sandbox.core._ids import new_hex, new_id
 from docsapi.sandbox.core._permission_model import ancestors, resolve_default
+from docsapi.sandbox.core._state import State
 from docsapi.sandbox.demo import _names as names
 from docsapi.sandbox.demo._plan import (
     S_ENGINEERING,
@@ -151,6 +152,56 @@ def structure(b: Builder) -> None:
         site_section_ids={path: s["id"] for (_, path), s in zip(_SECTIONS, sections, strict=True)},
         styleguide_space_id=styleguide,
     )
+
+
+def shared_spaces(b: Builder) -> None:
+    """The ``shared_sites`` seed option: spaces under several sites. A space the public site
+    links becomes the space of a new section of the unlisted site (a site space in one, a
+    section's space in the other), and the unlisted site's first section space is also linked
+    by the share-link site.
+
+    Its ids come from a Random of its own, so every other id of the demo stays the same;
+    ``facts["shared_site_spaces"]`` maps each shared space to the sites linking it.
+    """
+    state = b.state
+    rng = random.Random(f"shared-sites:{b.site['unlisted']}")
+    public = [item["space"] for item in state.site_spaces[b.site["public"]]]
+    unlisted = state.site_spaces[b.site["unlisted"]]
+    moved = next(s for s in public if s not in {item["space"] for item in unlisted})
+    section_id = "sitesc_" + new_id(rng, 16)
+    title = state.spaces[moved]["title"]
+    state.site_sections[b.site["unlisted"]].append(
+        {"id": section_id, "title": title, "path": slug(title), "default": False}
+    )
+    unlisted.append(_site_space(rng, state, moved, default=True, section=section_id))
+    sectioned = unlisted[0]["space"]
+    linking = state.site_spaces[b.site["share-link"]]
+    if all(item["space"] != sectioned for item in linking):
+        linking.append(_site_space(rng, state, sectioned, default=False))
+    b.facts["shared_site_spaces"] = {
+        space: sorted(
+            site
+            for site, items in state.site_spaces.items()
+            if any(item["space"] == space for item in items)
+        )
+        for space in (moved, sectioned)
+    }
+
+
+def _site_space(
+    rng: random.Random, state: State, space_id: str, *, default: bool, section: str | None = None
+) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "id": "sitesp_" + new_id(rng, 16),
+        "space": space_id,
+        "path": slug(state.spaces[space_id]["title"]),
+        "title": state.spaces[space_id]["title"],
+        "draft": False,
+        "default": default,
+    }
+    if section is not None:
+        record["section"] = section
+    return record
 
 
 def _site(
