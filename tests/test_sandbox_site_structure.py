@@ -243,3 +243,11 @@ def test_the_shared_sites_seed_option_agrees_with_the_aggregate(model):
         assert default.demo["space_ids"] == sb.demo["space_ids"]
         assert default.demo["sites"] == sb.demo["sites"]
         assert "shared_site_spaces" not in default.demo
+
+
+def test_a_custom_home_page_is_kept(sandbox, api):
+    site = _site(sandbox)
+    space = _unlinked_space(api, sandbox, site)
+    pages = api.get(f"/spaces/{space}/content/pages").json()["pages"]
+    made = api.post(f"{site}/site-spaces", json={"spaceId": space, "pageId": pages[0]["id"]})
+    assert made.status_code == 201 and made.json()["pageId"] == pages[0]["id"]

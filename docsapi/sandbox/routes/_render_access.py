@@ -144,6 +144,8 @@ def site_space(
     }
     if "section" in record:
         body["section"] = record["section"]
+    if "pageId" in record:
+        body["pageId"] = record["pageId"]
     return body
 
 
