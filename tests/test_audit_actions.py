@@ -15,8 +15,9 @@ import pytest
 from access_reading import fetch_all
 from contract import ApiSession
 
-from docsapi.audit import audit_permissions
+from docsapi.audit import audit_permissions, load_audit
 from docsapi.audit.facade import analyze
+from docsapi.audit.snapshot.files import write_table
 from docsapi.core.audit_actions import (
     ACTION_LIST,
     ACTIONS,
@@ -201,3 +202,40 @@ def test_a_bad_log_actions_is_refused_before_any_request(value, message):
     with pytest.raises(ValidationError, match=message):
         audit_permissions(client, "org", log_actions=value, progress=False)
     assert action_settings({"x.y.added": "grant"})["x.y.added"] == "grant"
+
+
+def test_a_snapshot_made_before_the_vocabulary_still_loads(demo_audit, tmp_path):
+    """A snapshot whose log holds the sandbox's older names and whose manifest has no
+    ``log_actions`` (as snapshots made before): it loads, and its provenance, analysed again,
+    is what the platform's IDs give."""
+    from test_snapshot import rewrite_manifest
+
+    folder = demo_audit.save(tmp_path / "older")
+    new_to_old: dict[str, str] = {}
+    for old, new in LEGACY_ACTIONS.items():
+        new_to_old.setdefault(new, old)
+    events = demo_audit.data.events.copy()
+    events["action"] = events["action"].astype(object).map(lambda a: new_to_old.get(a, a))
+    entry = write_table(folder, "data/events.parquet", events.astype({"action": "category"}))
+
+    def older(manifest: dict) -> None:
+        del manifest["crawl"]["log_actions"]
+        manifest["files"] = [
+            entry if old["path"] == entry["path"] else old for old in manifest["files"]
+        ]
+
+    rewrite_manifest(folder, older)
+    loaded = load_audit(folder)
+    assert loaded.data.log_actions is None
+    assert set(loaded.data.events["action"].astype(str)) & set(LEGACY_ACTIONS)
+    again = analyze(loaded.data)
+    for column in ("granted_by", "granted_at", "event_id"):
+        pd.testing.assert_series_equal(again.grants[column], demo_audit.grants[column])
+
+
+def test_a_hostile_action_name_is_cut_short_in_coverage(demo_audit):
+    data = demo_audit.data
+    name = "x" * 100_000
+    audit = analyze(_with_events(data, [_event(1, name, "organization", data.org_id)]))
+    detail = audit.coverage.set_index("item").loc["audit log actions", "detail"]
+    assert len(detail) < 1000 and "x" * 79 + "…" in detail

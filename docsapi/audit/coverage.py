@@ -172,8 +172,14 @@ def _log_row(data: AuditData, gaps: Gaps) -> dict[str, object]:
     )
 
 
-#: How many unused actions the coverage row names (the rest are counted).
+#: How many unused actions the coverage row names (the rest are counted), and how much of each
+#: name it shows (a log is server data: an action may be any string).
 _NAMED_ACTIONS = 8
+_NAME_LENGTH = 80
+
+
+def _short(name: str) -> str:
+    return name if len(name) <= _NAME_LENGTH else name[: _NAME_LENGTH - 1] + "…"
 
 
 def _actions_row(data: AuditData, settings: Mapping[str, str]) -> dict[str, object]:
@@ -187,7 +193,8 @@ def _actions_row(data: AuditData, settings: Mapping[str, str]) -> dict[str, obje
         detail = f"the action of every event ({len(actions)}) is used for provenance."
     else:
         named = ", ".join(
-            f"{action} ({count}{'' if action in ACTIONS else ', not in the documented list'})"
+            f"{_short(str(action))} ({count}"
+            f"{'' if action in ACTIONS else ', not in the documented list'})"
             for action, count in counts.iloc[:_NAMED_ACTIONS].items()
         )
         more = f" and {len(counts) - _NAMED_ACTIONS} more" if len(counts) > _NAMED_ACTIONS else ""
