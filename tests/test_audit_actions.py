@@ -239,3 +239,15 @@ def test_a_hostile_action_name_is_cut_short_in_coverage(demo_audit):
     audit = analyze(_with_events(data, [_event(1, name, "organization", data.org_id)]))
     detail = audit.coverage.set_index("item").loc["audit log actions", "detail"]
     assert len(detail) < 1000 and "x" * 79 + "…" in detail
+
+
+def test_the_audit_reads_the_organizations_actions_once(sandbox, client):
+    before = len(sandbox.request_log)
+    audit = audit_permissions(client, sandbox.org_id, progress=False)
+    asked = [p for _, p, _ in sandbox.request_log[before:] if p.endswith("/audit-event-actions")]
+    assert len(asked) == 1 and audit.data.log_actions is not None
+    before = len(sandbox.request_log)
+    unread = audit_permissions(client, sandbox.org_id, progress=False, read_log=False)
+    asked = [p for _, p, _ in sandbox.request_log[before:] if p.endswith("/audit-event-actions")]
+    assert asked == [] and unread.data.log_actions is None
+    assert "audit log actions" not in set(unread.coverage["item"])
