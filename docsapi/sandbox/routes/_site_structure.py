@@ -61,35 +61,50 @@ def _path(title: str, taken: set[str]) -> str:
     return path
 
 
+def _title_and_draft(body: dict[str, Any]) -> tuple[str | None, bool]:
+    """The body's ``title`` (None: not given) and ``draft``, checked before anything changes."""
+    title = body.get("title")
+    if title is not None:
+        title = check_string(title, "title", min_length=2, max_length=128)
+    return title, check_bool(body.get("draft", False), "draft")
+
+
+def _refuse_twice(ctx: Ctx, site_id: str, section: Record | None, space_id: object) -> None:
+    """400 when the space is already in that section (or in that site without sections)."""
+    section_id = None if section is None else section["id"]
+    for item in ctx.state.site_spaces.get(site_id, []):
+        if item.get("section") == section_id and item["space"] == space_id:
+            where = f"section {section_id!r}" if section_id else f"site {site_id!r}"
+            raise bad_request(f"Space {space_id!r} is already in {where}.")
+
+
 def _link(
-    ctx: Ctx, site: Record, space: Record, section: Record | None, body: dict[str, Any]
+    ctx: Ctx,
+    site: Record,
+    space: Record,
+    section: Record | None,
+    *,
+    title: str | None,
+    draft: bool,
+    page_id: object,
 ) -> Record:
     """Add ``space`` to ``site`` (in ``section`` when the site has sections)."""
-    site_id = site["id"]
-    items = ctx.state.site_spaces.setdefault(site_id, [])
+    items = ctx.state.site_spaces.setdefault(site["id"], [])
     section_id = None if section is None else section["id"]
     siblings = [item for item in items if item.get("section") == section_id]
-    if any(item["space"] == space["id"] for item in siblings):
-        where = f"section {section_id!r}" if section_id else f"site {site_id!r}"
-        raise bad_request(f"Space {space['id']!r} is already in {where}.")
-    title = body.get("title")
-    title = (
-        space["title"]
-        if title is None
-        else check_string(title, "title", min_length=2, max_length=128)
-    )
+    title = space["title"] if title is None else title
     record: Record = {
         "id": "sitesp_" + ctx.store.new_id(16),
         "space": space["id"],
         "path": _path(title, {item["path"] for item in items}),
         "title": title,
         "default": not any(item["space"] in ctx.state.spaces for item in siblings),
-        "draft": check_bool(body.get("draft", False), "draft"),
+        "draft": draft,
     }
     if section_id is not None:
         record["section"] = section_id
-    if body.get("pageId") is not None:
-        record["pageId"] = body["pageId"]
+    if page_id is not None:
+        record["pageId"] = page_id
     items.append(record)
     return record
 
@@ -121,9 +136,11 @@ def add_space_to_site(ctx: Ctx, org_id: str, site_id: str) -> Reply:
     if "spaceId" not in body:
         raise bad_request("spaceId is required: the id of a space, or null for a new space.")
     section = _section_of(ctx, site_id, body.get("sectionId"))
-    title = body.get("title")
-    space = _space(ctx, org_id, body, title if isinstance(title, str) else None)
-    record = _link(ctx, site, space, section, body)
+    title, draft = _title_and_draft(body)
+    if body["spaceId"] is not None:
+        _refuse_twice(ctx, site_id, section, body["spaceId"])
+    space = _space(ctx, org_id, body, title)
+    record = _link(ctx, site, space, section, title=title, draft=draft, page_id=body.get("pageId"))
     label = f"{site['title']}: {space['title']}"
     events.record(
         ctx.store, org_id, ctx.credential, "site.space.added", ("site-space", record["id"], label)
@@ -153,9 +170,7 @@ def add_section_to_site(ctx: Ctx, org_id: str, site_id: str) -> Reply:
             f"siteSectionGroupId {body['siteSectionGroupId']!r} is not a section group of "
             f"site {site_id!r} (the sandbox's sites have no section groups)."
         )
-    title = body.get("title")
-    if title is not None:
-        title = check_string(title, "title", min_length=2, max_length=128)
+    title, draft = _title_and_draft(body)
     space = _space(ctx, org_id, body, title)
     sections = ctx.state.site_sections.setdefault(site_id, [])
     section_title = title or space["title"]
@@ -165,12 +180,12 @@ def add_section_to_site(ctx: Ctx, org_id: str, site_id: str) -> Reply:
         "title": section_title,
         "path": _path(section_title, taken),
         "default": not sections,
-        "draft": check_bool(body.get("draft", False), "draft"),
+        "draft": draft,
     }
     if body.get("icon") is not None:
         section["icon"] = body["icon"]
     sections.append(section)
-    _link(ctx, site, space, section, {**body, "title": None, "draft": section["draft"]})
+    _link(ctx, site, space, section, title=None, draft=draft, page_id=body.get("pageId"))
     label = f"{site['title']}: {section_title}"
     events.record(
         ctx.store,
