@@ -140,7 +140,7 @@ RAW_SCHEMAS: dict[str, dict[str, str]] = {
     # which entry point (source: ui, api, ...). Target ids name what changed; see
     # docsapi.audit.provenance for the targets it reads.
     "events": {
-        "id": _STR,
+        "id": _CAT,
         "occurred_at": _TIME,
         "action": _CAT,
         "source": _CAT,
@@ -148,8 +148,8 @@ RAW_SCHEMAS: dict[str, dict[str, str]] = {
         "actor_id": _CAT,
         "actor_label": _CAT,
         "target_type": _CAT,
-        "target_id": _STR,
-        "target_label": _STR,
+        "target_id": _CAT,
+        "target_label": _CAT,
     },
     # Reads that failed: target_type organization, space, collection, site or team.
     "errors": {
