@@ -190,7 +190,7 @@ def _stopped_row(data: AuditData) -> dict[str, object] | None:
     if stopped.empty:
         return None
     named = [
-        f"{stage} of {kind} {target}: {message}"
+        f"{stage} of {kind} {target}: {str(message).rstrip('.')}"
         for stage, kind, target, message in zip(
             stopped["stage"].astype(object).head(3),
             stopped["target_type"].astype(object).head(3),
