@@ -50,7 +50,7 @@ class HostileProxy:
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
+            def do_GET(self) -> None:
                 outer.requests += 1
                 parts = urlsplit(self.path)
                 query = dict(parse_qsl(parts.query, keep_blank_values=True))
@@ -90,4 +90,3 @@ class HostileProxy:
         self._server.shutdown()
         self._server.server_close()
         self._session.close()
-

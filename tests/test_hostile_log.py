@@ -115,7 +115,7 @@ def test_bad_bounds_are_refused_before_any_request(bounds, argument):
 
 def test_read_bounds_must_be_read_bounds(sandbox, client):
     before = client.transport.request_count
-    with pytest.raises(ValidationError, match="read_bounds: must be a docsapi.ReadBounds"):
+    with pytest.raises(ValidationError, match=r"read_bounds: must be a docsapi\.ReadBounds"):
         audit_permissions(client, sandbox.org_id, read_bounds=10)  # type: ignore[arg-type]
     assert client.transport.request_count == before
 
@@ -211,4 +211,3 @@ def test_hostile_events_are_set_aside_counted_and_change_no_other_grant(sandbox)
     touched = (_texts(before) != _texts(after)).any(axis=1).to_numpy()
     assert touched.sum() <= 1  # at most the grant of the conflicting event
     pd.testing.assert_frame_equal(before[~touched], after[~touched])
-
