@@ -16,6 +16,7 @@ from hostile_proxy import HostileProxy, endless
 
 from docsapi import DocsClient, ReadBoundError, ReadBounds, audit_permissions
 from docsapi.audit.provenance import PROVENANCE_COLUMNS
+from docsapi.cli import main
 from docsapi.errors import ValidationError
 
 
@@ -211,3 +212,34 @@ def test_hostile_events_are_set_aside_counted_and_change_no_other_grant(sandbox)
     touched = (_texts(before) != _texts(after)).any(axis=1).to_numpy()
     assert touched.sum() <= 1  # at most the grant of the conflicting event
     pd.testing.assert_frame_equal(before[~touched], after[~touched])
+
+
+# -- the command line ---------------------------------------------------------------------------
+def test_the_cli_bounds_stop_a_read_and_the_audit_exits_partial(
+    sandbox, capsys, monkeypatch, tmp_path
+):
+    def rewrite(path, query, body):
+        return endless(body) if path.endswith("/audit-events") else body
+
+    monkeypatch.setenv("GITBOOK_API_TOKEN", sandbox.token)
+    out = tmp_path / "report.html"
+    with HostileProxy(sandbox, rewrite) as proxy:
+        options = ["--org", sandbox.org_id, "--base-url", proxy.url, "--out", str(out)]
+        status = main(["audit", "--no-progress", *options, "--max-pages", "3"])
+    printed = capsys.readouterr()
+    assert status == 3, printed.err
+    partial = [line for line in printed.out.splitlines() if line.startswith("PARTIAL AUDIT")]
+    assert len(partial) == 1 and "reads stopped at a bound" in partial[0]
+    assert out.exists()
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"), [("--max-pages", "0"), ("--max-items", "-3"), ("--max-read-seconds", "0")]
+)
+def test_a_bad_cli_bound_is_refused_before_any_request(sandbox, capsys, monkeypatch, flag, value):
+    monkeypatch.setenv("GITBOOK_API_TOKEN", sandbox.token)
+    status = main(["audit", "--no-progress", "--org", sandbox.org_id, "--base-url", sandbox.url,
+                   flag, value])  # fmt: skip
+    printed = capsys.readouterr()
+    assert status == 2
+    assert f"{flag}: must be" in printed.err and "Traceback" not in printed.err
