@@ -20,6 +20,13 @@ whose members keep answering 503, a server without sites) becomes a row of ``err
 the crawl goes on; the analysis marks what depended on it. The organization's spaces,
 members and teams are needed by everything: a failure there is raised.
 
+Every paged read has a page bound, an item bound and a time budget
+(:class:`~docsapi.core.config.ReadBounds`): a server that sends a fresh cursor forever stops
+being read at a bound, and the read becomes a row of ``errors`` (a partial audit, never a
+failed one; the spaces, members and teams keep what was read before it). The log's events
+are checked as they are decoded (:mod:`docsapi.audit.log_events`): what cannot be trusted is
+set aside and counted, and the rest is used.
+
 Large lists (permissions, aggregates) are turned into compact columns as each target's
 pages arrive (:class:`~docsapi.audit.data.ColumnAccumulator`), not kept as JSON objects.
 """
