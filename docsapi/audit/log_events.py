@@ -43,7 +43,6 @@ Examples
 
 from __future__ import annotations
 
-from array import array
 from collections import Counter
 from datetime import datetime
 from typing import Any
@@ -206,12 +205,11 @@ class EventColumns:
     the events that cannot be trusted set aside (see the module docstring)."""
 
     def __init__(self) -> None:
-        self._codes = ColumnAccumulator("events")
-        self._times = array("q")
+        self._columns = ColumnAccumulator("events")
         self.set_aside = SetAside()
 
     def __len__(self) -> int:
-        return len(self._codes)
+        return len(self._columns)
 
     def add(self, items: list) -> None:
         """Check and code one batch of events (a few pages)."""
@@ -235,17 +233,12 @@ class EventColumns:
             for name, values in columns.items()
             if name != "occurred_at"
         }
-        self._codes.append(**kept)
-        self._times.extend(nanoseconds[rows].tolist())
+        self._columns.append(occurred_at=nanoseconds[rows].tolist(), **kept)
 
     def frame(self) -> pd.DataFrame:
         """The events kept, as the ``events`` raw table (text as categoricals); the
         columns are handed over (this object is empty afterwards)."""
-        frame = self._codes.frame()
-        times, self._times = self._times, array("q")
-        nanoseconds = np.frombuffer(times, dtype=np.int64) if len(times) else np.zeros(0, "i8")
-        frame["occurred_at"] = pd.DatetimeIndex(nanoseconds.view("datetime64[ns]"), tz="UTC")
-        return frame[list(_COLUMNS)]
+        return self._columns.frame()
 
 
 def joined(parts: list[pd.DataFrame]) -> pd.DataFrame:
@@ -267,7 +260,7 @@ def joined(parts: list[pd.DataFrame]) -> pd.DataFrame:
         pieces = [part[name] for part in parts]
         if all(isinstance(piece.dtype, pd.CategoricalDtype) for piece in pieces):
             columns[name] = union_categoricals(pieces, ignore_order=True)
-        else:
+        else:  # Arrow text and times: their chunks one after another
             columns[name] = pd.concat(pieces, ignore_index=True).array
     return pd.DataFrame(columns, copy=False)
 
