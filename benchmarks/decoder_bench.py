@@ -5,7 +5,8 @@ one audit); each is decoded as the client decodes it:
 
 - before: ``json.loads`` of the text (what the transport did until issue 25);
 - after: msgspec, into the crawl's shapes for the large lists (a space's, a collection's
-  and a site's user and team permissions, a space's aggregate: structs of the kept columns)
+  and a site's user and team permissions, a space's aggregate, the audit log's pages:
+  structs of the kept columns)
   and as plain JSON for the rest (what the transport does now);
 - beside them, for the record: msgspec and orjson (if installed) decoding to plain objects.
 
@@ -47,6 +48,8 @@ def _shape(path: str) -> Any:
         return crawl._USERS.page
     if route.endswith("/permissions/teams"):
         return crawl._TEAMS.page
+    if route.endswith("/audit-events"):
+        return crawl.EVENT_SHAPE.page
     return None
 
 

@@ -18,7 +18,7 @@ import importlib as _importlib
 import types as _types
 import typing as _typing
 
-from docsapi.core.config import RetryPolicy, Timeout
+from docsapi.core.config import ReadBounds, RetryPolicy, Timeout
 from docsapi.errors import (
     APIConnectionError,
     APIStatusError,
@@ -32,6 +32,7 @@ from docsapi.errors import (
     PaginationError,
     PermissionDeniedError,
     RateLimitError,
+    ReadBoundError,
     ResponseFormatError,
     ServerError,
     SnapshotError,
@@ -55,6 +56,8 @@ __all__ = [
     "PermissionAudit",
     "PermissionDeniedError",
     "RateLimitError",
+    "ReadBoundError",
+    "ReadBounds",
     "ResponseFormatError",
     "RetryPolicy",
     "ServerError",

@@ -54,7 +54,7 @@ from docsapi.cli_checks import (
 )
 from docsapi.cli_parser import CommandParser, one_line
 from docsapi.core.checks import check_base_url, check_entity_id
-from docsapi.core.config import DEFAULT_BASE_URL
+from docsapi.core.config import DEFAULT_BASE_URL, ReadBounds
 from docsapi.core.reprs import shown_path
 from docsapi.core.rule_sets import DEFAULT_RULE_SET, RULE_SETS
 from docsapi.core.version import version
@@ -120,6 +120,20 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="do not read the audit log (no provenance: who made each grant and when)",
     )
+    bounds = ReadBounds()
+    for flag, kind, default, what in (
+        ("--max-pages", int, bounds.pages, "pages"),
+        ("--max-items", int, bounds.items, "items"),
+        ("--max-read-seconds", float, bounds.seconds, "seconds"),
+    ):
+        parser.add_argument(
+            flag,
+            type=kind,
+            metavar="N",
+            help=f"stop any one paged read (the audit log, a list) after N {what} (default: "
+            f"{default:g}); a read stopped there makes the audit partial, and its coverage "
+            "says where it stopped",
+        )
     _add_model_option(parser, "how the audit combines the levels of access")
 
 
@@ -401,6 +415,22 @@ def _audit(client, org_id: str, args: argparse.Namespace) -> PermissionAudit:
 
     if args.log_days is not None and args.log_days < 1:
         raise _Failure("--log-days must be at least 1", EXIT_USAGE)
+    given = {
+        name: value
+        for name, value in (
+            ("pages", args.max_pages),
+            ("items", args.max_items),
+            ("seconds", args.max_read_seconds),
+        )
+        if value is not None
+    }
+    try:
+        bounds = ReadBounds(**given)
+    except ValidationError as exc:
+        flag = {"pages": "--max-pages", "items": "--max-items"}.get(
+            exc.argument, "--max-read-seconds"
+        )
+        raise _Failure(f"{flag}{str(exc)[len(exc.argument) :]}", EXIT_USAGE) from None
     return audit_permissions(
         client,
         org_id,
@@ -412,6 +442,7 @@ def _audit(client, org_id: str, args: argparse.Namespace) -> PermissionAudit:
             None if args.no_log or args.log_days is None else timedelta(days=args.log_days)
         ),
         previous=None if args.no_log or args.log_days else _last_snapshot(args.save, org_id),
+        read_bounds=bounds,
     )
 
 

@@ -21,6 +21,7 @@ from docsapi.core.config import (
     DEFAULT_BASE_URL,
     DEFAULT_MAX_RATE_LIMIT_WAIT,
     DEFAULT_MAX_RETRIES,
+    ReadBounds,
     RetryPolicy,
     Timeout,
 )
@@ -402,7 +403,13 @@ class DocsClient(BaseClient):
         verb = check_http_method(method)
         return self._transport.request(verb, self._path(path), params=params, json=json).data
 
-    def paginate(self, path: str, *, params: Mapping[str, Any] | None = None) -> Iterator[Any]:
+    def paginate(
+        self,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        bounds: ReadBounds | None = None,
+    ) -> Iterator[Any]:
         """Iterate over every item of any List endpoint, fetching pages as needed.
 
         An item with an ``id`` is yielded once even if a page repeats it (a list that
@@ -416,6 +423,11 @@ class DocsClient(BaseClient):
             as :meth:`request` checks its path.
         params : Mapping, optional
             Query parameters sent with every page.
+        bounds : ReadBounds, optional
+            How many pages and items, and how long, the read may go on before it stops
+            with :class:`~docsapi.errors.ReadBoundError` (default: ``ReadBounds()``, which
+            covers the documented scale): a server that sends a fresh cursor forever is
+            not read forever.
 
         Returns
         -------
@@ -430,6 +442,8 @@ class DocsClient(BaseClient):
             An answer that is not a list envelope ``{"items": [...]}``.
         PaginationError
             The server repeated a page cursor.
+        ReadBoundError
+            The read reached one of ``bounds`` and the server still sent a next page.
 
         Examples
         --------
@@ -439,7 +453,11 @@ class DocsClient(BaseClient):
         """
         path = self._path(path)
         query = check_params(params)  # checked now, not when the first page is read
-        return self._transport.paginate(path, params=query, key=("id",))
+        if bounds is not None and not isinstance(bounds, ReadBounds):
+            raise ValidationError(
+                "bounds", f"must be a docsapi.ReadBounds, got {type(bounds).__name__}"
+            )
+        return self._transport.paginate(path, params=query, key=("id",), bounds=bounds)
 
     @staticmethod
     def _path(path: Any) -> str:

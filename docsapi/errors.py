@@ -7,6 +7,7 @@ Every exception derives from :class:`DocsAPIError`, so one ``except`` catches th
     ├── APIConnectionError                   the request may not have reached the server
     │   └── APITimeoutError
     ├── PaginationError                      a server repeated a cursor (loop guard)
+    │   └── ReadBoundError                   a paged read reached its page, item or time bound
     ├── ResponseFormatError                  a body that is not the JSON the API promises
     ├── SnapshotError                        a saved audit that cannot be loaded as it was saved
     └── APIStatusError(status, message, method, path, request_id, body, headers)
@@ -47,6 +48,7 @@ __all__ = [
     "PaginationError",
     "PermissionDeniedError",
     "RateLimitError",
+    "ReadBoundError",
     "ResponseFormatError",
     "ServerError",
     "SnapshotError",
@@ -144,6 +146,28 @@ class APITimeoutError(APIConnectionError):
 
 class PaginationError(DocsAPIError):
     """The server sent a cursor it had already sent: following it would never end."""
+
+
+class ReadBoundError(PaginationError):
+    """A paged read reached one of its bounds (pages, items or seconds) and still had a next
+    page: it stopped (see :class:`~docsapi.core.config.ReadBounds`).
+
+    Attributes
+    ----------
+    bound : str
+        Which bound was reached: ``"pages"``, ``"items"`` or ``"seconds"``.
+    pages, items : int
+        How many pages and items the read had read when it stopped.
+    seconds : float
+        How long the read had taken.
+    """
+
+    def __init__(self, message: str, *, bound: str, pages: int, items: int, seconds: float) -> None:
+        super().__init__(message)
+        self.bound = bound
+        self.pages = pages
+        self.items = items
+        self.seconds = seconds
 
 
 class ResponseFormatError(DocsAPIError):

@@ -30,6 +30,7 @@ import pandas as pd
 
 from docsapi.audit.data import BOOLEAN, PARTS, STAGES, STRING, AuditData
 from docsapi.core.audit_actions import ACTIONS, action_settings
+from docsapi.audit.log_events import LOG_CONTENT_STAGE
 
 __all__ = ["COVERAGE_COLUMNS", "Gaps", "coverage_table", "find_gaps"]
 
@@ -163,12 +164,58 @@ def _log_row(data: AuditData, gaps: Gaps) -> dict[str, object]:
             f"not read (from {since}): who made each grant and when is unknown. Audit with an "
             "organization admin's token, on a plan with an audit log.",
         )
+    read = f"{len(data.events)} events from {since} on."
+    set_aside = _log_content(data)
+    if set_aside:
+        return _row(
+            "audit log read",
+            len(data.events),
+            None,
+            False,
+            f"{read} The log: {'; '.join(set_aside)}. Provenance comes from the other events.",
+        )
+    return _row("audit log read", len(data.events), None, True, read)
+
+
+def _log_content(data: AuditData) -> list[str]:
+    """What the crawl said of the log's events it did not trust (its ``errors`` rows of
+    stage :data:`~docsapi.audit.log_events.LOG_CONTENT_STAGE`)."""
+    rows = data.errors[(data.errors["stage"] == LOG_CONTENT_STAGE).fillna(False).to_numpy(bool)]
+    return [str(message) for message in rows["message"].astype(object) if isinstance(message, str)]
+
+
+def _stopped_row(data: AuditData) -> dict[str, object] | None:
+    """The reads that stopped at a bound of :class:`~docsapi.core.config.ReadBounds`: which
+    read, where it stopped and why (None when every read ended by itself)."""
+    errors = data.errors
+    stopped = errors[(errors["error_type"] == "ReadBoundError").fillna(False).to_numpy(bool)]
+    if stopped.empty:
+        return None
+    named = [
+        f"{stage} of {kind} {target}: {str(message).rstrip('.')}"
+        for stage, kind, target, message in zip(
+            stopped["stage"].astype(object).head(3),
+            stopped["target_type"].astype(object).head(3),
+            stopped["target_id"].astype(object).head(3),
+            stopped["message"].astype(object).head(3),
+            strict=True,
+        )
+    ]
+    more = f" (and {len(stopped) - 3} more, see audit.errors)" if len(stopped) > 3 else ""
+    count = len(stopped)
+    reads = (
+        "1 read stopped before the end of its list"
+        if count == 1
+        else (f"{count} reads stopped before the end of their lists")
+    )
     return _row(
-        "audit log read",
-        len(data.events),
+        "reads stopped at a bound",
+        count,
         None,
-        True,
-        f"{len(data.events)} events from {since} on.",
+        False,
+        f"{reads}: {'; '.join(named)}{more}. What they did not read is unknown; raise the bounds "
+        "(read_bounds=docsapi.ReadBounds(...), or --max-pages, --max-items, "
+        "--max-read-seconds) if the organization is that large.",
     )
 
 
@@ -346,7 +393,10 @@ def coverage_table(
     rows.append(_log_row(data, gaps))
     if data.events_since is not None and gaps.has("audit_log"):
         rows.append(_actions_row(data, action_settings(log_actions)))
-    failures = len(data.errors)
+    stopped = _stopped_row(data)
+    if stopped is not None:
+        rows.append(stopped)
+    failures = len(data.errors) - len(_log_content(data))
     rows.append(
         _row(
             "failed reads",

@@ -20,6 +20,13 @@ whose members keep answering 503, a server without sites) becomes a row of ``err
 the crawl goes on; the analysis marks what depended on it. The organization's spaces,
 members and teams are needed by everything: a failure there is raised.
 
+Every paged read has a page bound, an item bound and a time budget
+(:class:`~docsapi.core.config.ReadBounds`): a server that sends a fresh cursor forever stops
+being read at a bound, and the read becomes a row of ``errors`` (a partial audit, never a
+failed one; the spaces, members and teams keep what was read before it). The log's events
+are checked as they are decoded (:mod:`docsapi.audit.log_events`): what cannot be trusted is
+set aside and counted, and the rest is used.
+
 Large lists (permissions, aggregates) are turned into compact columns as each target's
 pages arrive (:class:`~docsapi.audit.data.ColumnAccumulator`), not kept as JSON objects.
 """
@@ -37,9 +44,19 @@ import pandas as pd
 
 from docsapi.audit.creators import CREATE_ACTION_NAMES, creators_from_events
 from docsapi.audit.data import AuditData, ColumnAccumulator, conform
+from docsapi.audit.log_events import (
+    EVENT_SHAPE,
+    LATE_SLACK,
+    LOG_CONTENT_STAGE,
+    EventColumns,
+    SetAside,
+    conflicting_duplicates,
+    joined,
+    late_events,
+)
 from docsapi.core.checks import check_params
-from docsapi.data.columns import columns
-from docsapi.data.fields import AuditEventFields, TeamPermissionFields, UserPermissionFields
+from docsapi.core.config import ReadBounds
+from docsapi.data.fields import TeamPermissionFields, UserPermissionFields
 from docsapi.data.shapes import Shape
 from docsapi.errors import (
     APIConnectionError,
@@ -48,6 +65,7 @@ from docsapi.errors import (
     PaginationError,
     PermissionDeniedError,
     RateLimitError,
+    ReadBoundError,
     ResponseFormatError,
     ServerError,
 )
@@ -71,6 +89,8 @@ _RECOVERABLE = (
 
 #: Items per page asked of every list endpoint (the API's maximum).
 PAGE = 1000
+#: Items per page of the teams and their members (as ``client.orgs`` reads them).
+TEAM_PAGE = 100
 
 #: Events per page of the audit log (the API's largest page there).
 EVENT_PAGE = 100
@@ -102,17 +122,26 @@ def log_slices(
     return [(edge, edges[i + 1] if i + 1 < count else None) for i, edge in enumerate(edges)]
 
 
-def _joined_log(slices: list[pd.DataFrame]) -> pd.DataFrame:
-    """The slices' events as one log, newest first, each event once (an event at a slice's
-    edge is read by both slices)."""
-    joined = pd.concat(slices[::-1], ignore_index=True)  # each slice is newest first
-    return joined.drop_duplicates("id", ignore_index=True)
+class _LogPart:
+    """One read of the log: its events kept, as columns, and those set aside."""
+
+    def __init__(self, events: pd.DataFrame, set_aside: SetAside) -> None:
+        self.events = events
+        self.set_aside = set_aside
+
+
+def _joined_log(parts: list[_LogPart], set_aside: SetAside) -> pd.DataFrame:
+    """The parts' events as one log, newest first (each slice is), their set-aside events
+    counted in ``set_aside``. Copies of one event are kept once (an event at a slice's
+    edge is read by both slices; copies that differ are resolved later)."""
+    for part in parts:
+        set_aside.merge(part.set_aside)
+    return joined([part.events for part in parts[::-1]])
 
 
 _USERS = Shape(UserPermissionFields, ("user_id", "display_name", "email", "role"))
 _TEAMS = Shape(TeamPermissionFields, ("team_id", "title", "role"))
 _AGGREGATE = Shape(UserPermissionFields, ("user_id", "display_name", "role"))
-_EVENTS = Shape(AuditEventFields, tuple(column.name for column in columns(AuditEventFields)))
 
 
 class _Failed:
@@ -161,20 +190,60 @@ def client_now(client: DocsClient) -> pd.Timestamp:
 
 
 class _Reader:
-    """The reads of one organization, each a function returning what a worker brings back."""
+    """The reads of one organization, each a function returning what a worker brings back.
 
-    def __init__(self, client: DocsClient, org_id: str) -> None:
+    Every paged read is bounded by ``bounds`` (:class:`~docsapi.core.config.ReadBounds`):
+    one that reaches a bound raises :class:`~docsapi.errors.ReadBoundError`, a recoverable
+    failure (a row of ``errors``); the lists the audit cannot do without keep what they
+    read before the bound (:meth:`kept`) and record the stop in :attr:`stops`.
+    """
+
+    def __init__(self, client: DocsClient, org_id: str, bounds: ReadBounds) -> None:
         self.client = client
         self.org_id = org_id
         self.org_path = f"/orgs/{org_id}"
+        self.bounds = bounds
+        self.stops: list[_Failed] = []
 
-    def items(self, path: str, **params: object) -> list:
-        return list(self.client.paginate(path, params={"limit": PAGE, **params}))
+    def items(
+        self,
+        path: str,
+        *,
+        key: tuple[str, ...] = ("id",),
+        limit: int = PAGE,
+        params: dict[str, object] | None = None,
+    ) -> list:
+        """Every item of a list (each id once), JSON objects."""
+        query = check_params({"limit": limit, **(params or {})})
+        pages = self.client.transport.paginate(path, params=query, key=key, bounds=self.bounds)
+        items = list(pages)
+        if not all(isinstance(item, dict) for item in items):
+            raise ResponseFormatError(f"GET {path}: a list item is not a JSON object")
+        return items
+
+    def kept(self, stage: str, path: str, **params: object) -> list:
+        """A list the audit cannot do without (spaces, members, teams): a read that reaches
+        a bound keeps the items read before it, and its stop is recorded (a partial audit);
+        any other failure is raised."""
+        query = check_params({"limit": PAGE, **params})
+        pages = self.client.transport.paginate(path, params=query, key=("id",), bounds=self.bounds)
+        items: list = []
+        try:
+            items.extend(pages)
+        except ReadBoundError as exc:
+            self.stops.append(_Failed("organization", self.org_id, stage, exc))
+        if not all(isinstance(item, dict) for item in items):
+            raise ResponseFormatError(f"GET {path}: a list item is not a JSON object")
+        return items
 
     def shaped(self, path: str, columns: Shape, **params: object) -> list:
         """The items of a large list, decoded into ``columns``' shape where they fit it."""
         query = check_params({"limit": PAGE, **params})
-        return list(self.client.transport.paginate(path, params=query, shape=columns.page))
+        return list(
+            self.client.transport.paginate(
+                path, params=query, shape=columns.page, bounds=self.bounds
+            )
+        )
 
     def organization(self) -> tuple[str | None, bool | None]:
         """The organization's title and whether its invite links are on (None: unknown)."""
@@ -271,8 +340,15 @@ class _Reader:
         )
 
     def team_members(self, team_id: str) -> Any:
+        from docsapi.data import frames
+
+        path = f"{self.org_path}/teams/{team_id}/members"
         return _attempt(
-            lambda: self.client.orgs.team_members(self.org_id, team_id),
+            lambda: frames.team_members(
+                self.org_id,
+                team_id,
+                self.items(path, key=("organization", "id"), limit=TEAM_PAGE),
+            ),
             "team",
             team_id,
             "team members",
@@ -293,19 +369,20 @@ class _Reader:
         return self._events("creators", action=action, to=before.isoformat())
 
     def _events(self, stage: str, **params: object) -> Any:
-        def read() -> pd.DataFrame:
+        def read() -> _LogPart:
             query = check_params({"limit": EVENT_PAGE, **params})
             items = self.client.transport.paginate(
-                f"{self.org_path}/audit-events", params=query, shape=_EVENTS.page
+                f"{self.org_path}/audit-events",
+                params=query,
+                shape=EVENT_SHAPE.page,
+                bounds=self.bounds,
             )
-            # A few pages' events at a time become a frame: the log can hold hundreds of
-            # thousands of events, and no decoded item or Python string outlives its batch.
-            batches = []
+            # A few pages' events at a time are checked and become codes: the log can hold
+            # hundreds of thousands of events, and no decoded item outlives its batch.
+            log = EventColumns()
             while batch := list(islice(items, _EVENT_BATCH)):
-                batches.append(pd.DataFrame(_EVENTS.columns(batch)))
-            if not batches:
-                return pd.DataFrame(_EVENTS.columns([]))
-            return pd.concat(batches, ignore_index=True)
+                log.add(batch)
+            return _LogPart(log.frame(), log.set_aside)
 
         return _attempt(read, "organization", self.org_id, stage)
 
@@ -328,7 +405,7 @@ class _Reader:
 
     def listing(self, what: str, path: str, **params: object) -> Any:
         """An organization-wide list (collections, sites, invite links): recoverable."""
-        return _attempt(lambda: self.items(path, **params), "organization", self.org_id, what)
+        return _attempt(lambda: self.items(path, params=params), "organization", self.org_id, what)
 
 
 def _server_time(header: str | None) -> pd.Timestamp | None:
@@ -409,6 +486,7 @@ def crawl_organization(
     max_workers: int = 8,
     progress: bool = True,
     events_since: pd.Timestamp | None = None,
+    bounds: ReadBounds | None = None,
 ) -> AuditData:
     """Read everything an audit of an organization needs (see the module docstring).
 
@@ -430,6 +508,12 @@ def crawl_organization(
         read by action up to this moment, the older ones (a creation is usually older than
         the window). None reads no log, and every creator is unknown (``creators`` is then
         among ``not_read``).
+    bounds : ReadBounds, optional
+        How far each paged read may go (pages, items, seconds; default ``ReadBounds()``).
+        A read that reaches a bound stops: a row of ``errors`` (``error_type``
+        ``ReadBoundError``, its message says where it stopped and why) and a partial audit,
+        never a failed one; the organization's spaces, members and teams keep what was read
+        before the bound.
 
     Returns
     -------
@@ -443,7 +527,7 @@ def crawl_organization(
     """
     from docsapi.data import frames
 
-    read = _Reader(client, org_id)
+    read = _Reader(client, org_id, ReadBounds() if bounds is None else bounds)
     tables = _Tables()
     with ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="docsapi-audit") as pool:
         try:
@@ -451,9 +535,13 @@ def crawl_organization(
             # The members' records become their frame in the worker, so they are freed (and
             # their memory reused by the pages that follow) as soon as they are read.
             members_job = pool.submit(
-                lambda: frames.org_members(org_id, read.items(f"{read.org_path}/members"))
+                lambda: frames.org_members(org_id, read.kept("members", f"{read.org_path}/members"))
             )
-            teams_job = pool.submit(client.orgs.teams, org_id)
+            teams_job = pool.submit(
+                lambda: frames.teams(
+                    org_id, read.kept("teams", f"{read.org_path}/teams", limit=TEAM_PAGE)
+                )
+            )
             me_job = pool.submit(read.token_user)
             count_job = pool.submit(read.reported_spaces)
             collections_job = pool.submit(
@@ -478,7 +566,7 @@ def crawl_organization(
                 if events_since is None
                 else [pool.submit(read.creations, a, events_since) for a in CREATE_ACTION_NAMES]
             )
-            space_records = read.items(f"{read.org_path}/spaces")
+            space_records = read.kept("spaces", f"{read.org_path}/spaces")
             spaces = frames.spaces(space_records)
             del space_records
             # Each job reads one target and files its answer; jobs return nothing.
@@ -508,6 +596,8 @@ def crawl_organization(
                 ]
             )
             members = members_job.result()
+            for stop in read.stops:  # spaces, members, teams read up to a bound
+                tables.failed(stop)
             log_jobs = [*window_jobs, *creation_jobs]
             for jobs, what, unit in (
                 (space_jobs, "access of {count}", "space"),
@@ -520,17 +610,26 @@ def crawl_organization(
             (org_name, invite_links_on), me = organization.result(), me_job.result()
             reported, clock_offset = count_job.result()
             invite_links = _invite_links(frames, org_id, invites_job.result(), tables)
+            generated_at = read.now() + (clock_offset or pd.Timedelta(0))
             window = [job.result() for job in window_jobs]
             failed = next((part for part in window if isinstance(part, _Failed)), None)
             if failed is not None:
                 tables.failed(failed)  # one row for the log's window, however many slices failed
-            events = _joined_log(window) if window and failed is None else None
+            set_aside = SetAside()
+            events = (
+                _trusted_log(_joined_log(window, set_aside), generated_at, set_aside)
+                if window and failed is None
+                else None
+            )
             earlier = [job.result() for job in creation_jobs]
             failures = [tables.failed(answer) for answer in earlier]  # each one recorded
             if not earlier or events is None or any(failures):
                 creators = conform("creators")  # not read, or the window failed: unknown
             else:
-                creators = creators_from_events(pd.concat([*earlier, events], ignore_index=True))
+                older = _trusted_log(_joined_log(earlier, set_aside), generated_at, set_aside)
+                creators = creators_from_events(pd.concat([older, events], ignore_index=True))
+            if events is not None and len(set_aside):
+                tables.errors.append(_log_row(org_id, "EventsSetAside", set_aside.summary()))
         except BaseException:
             # A fatal error (401, Ctrl-C): do not send the requests still queued.
             pool.shutdown(wait=False, cancel_futures=True)
@@ -539,7 +638,7 @@ def crawl_organization(
     return AuditData(
         org_id=org_id,
         org_name=org_name,
-        generated_at=read.now() + (clock_offset or pd.Timedelta(0)),
+        generated_at=generated_at,
         token_role=_token_role(members, me),
         spaces_reported=reported,
         invite_links_enabled=invite_links_on,
@@ -574,6 +673,26 @@ def crawl_organization(
         errors=pd.DataFrame(tables.errors),
         not_read=frozenset({"creators"}) if events is None else frozenset(),
     )
+
+
+def _log_row(org_id: str, kind: str, message: str | None) -> dict[str, object]:
+    """A row of ``errors`` about events of the log the audit does not trust."""
+    return {
+        "target_type": "organization",
+        "target_id": org_id,
+        "stage": LOG_CONTENT_STAGE,
+        "error_type": kind,
+        "message": message,
+    }
+
+
+def _trusted_log(
+    events: pd.DataFrame, generated_at: pd.Timestamp, set_aside: SetAside
+) -> pd.DataFrame:
+    """``events`` without those dated after the audit and with each id once (a copy of an
+    id with other content is set aside, see :mod:`docsapi.audit.log_events`)."""
+    events = late_events(events, generated_at + LATE_SLACK, set_aside)
+    return conflicting_duplicates(events, set_aside)
 
 
 def _release_free_memory() -> None:

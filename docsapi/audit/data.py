@@ -58,6 +58,8 @@ _STR = "string[python]"
 STRING = pd.StringDtype("python")
 BOOLEAN = pd.BooleanDtype()
 _CAT = "category"  # of strings, for the large tables: see text_categorical
+#: Text with a value per row (an event's id): Arrow strings, one buffer, no object per cell.
+_LONG = "string[pyarrow]"
 _TIME = "datetime64[ns, UTC]"
 _BOOL = "boolean"
 _INT = "Int64"
@@ -140,7 +142,7 @@ RAW_SCHEMAS: dict[str, dict[str, str]] = {
     # which entry point (source: ui, api, ...). Target ids name what changed; see
     # docsapi.audit.provenance for the targets it reads.
     "events": {
-        "id": _STR,
+        "id": _LONG,
         "occurred_at": _TIME,
         "action": _CAT,
         "source": _CAT,
@@ -148,8 +150,8 @@ RAW_SCHEMAS: dict[str, dict[str, str]] = {
         "actor_id": _CAT,
         "actor_label": _CAT,
         "target_type": _CAT,
-        "target_id": _STR,
-        "target_label": _STR,
+        "target_id": _LONG,
+        "target_label": _LONG,
     },
     # Reads that failed: target_type organization, space, collection, site or team.
     "errors": {
@@ -261,6 +263,8 @@ def _column(values: Any, dtype: str, length: int) -> Any:
         values = [None] * length
     if dtype == _CAT:
         return text_categorical(values)
+    if dtype == _LONG:
+        return long_texts(values)
     if dtype == _STR:
         return _strings(values)
     if dtype == _TIME:
@@ -271,6 +275,25 @@ def _column(values: Any, dtype: str, length: int) -> Any:
             return series.array
         return pd.array([v if isinstance(v, bool) else None for v in series], dtype=BOOLEAN)
     return pd.Series(values).astype(pd.Int64Dtype()).array
+
+
+def long_texts(values: Any) -> Any:
+    """Values as Arrow strings (``string[pyarrow]``): the text of every row in one buffer,
+    for columns whose values are mostly distinct (an event's id), where a categorical would
+    hold a Python string per row. Missing values stay missing; others become their text.
+
+    Examples
+    --------
+    >>> long_texts(["e1", None, 3]).tolist()
+    ['e1', <NA>, '3']
+    """
+    dtype = pd.StringDtype("pyarrow")
+    if getattr(values, "dtype", None) == dtype:
+        return pd.array(values, dtype=dtype)
+    objects = np.asarray(values, dtype=object)
+    if not all(type(value) is str for value in objects):
+        objects = np.array([v if pd.isna(v) else str(v) for v in objects], dtype=object)
+    return pd.array(objects, dtype=dtype)
 
 
 def _strings(values: Any) -> Any:
@@ -491,7 +514,10 @@ class ColumnAccumulator:
 
     Each column keeps its distinct values once and a 4-byte code per row (no Python object
     per cell), appended as pages arrive; :meth:`frame` builds the table once at the end,
-    its text columns categoricals of those values (nothing to factorize again).
+    its text columns categoricals of those values (nothing to factorize again). A column
+    of mostly distinct text (``string[pyarrow]`` in the schema: an event's id) keeps each
+    page's text in an Arrow buffer instead, and a time column (``datetime64[ns, UTC]``)
+    nanoseconds since the epoch (appended as integers, None for a missing time).
 
     Parameters
     ----------
@@ -510,8 +536,15 @@ class ColumnAccumulator:
         if name not in RAW_SCHEMAS:
             raise ValidationError("name", f"unknown audit table {name!r}")
         self.name = name
-        self._codes: dict[str, array[int]] = {column: array("i") for column in RAW_SCHEMAS[name]}
-        self._values: dict[str, _Codes] = {column: _Codes() for column in RAW_SCHEMAS[name]}
+        schema = RAW_SCHEMAS[name]
+        self._schema = schema
+        coded = [column for column, dtype in schema.items() if dtype not in (_LONG, _TIME)]
+        self._codes: dict[str, array[int]] = {column: array("i") for column in coded}
+        self._values: dict[str, _Codes] = {column: _Codes() for column in coded}
+        self._texts: dict[str, list[Any]] = {c: [] for c, d in schema.items() if d == _LONG}
+        self._times: dict[str, array[int]] = {
+            column: array("q") for column, dtype in schema.items() if dtype == _TIME
+        }
         self._rows = 0
 
     def append(self, **columns: Iterable[Any] | str | None) -> None:
@@ -523,7 +556,7 @@ class ColumnAccumulator:
             For an unknown column or columns of different lengths.
         """
         lists = {k: v for k, v in columns.items() if not _is_scalar(v)}
-        unknown = set(columns) - set(self._codes)
+        unknown = set(columns) - set(self._schema)
         if unknown:
             raise ValidationError("columns", f"{self.name} has no columns {sorted(unknown)}")
         lengths = {len(v) for v in lists.values()}  # type: ignore[arg-type]
@@ -537,6 +570,13 @@ class ColumnAccumulator:
                 codes.extend(map(known.__getitem__, value))  # type: ignore[arg-type]
             else:
                 codes.extend([known[value]] * count)
+        for column, chunks in self._texts.items():
+            value = columns.get(column)
+            chunks.append(long_texts(value if column in lists else [value] * count))
+        for column, times in self._times.items():
+            value = columns.get(column)
+            values = value if column in lists else [value] * count
+            times.extend(_NAT if moment is None else moment for moment in values)  # type: ignore[misc, union-attr]
         self._rows += count
 
     def __len__(self) -> int:
@@ -548,7 +588,7 @@ class ColumnAccumulator:
 
         The pages' codes are handed over to the frame: the accumulator is empty afterwards.
         """
-        columns = {}
+        columns: dict[str, Any] = {}
         rows, self._rows = self._rows, 0
         for column in self._codes:
             codes, self._codes[column] = self._codes[column], array("i")
@@ -561,7 +601,22 @@ class ColumnAccumulator:
             else:  # numbers or other JSON values: conform turns them into text as before
                 objects = np.array([*values, None], dtype=object)
                 columns[column] = objects[numbers]
-        return pd.DataFrame(columns, copy=False)
+        for column in self._texts:
+            chunks, self._texts[column] = self._texts[column], []
+            columns[column] = (
+                pd.concat([pd.Series(chunk, copy=False) for chunk in chunks], ignore_index=True)
+                if chunks
+                else long_texts([])
+            )
+        for column in self._times:
+            times, self._times[column] = self._times[column], array("q")
+            nanoseconds = np.frombuffer(times, dtype=np.int64) if rows else np.zeros(0, "i8")
+            columns[column] = pd.DatetimeIndex(nanoseconds.view("datetime64[ns]"), tz="UTC")
+        return pd.DataFrame(columns, columns=list(self._schema), copy=False)
+
+
+#: A missing time, in nanoseconds since the epoch.
+_NAT = np.iinfo(np.int64).min
 
 
 def _is_scalar(value: object) -> bool:

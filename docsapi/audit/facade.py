@@ -59,6 +59,7 @@ from docsapi.audit.rule_set_check import empty_rule_set_matches, rule_set_matche
 from docsapi.audit.rules import RULES, AuditThresholds, RuleContext, evaluate_rules
 from docsapi.core.audit_actions import action_settings
 from docsapi.core.checks import check_entity_id, check_moment
+from docsapi.core.config import ReadBounds
 from docsapi.core.reprs import safe_display
 from docsapi.errors import ValidationError
 
@@ -495,6 +496,7 @@ def audit_permissions(
     events_since: datetime | str | timedelta | None = None,
     previous: PermissionAudit | str | os.PathLike[str] | None = None,
     log_actions: Mapping[str, str] | None = None,
+    read_bounds: ReadBounds | None = None,
     **thresholds: float,
 ) -> PermissionAudit:
     """Audit who can access every space of an organization, who opened it, and what is wrong.
@@ -542,6 +544,13 @@ def audit_permissions(
         "grant"}``: for actions the platform logs that docsapi's list lacks (the coverage row
         ``audit log actions`` names the actions seen and not used). They extend, or replace,
         the mapping of ``docsapi.core.audit_actions``.
+    read_bounds : ReadBounds, optional
+        How far each paged read (the log's and every list's) may go: pages, items and
+        seconds per read (default ``docsapi.ReadBounds()``, which covers 20,000 spaces and a
+        year of a large organization's log). A read that reaches one stops, and the audit is
+        partial: ``coverage``'s row ``reads stopped at a bound`` names the read, where it
+        stopped and why. Raise them for a larger organization, e.g.
+        ``read_bounds=docsapi.ReadBounds(pages=100_000)``.
     **thresholds
         Rule limits (see :class:`AuditThresholds`): ``admin_share`` (0.5), ``max_admins``
         (5), ``inactive_days`` (90), ``share_link_max_age_days`` (90),
@@ -583,8 +592,19 @@ def audit_permissions(
     _check_log_actions(log_actions)
     earlier = _previous(previous, org_id)
     since = _log_start(read_log, events_since, earlier, client_now(client))
+    if read_bounds is not None and not isinstance(read_bounds, ReadBounds):
+        raise ValidationError(
+            "read_bounds",
+            "must be a docsapi.ReadBounds (pages, items, seconds), got "
+            f"{type(read_bounds).__name__}",
+        )
     data = crawl_organization(
-        client, org_id, max_workers=max_workers, progress=bool(progress), events_since=since
+        client,
+        org_id,
+        max_workers=max_workers,
+        progress=bool(progress),
+        events_since=since,
+        bounds=read_bounds,
     )
     if earlier is not None and since is not None:
         data = _with_earlier_events(data, earlier.data)

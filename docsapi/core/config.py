@@ -15,6 +15,7 @@ __all__ = [
     "DEFAULT_MAX_RETRIES",
     "IDEMPOTENT_METHODS",
     "RETRYABLE_STATUSES",
+    "ReadBounds",
     "RetryPolicy",
     "Timeout",
 ]
@@ -100,6 +101,63 @@ class Timeout(Value):
     def as_requests(self) -> tuple[float, float]:
         """The (connect, read) tuple that ``requests`` expects."""
         return (self.connect, self.read)
+
+
+def _bound(value: Any, argument: str) -> int:
+    """A whole number of at least 1."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValidationError(argument, f"must be a whole number of at least 1, got {value!r}")
+    return value
+
+
+class ReadBounds(Value):
+    """How far one paged read (every page of one list) may go before it stops.
+
+    A list's pages follow the server's cursors: a server that hands out a fresh cursor
+    forever would be read forever. Each paged read stops, raising
+    :class:`~docsapi.errors.ReadBoundError`, when it has read ``pages`` pages, or ``items``
+    items, or spent ``seconds`` seconds, and the server still sends a next cursor (the
+    bounds are checked before each next page: a list that ends on its last allowed page is
+    read whole). The defaults cover the documented scale with room to spare: the largest
+    list of an organization of 20,000 spaces (its spaces, or 20,000 people on one space,
+    20 pages of 1,000) and a year of a large organization's audit log (up to 2 million
+    events, 20,000 pages of 100) read by one worker.
+
+    Parameters
+    ----------
+    pages : int
+        Pages of one read (at least 1).
+    items : int
+        Items of one read (at least 1).
+    seconds : float
+        Seconds one read may take, from its first request (more than 0, at most a day).
+
+    Raises
+    ------
+    ValidationError
+        A bound that is not a whole number of at least 1, or a time that is not a
+        positive number of seconds up to a day.
+
+    Examples
+    --------
+    >>> ReadBounds(pages=50)
+    ReadBounds(pages=50, items=2000000, seconds=7200.0)
+    """
+
+    _fields = ("pages", "items", "seconds")
+    __slots__ = _fields
+    pages: int
+    items: int
+    seconds: float
+
+    def __init__(
+        self, pages: int = 20_000, items: int = 2_000_000, seconds: float = 7_200.0
+    ) -> None:
+        self._init(
+            pages=_bound(pages, "pages"),
+            items=_bound(items, "items"),
+            seconds=_seconds(seconds, "seconds"),
+        )
 
 
 class RetryPolicy(Value):

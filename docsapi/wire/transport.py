@@ -40,7 +40,7 @@ from docsapi.core.checks import (
     check_params,
 )
 from docsapi.core.clock import SYSTEM_CLOCK, Clock
-from docsapi.core.config import RetryPolicy, Timeout
+from docsapi.core.config import ReadBounds, RetryPolicy, Timeout
 from docsapi.core.redact import excerpt, register_secret, scrub
 from docsapi.core.reprs import safe_display
 from docsapi.core.secret import Secret
@@ -52,6 +52,7 @@ from docsapi.errors import (
     MissingCredentialError,
     PaginationError,
     RateLimitError,
+    ReadBoundError,
     ResponseFormatError,
     ValidationError,
     status_error_class,
@@ -426,6 +427,7 @@ class Transport:
         key: tuple[str, ...] | None = None,
         headers: Mapping[str, str] | None = None,
         shape: Any = None,
+        bounds: ReadBounds | None = None,
     ) -> Iterator[Any]:
         """Yield every item of a List endpoint, following ``next.page`` cursors.
 
@@ -445,6 +447,9 @@ class Transport:
             Headers sent with every page.
         shape : type, optional
             The msgspec type of a page (see :meth:`request`); its items are yielded.
+        bounds : ReadBounds, optional
+            How many pages and items, and how long, the read may go on (default:
+            ``ReadBounds()``); checked before each next page.
 
         Raises
         ------
@@ -452,14 +457,20 @@ class Transport:
             An answer that is not a list envelope ``{"items": [...]}``.
         PaginationError
             The server sent a cursor it had sent before.
+        ReadBoundError
+            The read reached one of its bounds and the server still sent a next cursor
+            (the items before it were yielded).
         """
         query = dict(check_params(params) or {})
         if limit is not None:
             query["limit"] = limit
+        bounds = _DEFAULT_BOUNDS if bounds is None else bounds
         cursors = SeenDigests()  # digests only: a server may echo anything as a cursor
         ids = SeenDigests()  # ... or as an item's id
         data: Any = None
         cursor: str | None = None
+        pages = items = 0
+        started = self.clock.monotonic()
         while True:
             try:
                 data = self.request("GET", path, params=query, headers=headers, shape=shape).data
@@ -473,6 +484,8 @@ class Transport:
                     f"GET {path} did not answer a list envelope with 'items' (got "
                     f"{_kind(data)}); is this a List endpoint?"
                 )
+            pages += 1
+            items += len(data["items"])
             yield from _unseen(data["items"], key, ids)
             try:
                 cursor = _cursor(data, path)
@@ -482,6 +495,11 @@ class Transport:
                 raise
             if cursor is None:
                 return
+            reached = _reached(bounds, pages, items, self.clock.monotonic() - started)
+            if reached is not None:
+                query.clear()
+                cursor = data = None
+                raise reached.error(path)
             if not cursors.add(cursor):
                 query.clear()
                 cursor = data = None
@@ -801,6 +819,49 @@ class SeenDigests:
 
     def __repr__(self) -> str:
         return f"<SeenDigests: {len(self._digests)} values>"
+
+
+#: The bounds of a paged read that is given none.
+_DEFAULT_BOUNDS = ReadBounds()
+
+_BOUND_WORDS = {
+    "pages": "its page bound of {limit:,} pages",
+    "items": "its item bound of {limit:,} items",
+    "seconds": "its time budget of {limit:g} s",
+}
+
+
+class _Reached:
+    """Which bound a read reached, and how far it had gone."""
+
+    def __init__(self, bound: str, limit: float, pages: int, items: int, seconds: float) -> None:
+        self.bound, self.limit = bound, limit
+        self.pages, self.items, self.seconds = pages, items, seconds
+
+    def error(self, path: str) -> ReadBoundError:
+        words = _BOUND_WORDS[self.bound].format(limit=self.limit)
+        return ReadBoundError(
+            f"GET {path} stopped after {self.pages:,} pages ({self.items:,} items, "
+            f"{self.seconds:,.1f} s): the read reached {words} and the server still sent a "
+            f"next page. If the list is really that long, raise the bound "
+            f"(ReadBounds({self.bound}=...)).",
+            bound=self.bound,
+            pages=self.pages,
+            items=self.items,
+            seconds=self.seconds,
+        )
+
+
+def _reached(bounds: ReadBounds, pages: int, items: int, seconds: float) -> _Reached | None:
+    """The first bound of ``bounds`` a read has reached (pages, items, time); None if none."""
+    for bound, done, limit in (
+        ("pages", pages, bounds.pages),
+        ("items", items, bounds.items),
+        ("seconds", seconds, bounds.seconds),
+    ):
+        if done >= limit:
+            return _Reached(bound, limit, pages, items, seconds)
+    return None
 
 
 def _unseen(items: list[Any], key: tuple[str, ...] | None, ids: SeenDigests) -> Iterator[Any]:
