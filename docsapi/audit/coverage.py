@@ -29,8 +29,8 @@ import numpy as np
 import pandas as pd
 
 from docsapi.audit.data import BOOLEAN, PARTS, STAGES, STRING, AuditData
-from docsapi.core.audit_actions import ACTIONS, action_settings
 from docsapi.audit.log_events import LOG_CONTENT_STAGE
+from docsapi.core.audit_actions import ACTIONS, action_settings
 
 __all__ = ["COVERAGE_COLUMNS", "Gaps", "coverage_table", "find_gaps"]
 
