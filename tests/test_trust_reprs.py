@@ -136,6 +136,11 @@ def valid(sandbox_server) -> dict[str, Any]:
         "argument": "user_id",
         "status": 400,
         "status_code": 400,
+        # a ReadBoundError: which bound a read reached, and how far it went
+        "bound": "pages",
+        "pages": 3,
+        "items": 300,
+        "seconds": 0.5,
         # A PermissionAudit is made by analyze() from pipeline products: take a real one's.
         **{
             f"audit.{name.lstrip('_')}": value

@@ -43,7 +43,9 @@ Examples
 
 from __future__ import annotations
 
+import reprlib
 from collections import Counter
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -111,9 +113,23 @@ _EARLIEST_NS = EARLIEST.value
 _SHOWN = 60  # characters of a value shown in an example
 
 
+#: Reprs of bounded size and cost, whatever a value holds (a string of megabytes, a list
+#: nested a thousand deep).
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlong = 2, _SHOWN, _SHOWN, _SHOWN
+
+
 def _shown(value: object) -> str:
-    """A value as an example shows it: its repr (control, bidi and NUL escaped), cut short."""
-    text = repr(value)
+    r"""A value as an example shows it: its repr (control, bidi and NUL escaped), cut short.
+
+    Examples
+    --------
+    >>> print(_shown("\x1b[31mred\u202e"))
+    '\x1b[31mred\u202e'
+    >>> len(_shown("x" * 1_000_000)) <= 60
+    True
+    """
+    text = _REPR.repr(value)
     return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
 
 
@@ -124,10 +140,12 @@ class SetAside:
         self.counts: Counter[str] = Counter()
         self.examples: dict[str, str] = {}
 
-    def add(self, reason: str, example: str) -> None:
-        """Count one event set aside for ``reason``."""
+    def add(self, reason: str, example: str | Callable[[], str]) -> None:
+        """Count one event set aside for ``reason``; ``example`` (or what it returns, called
+        only for the first event of a reason) shows it."""
         self.counts[reason] += 1
-        self.examples.setdefault(reason, example)
+        if reason not in self.examples:
+            self.examples[reason] = example() if callable(example) else example
 
     def merge(self, other: SetAside) -> None:
         """Add ``other``'s counts (its examples where this one has none)."""
@@ -151,20 +169,29 @@ class SetAside:
 
 
 def _reason(columns: dict[str, list], row: int) -> tuple[str, str] | None:
-    """The first rule event ``row`` breaks (reason, the field and value to show), or None."""
+    """The first rule event ``row`` breaks (the reason, and the column to show), or None."""
     for column, noun in _REQUIRED:
         value = columns[column][row]
         if value is None or value == "":
-            return f"without {noun}", f"{_JSON[column]} missing"
+            return f"without {noun}", column
         if type(value) is not str:
-            return f"with {noun} that is not text", f"{_JSON[column]} {_shown(value)}"
+            return f"with {noun} that is not text", column
     if columns["actor_type"][row] not in ACTOR_TYPES:
-        return "with an unknown actor type", f"actor.type {_shown(columns['actor_type'][row])}"
+        return "with an unknown actor type", "actor_type"
     for column in _OPTIONAL:
         value = columns[column][row]
         if value is not None and type(value) is not str:
-            return "with a label that is not text", f"{_JSON[column]} {_shown(value)}"
+            return "with a label that is not text", column
     return None
+
+
+def _example(columns: dict[str, list], row: int, column: str) -> str:
+    """One event set aside, as the coverage shows it: its id, and the value it broke."""
+    event = columns["id"][row]
+    named = f"event {_shown(event)}" if type(event) is str and event else "an event"
+    value = columns[column][row]
+    shown = "missing" if value is None or value == "" else _shown(value)
+    return f"{named}: {_JSON[column]} {shown}"
 
 
 def _times(values: list) -> tuple[np.ndarray, list[str | None]]:
@@ -220,13 +247,11 @@ class EventColumns:
             found = _reason(columns, row)
             problem = time_problems[row]
             if found is None and problem is not None:
-                found = problem, f"occurredAt {_shown(columns['occurred_at'][row])}"
+                found = problem, "occurred_at"
             if found is not None:
                 keep[row] = False
-                reason, detail = found
-                event = columns["id"][row]
-                named = f"event {_shown(event)}" if type(event) is str and event else "an event"
-                self.set_aside.add(reason, f"{named}: {detail}")
+                reason, column = found
+                self.set_aside.add(reason, lambda: _example(columns, row, column))  # noqa: B023 (called at once)
         rows = np.flatnonzero(keep)
         kept = {
             name: [values[row] for row in rows.tolist()]
