@@ -392,6 +392,7 @@ def crawl_organization(
     max_workers: int = 8,
     progress: bool = True,
     events_since: pd.Timestamp | None = None,
+    creators_before: pd.DataFrame | None = None,
 ) -> AuditData:
     """Read everything an audit of an organization needs (see the module docstring).
 
@@ -413,6 +414,10 @@ def crawl_organization(
         read by action up to this moment, the older ones (a creation is usually older than
         the window). None reads no log, and every creator is unknown (``creators`` is then
         among ``not_read``).
+    creators_before : DataFrame, optional
+        Who created what before ``events_since``, as an earlier audit read it (its raw
+        ``creators`` table): the create actions before the window are then not read again,
+        and the window's creations are added to these.
 
     Returns
     -------
@@ -457,7 +462,7 @@ def crawl_organization(
             # Creations older than the window, one read per create action (each cancellable).
             creation_jobs = (
                 []
-                if events_since is None
+                if events_since is None or creators_before is not None
                 else [pool.submit(read.creations, a, events_since) for a in CREATE_ACTION_NAMES]
             )
             space_records = read.items(f"{read.org_path}/spaces")
@@ -509,7 +514,9 @@ def crawl_organization(
             events = _joined_log(window) if window and failed is None else None
             earlier = [job.result() for job in creation_jobs]
             failures = [tables.failed(answer) for answer in earlier]  # each one recorded
-            if not earlier or events is None or any(failures):
+            if events is not None and creators_before is not None:
+                creators = _joined_creators(creators_before, events)
+            elif not earlier or events is None or any(failures):
                 creators = conform("creators")  # not read, or the window failed: unknown
             else:
                 creators = creators_from_events(pd.concat([*earlier, events], ignore_index=True))
@@ -555,6 +562,15 @@ def crawl_organization(
         errors=pd.DataFrame(tables.errors),
         not_read=frozenset({"creators"}) if events is None else frozenset(),
     )
+
+
+def _joined_creators(known: pd.DataFrame, events: pd.DataFrame) -> pd.DataFrame:
+    """The raw ``creators`` table: ``known`` (an earlier audit's) and the creations among
+    ``events``, the earliest creation of each space and collection kept."""
+    joined = pd.concat(
+        [conform("creators", known), creators_from_events(events)], ignore_index=True
+    )
+    return conform("creators", joined.sort_values("created_at", kind="stable"))
 
 
 def _release_free_memory() -> None:
