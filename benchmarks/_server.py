@@ -37,7 +37,20 @@ def _serve(conn: Connection, options: dict[str, Any]) -> None:
                 sandbox.set_latency(argument)
             if command == "rate_limit":
                 sandbox.set_rate_limit(*argument)
+            if command == "later":
+                _later(sandbox, *argument)
             conn.send("ok")
+
+
+def _later(sandbox: Any, hours: float, changes: int) -> None:
+    """Move the sandbox clock ``hours`` on, then make ``changes`` grants (each logged): the
+    organization a while after an audit, with new events in its log."""
+    sandbox.advance_clock(hours=hours)
+    spaces = sandbox.demo["space_ids"]
+    users = list(sandbox.client().orgs.members(sandbox.org_id)["user_id"])
+    roles = ("read", "comment", "edit")
+    for i in range(changes):
+        sandbox.grant(spaces[(7 * i) % len(spaces)], users[(13 * i) % len(users)], roles[i % 3])
 
 
 @dataclass
@@ -84,6 +97,11 @@ class RemoteSandbox:
     def set_rate_limit(self, limit: int | None, per_seconds: float = 60.0) -> None:
         """Allow ``limit`` API requests per ``per_seconds`` window (None: no limit)."""
         self._conn.send(("rate_limit", (limit, per_seconds)))
+        self._conn.recv()
+
+    def later(self, hours: float, changes: int) -> None:
+        """Move the sandbox clock ``hours`` on and make ``changes`` logged grants."""
+        self._conn.send(("later", (hours, changes)))
         self._conn.recv()
 
     @property

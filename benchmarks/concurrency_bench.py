@@ -49,12 +49,26 @@ LATENCY = 0.030
 #: Issue 25: the audit against the sandbox in its own process (was 2.0x), and the client's own
 #: CPU per request while crawling.
 SANDBOX_TARGET = 1.8
-CPU_PER_REQUEST_MS = 0.3
+CPU_PER_REQUEST_MS = 0.4
 TIMEOUT = (10.0, 120.0)
 
 
-def hand_crawl(base_url: str, token: str, org_id: str, workers: int = WORKERS) -> int:
-    """The audit's reads, hand-written with ``requests`` and a thread pool.
+def log_since() -> Any:
+    """Where an audit's log read starts by default (:data:`docsapi.audit.EVENT_WINDOW` back,
+    at a whole day), the same moment for the audit and the hand-written crawl."""
+    import pandas as pd
+
+    from docsapi.audit.facade import EVENT_WINDOW
+
+    return (pd.Timestamp.now(tz="UTC") - EVENT_WINDOW).floor("D")
+
+
+def hand_crawl(
+    base_url: str, token: str, org_id: str, workers: int = WORKERS, read_log: bool = True
+) -> int:
+    """The audit's reads, hand-written with ``requests`` and a thread pool; with
+    ``read_log``, the audit log's year too (the same slices of time, and the create actions
+    before it, 100 events a page as the API allows).
 
     Returns the number of requests sent.
     """
@@ -90,6 +104,19 @@ def hand_crawl(base_url: str, token: str, org_id: str, workers: int = WORKERS) -
         path = f"/collections/{collection_id}/permissions"
         return items(f"{path}/users"), items(f"{path}/teams")
 
+    def log_reads() -> list[dict[str, object]]:
+        from docsapi.audit.crawl import log_slices
+        from docsapi.audit.creators import CREATE_ACTION_NAMES
+
+        since = log_since()
+        now = pd_now().floor("D")
+        reads: list[dict[str, object]] = []
+        for start, end in log_slices(since, now, workers):
+            bounds = {"from": start.isoformat()}
+            reads.append(bounds if end is None else {**bounds, "to": end.isoformat()})
+        reads += [{"action": a, "to": since.isoformat()} for a in CREATE_ACTION_NAMES]
+        return reads
+
     def site(site_id: str) -> tuple:
         path = f"{org}/sites/{site_id}"
         return tuple(
@@ -108,6 +135,10 @@ def hand_crawl(base_url: str, token: str, org_id: str, workers: int = WORKERS) -
         teams_job = pool.submit(items, f"{org}/teams", limit=100)
         collections_job = pool.submit(items, f"{org}/collections", nested="true")
         sites_job = pool.submit(items, f"{org}/sites")
+        first += [  # the log is read beside the rest, from the start, as the audit does
+            pool.submit(items, f"{org}/audit-events", limit=100, **bounds)
+            for bounds in (log_reads() if read_log else [])
+        ]
         spaces = items(f"{org}/spaces")
         jobs = [pool.submit(space, s["id"]) for s in spaces]
         jobs += [
@@ -122,12 +153,24 @@ def hand_crawl(base_url: str, token: str, org_id: str, workers: int = WORKERS) -
     return sent[0]
 
 
-def _audit(base_url: str, token: str, org_id: str) -> tuple[float, int]:
+def pd_now() -> Any:
+    import pandas as pd
+
+    return pd.Timestamp.now(tz="UTC")
+
+
+def _with_log(read_log: bool) -> str:
+    return "the log read" if read_log else "`read_log=False`"
+
+
+def _audit(base_url: str, token: str, org_id: str, read_log: bool) -> tuple[float, int]:
     import docsapi
 
     client = docsapi.DocsClient(base_url=base_url, token=token, timeout=TIMEOUT)
     started = time.perf_counter()
-    audit = docsapi.audit_permissions(client, org_id, max_workers=WORKERS, progress=False)
+    audit = docsapi.audit_permissions(
+        client, org_id, max_workers=WORKERS, progress=False, read_log=read_log
+    )
     elapsed = time.perf_counter() - started
     client.close()
     if audit.count("errors"):
@@ -135,9 +178,12 @@ def _audit(base_url: str, token: str, org_id: str) -> tuple[float, int]:
     return elapsed, client.transport.request_count
 
 
-def crawl_cpu(label: str, base_url: str, token: str, org_id: str, runs: int) -> dict[str, Any]:
+def crawl_cpu(
+    label: str, base_url: str, token: str, org_id: str, runs: int, read_log: bool
+) -> dict[str, Any]:
     """The client's CPU per request while it crawls (``crawl_organization`` alone, no
-    analysis): process CPU time (all threads) divided by the requests sent."""
+    analysis, the log read from :func:`log_since` or not at all): process CPU time (all
+    threads) divided by the requests sent."""
     import docsapi
     from docsapi.audit.crawl import crawl_organization
 
@@ -145,7 +191,13 @@ def crawl_cpu(label: str, base_url: str, token: str, org_id: str, runs: int) -> 
     for _ in range(runs + 1):  # the first run warms up (imports, connections)
         client = docsapi.DocsClient(base_url=base_url, token=token, timeout=TIMEOUT)
         started = time.process_time()
-        crawl_organization(client, org_id, max_workers=WORKERS, progress=False)
+        crawl_organization(
+            client,
+            org_id,
+            max_workers=WORKERS,
+            progress=False,
+            events_since=log_since() if read_log else None,
+        )
         used = time.process_time() - started
         client.close()
         sent = client.transport.request_count
@@ -153,7 +205,8 @@ def crawl_cpu(label: str, base_url: str, token: str, org_id: str, runs: int) -> 
     per_request = per_request[1:]
     median = statistics.median(per_request)
     return {
-        "what": f"client CPU per request during the audit's crawl, {WORKERS} workers: {label}",
+        "what": f"client CPU per request during the audit's crawl, {WORKERS} workers: {label}, "
+        f"{_with_log(read_log)}",
         "docsapi": f"{_spread(per_request, 3)} ms per request",
         "baseline": f"{sent:,} requests",
         "ratio": f"{median:.3f} ms",
@@ -190,10 +243,11 @@ def _spread(values: list[float], digits: int = 2) -> str:
 
 
 def compare(
-    label: str, base_url: str, token: str, org_id: str, runs: int, target: float
+    label: str, base_url: str, token: str, org_id: str, runs: int, target: float, read_log: bool
 ) -> dict[str, Any]:
-    """``runs`` audits and hand-written crawls, interleaved; one result row."""
-    _audit(base_url, token, org_id)  # warm up (imports, connections)
+    """``runs`` audits and hand-written crawls doing the same reads (the log or not),
+    interleaved; one result row."""
+    _audit(base_url, token, org_id, read_log)  # warm up (imports, connections)
     doc_times, raw_times, sent, raw_sent = [], [], 0, 0
     cpu: dict[str, list[float]] = {"docsapi": [], "raw": []}
     for run in range(runs):
@@ -201,11 +255,11 @@ def compare(
         for side in order:
             cpu_started = time.process_time()
             if side == "docsapi":
-                seconds, sent = _audit(base_url, token, org_id)
+                seconds, sent = _audit(base_url, token, org_id, read_log)
                 doc_times.append(seconds)
             else:
                 started = time.perf_counter()
-                raw_sent = hand_crawl(base_url, token, org_id)
+                raw_sent = hand_crawl(base_url, token, org_id, read_log=read_log)
                 raw_times.append(time.perf_counter() - started)
             cpu[side].append(time.process_time() - cpu_started)
     ideal = sent * LATENCY / WORKERS
@@ -216,7 +270,8 @@ def compare(
         flush=True,
     )
     return {
-        "what": f"audit, {WORKERS} workers, {LATENCY * 1e3:.0f} ms latency: {label}",
+        "what": f"audit, {WORKERS} workers, {LATENCY * 1e3:.0f} ms latency: {label}, "
+        f"{_with_log(read_log)}",
         "docsapi": f"{_spread(doc_times)} s = {doc / ideal:.2f}x ideal",
         "baseline": f"hand-written {_spread(raw_times)} s = {raw / ideal:.2f}x ideal",
         "ratio": f"{doc / ideal:.2f}x ideal ({doc / raw:.2f}x hand-written)",
@@ -245,34 +300,44 @@ def run(sizes: tuple[int, ...], runs: int, users: int = 5000, grants: int = 50) 
                 recording = Path(folder) / f"replay-{size}.pickle"
                 answers = record(sb, recording)
                 sb.set_latency(LATENCY)
-                rows.append(
-                    compare(
-                        f"sandbox (own process), N = {size:,}",
-                        sb.url,
-                        sb.token,
-                        sb.org_id,
-                        runs,
-                        SANDBOX_TARGET,
+                for read_log in (True, False):
+                    rows.append(
+                        compare(
+                            f"sandbox (own process), N = {size:,}",
+                            sb.url,
+                            sb.token,
+                            sb.org_id,
+                            runs,
+                            SANDBOX_TARGET,
+                            read_log,
+                        )
                     )
-                )
                 token, org_id, prefix = sb.token, sb.org_id, urlsplit(sb.url).path
             with ReplayServer(recording, LATENCY) as replay:
-                row = compare(
-                    f"replay server (no server CPU), N = {size:,}",
-                    replay.url + prefix,
-                    token,
-                    org_id,
-                    runs,
-                    1.3,
-                )
-                row["notes"].append(
-                    f"{answers:,} recorded answers; unrecorded requests: {replay.misses()}"
-                )
-                rows.append(row)
-                rows.append(
-                    crawl_cpu(
-                        f"replay server, N = {size:,}", replay.url + prefix, token, org_id, runs
+                for read_log in (True, False):
+                    row = compare(
+                        f"replay server (no server CPU), N = {size:,}",
+                        replay.url + prefix,
+                        token,
+                        org_id,
+                        runs,
+                        1.3,
+                        read_log,
                     )
-                )
+                    row["notes"].append(
+                        f"{answers:,} recorded answers; unrecorded requests: {replay.misses()}"
+                    )
+                    rows.append(row)
+                for read_log in (True, False):
+                    rows.append(
+                        crawl_cpu(
+                            f"replay server, N = {size:,}",
+                            replay.url + prefix,
+                            token,
+                            org_id,
+                            runs,
+                            read_log,
+                        )
+                    )
             rows.append(decoder_bench.measure(recording, f"N = {size:,}"))
     return rows

@@ -487,6 +487,7 @@ def crawl_organization(
     progress: bool = True,
     events_since: pd.Timestamp | None = None,
     bounds: ReadBounds | None = None,
+    creators_before: pd.DataFrame | None = None,
 ) -> AuditData:
     """Read everything an audit of an organization needs (see the module docstring).
 
@@ -514,6 +515,10 @@ def crawl_organization(
         ``ReadBoundError``, its message says where it stopped and why) and a partial audit,
         never a failed one; the organization's spaces, members and teams keep what was read
         before the bound.
+    creators_before : DataFrame, optional
+        Who created what before ``events_since``, as an earlier audit read it (its raw
+        ``creators`` table): the create actions before the window are then not read again,
+        and the window's creations are added to these.
 
     Returns
     -------
@@ -563,7 +568,7 @@ def crawl_organization(
             # Creations older than the window, one read per create action (each cancellable).
             creation_jobs = (
                 []
-                if events_since is None
+                if events_since is None or creators_before is not None
                 else [pool.submit(read.creations, a, events_since) for a in CREATE_ACTION_NAMES]
             )
             space_records = read.kept("spaces", f"{read.org_path}/spaces")
@@ -623,7 +628,9 @@ def crawl_organization(
             )
             earlier = [job.result() for job in creation_jobs]
             failures = [tables.failed(answer) for answer in earlier]  # each one recorded
-            if not earlier or events is None or any(failures):
+            if events is not None and creators_before is not None:
+                creators = _joined_creators(creators_before, events)
+            elif not earlier or events is None or any(failures):
                 creators = conform("creators")  # not read, or the window failed: unknown
             else:
                 older = _trusted_log(_joined_log(earlier, set_aside), generated_at, set_aside)
@@ -693,6 +700,15 @@ def _trusted_log(
     id with other content is set aside, see :mod:`docsapi.audit.log_events`)."""
     events = late_events(events, generated_at + LATE_SLACK, set_aside)
     return conflicting_duplicates(events, set_aside)
+
+
+def _joined_creators(known: pd.DataFrame, events: pd.DataFrame) -> pd.DataFrame:
+    """The raw ``creators`` table: ``known`` (an earlier audit's) and the creations among
+    ``events``, the earliest creation of each space and collection kept."""
+    joined = pd.concat(
+        [conform("creators", known), creators_from_events(events)], ignore_index=True
+    )
+    return conform("creators", joined.sort_values("created_at", kind="stable"))
 
 
 def _release_free_memory() -> None:

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import replace
 from datetime import datetime, timedelta
 from functools import cached_property
 from pathlib import Path
@@ -42,6 +41,7 @@ from docsapi.audit import tables as tables_
 from docsapi.audit.coverage import Gaps, coverage_table, find_gaps, is_complete
 from docsapi.audit.crawl import client_now, crawl_organization
 from docsapi.audit.data import ROLE_DTYPE, AuditData
+from docsapi.audit.log_window import known_creators, log_start_after, with_earlier_events
 from docsapi.audit.provenance import PROVENANCE_COLUMNS, Provenance
 from docsapi.audit.resolve import (
     COLLECTION_TEAM,
@@ -531,11 +531,14 @@ def audit_permissions(
         False reads no log: provenance and creators are then "unknown".
     events_since : datetime, str or timedelta, optional
         Where the log read starts: a moment with a time zone (datetime or ISO 8601 text),
-        or how far back from now. Default: ``previous``'s time when given, else
+        or how far back from now. Default: ``previous``'s newest event when given, else
         :data:`EVENT_WINDOW` (365 days) back.
     previous : PermissionAudit or path, optional
         An earlier audit of the organization (or its snapshot folder): the log is read only
-        from its time, and its events are kept, so provenance reaches back as far as its did.
+        from the newest event it holds, its events are kept (provenance reaches back as far
+        as its did), and its creators are kept instead of reading the log's create actions
+        before that again (:mod:`docsapi.audit.log_window`). An earlier audit whose log
+        could not be read lends nothing.
     log_actions : mapping of str to str, optional
         More audit-log action IDs for provenance, each with the kind of access setting its
         events change (``"grant"``, ``"org-role"``, ``"default-level"``, ``"published"``,
@@ -591,7 +594,8 @@ def audit_permissions(
     rule_set = check_rule_set(model)
     _check_log_actions(log_actions)
     earlier = _previous(previous, org_id)
-    since = _log_start(read_log, events_since, earlier, client_now(client))
+    before = None if earlier is None else earlier.data
+    since = _log_start(read_log, events_since, before, client_now(client))
     if read_bounds is not None and not isinstance(read_bounds, ReadBounds):
         raise ValidationError(
             "read_bounds",
@@ -605,9 +609,10 @@ def audit_permissions(
         progress=bool(progress),
         events_since=since,
         bounds=read_bounds,
+        creators_before=known_creators(before, since),
     )
-    if earlier is not None and since is not None:
-        data = _with_earlier_events(data, earlier.data)
+    if before is not None and since is not None:
+        data = with_earlier_events(data, before)
     return analyze(
         data, expand_teams=expand_teams, thresholds=limits, model=rule_set, log_actions=log_actions
     )
@@ -642,7 +647,7 @@ def _previous(previous: object, org_id: str) -> PermissionAudit | None:
 
 
 def _log_start(
-    read_log: object, events_since: object, previous: PermissionAudit | None, now: pd.Timestamp
+    read_log: object, events_since: object, previous: AuditData | None, now: pd.Timestamp
 ) -> pd.Timestamp | None:
     """Where the audit log read starts (None: no read), ``now`` by the client's clock."""
     if not isinstance(read_log, bool):
@@ -652,8 +657,9 @@ def _log_start(
             raise ValidationError("events_since", "has no use with read_log=False")
         return None
     if events_since is None:
-        if previous is not None:
-            return pd.Timestamp(previous.generated_at) - _OVERLAP
+        after = None if previous is None else log_start_after(previous)
+        if after is not None:
+            return after  # the earlier audit's events are kept: only what follows is read
         return (now - EVENT_WINDOW).floor("D")  # one address a day: a cache can answer it
     if isinstance(events_since, timedelta):
         if events_since <= timedelta(0):
@@ -666,29 +672,6 @@ def _log_start(
 
 #: No audit log holds an event before this: a longer look back reads from here.
 _EARLIEST = pd.Timestamp("1970-01-01", tz="UTC")
-
-
-#: How far before the previous audit its log read starts again (clocks differ a little; an
-#: event read twice is kept once).
-_OVERLAP = timedelta(minutes=10)
-
-
-def _with_earlier_events(data: AuditData, earlier: AuditData) -> AuditData:
-    """``data`` with the events an earlier audit read before it, when this read succeeded
-    and the earlier one reaches further back."""
-    if (
-        data.events_since is None
-        or earlier.events_since is None
-        or "audit_log" in find_gaps(data).lost
-        or "audit_log" in find_gaps(earlier).lost
-    ):
-        return data
-    events = pd.concat([data.events, earlier.events], ignore_index=True)
-    return replace(
-        data,
-        events=events.drop_duplicates("id"),
-        events_since=min(data.events_since, earlier.events_since),
-    )
 
 
 def load_audit(path: str | os.PathLike[str]) -> PermissionAudit:

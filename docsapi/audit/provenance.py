@@ -309,15 +309,17 @@ class Provenance:
         )
         removed = latest["removal"].to_numpy(dtype=bool)
         when = latest["occurred_at"]
+        # each event's day formatted at once (a Timestamp per event was most of the cost)
+        days = when.dt.strftime("%Y-%m-%d").astype(object).to_numpy()
         text = [
             (
-                f"unexplained: the last event on it ({action} by {name} on {_day(at)}) removed it"
+                f"unexplained: the last event on it ({action} by {name} on {day}) removed it"
                 if gone
-                else f"{name} on {_day(at)} ({via})"
+                else f"{name} on {day} ({via})"
             )
-            for name, at, via, action, gone in zip(
+            for name, day, via, action, gone in zip(
                 who,
-                when,
+                days,
                 latest["source"].astype(object),
                 latest["action"].astype(object),
                 removed,
@@ -419,21 +421,31 @@ class Provenance:
         ]
         table = pd.concat(parts, ignore_index=True)
         keys = [_setting_key(row) for row in table.itertuples(index=False)]
-        found = self.lookup(keys)
-        action = self._latest["action"].to_numpy(dtype=object)[self.positions(keys)]
+        positions = self.positions(keys)
+        found = pd.DataFrame(self.columns(positions), columns=PROVENANCE_COLUMNS)
+        action = self._latest["action"].to_numpy(dtype=object)[positions]
         table = pd.concat([table, found], axis=1).assign(action=action)
         for column in SETTING_COLUMNS:
             if column == "granted_at":
                 continue
-            table[column] = pd.array(
-                [None if pd.isna(v) else str(v) for v in table[column]], dtype=STRING
-            )
+            table[column] = _texts(table[column])
         return table[SETTING_COLUMNS]
 
     # -- paths ------------------------------------------------------------------------------
     def path_positions(self, resolution: Resolution, paths: pd.DataFrame) -> np.ndarray:
         """Row of :attr:`_latest` for each coded path (see :func:`path_doors`)."""
         return self.positions(path_doors(self.data, resolution, paths))
+
+
+def _texts(values: pd.Series) -> Any:
+    """``values`` as text (``STRING``): missing values stay missing, others become their
+    ``str``; one array operation for the missing ones, ``str`` only where not text already."""
+    objects = values.astype(object).to_numpy()
+    texts = objects.copy()
+    texts[pd.isna(objects)] = None
+    for i in [i for i, v in enumerate(texts) if v is not None and type(v) is not str]:
+        texts[i] = str(texts[i])
+    return pd.array(texts, dtype=STRING)
 
 
 def _setting_key(row: object) -> str | None:
