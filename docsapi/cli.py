@@ -470,7 +470,9 @@ def _check_outputs(args: argparse.Namespace) -> None:
 
 
 def _write_outputs(audit: PermissionAudit, args: argparse.Namespace) -> list[Path]:
-    written = [audit.to_html(args.out)]
+    # the report says what changed since the last snapshot kept in --save, if any
+    previous = audit.previous or _last_snapshot(args.save, audit.org_id)
+    written = [audit.to_html(args.out, previous=previous)]
     if args.excel:
         try:
             written.append(audit.to_excel(args.excel))
@@ -493,6 +495,8 @@ def _partial_line(audit: PermissionAudit) -> str | None:
 
 
 def _print_summary(audit: PermissionAudit, written: list[Path]) -> None:
+    from docsapi.audit.report.words import state_sentence
+
     count = audit.count
     partial = _partial_line(audit)
     if partial:
@@ -507,6 +511,7 @@ def _print_summary(audit: PermissionAudit, written: list[Path]) -> None:
         f"Findings: {count('high', 'severity')} high, {count('medium', 'severity')} medium, "
         f"{count('low', 'severity')} low."
     )
+    print(state_sentence(audit))
     print(f"Rule set: {audit.model}. {audit.verdict}")
     if count("errors"):
         print(f"{count('errors')} reads failed: see the report's last table.")
@@ -891,6 +896,7 @@ def main(argv: list[str] | None = None) -> int:
     >>> main(["demo", "--out", "report.html", "--no-progress"])  # doctest: +ELLIPSIS
     Audited organization Stark Devices (...): ... spaces, ... users with access, ...
     Findings: ... high, ... medium, ... low.
+    The organization follows the platform's current rules: the nearest level decides; ...
     Rule set: precedence. The platform's aggregate matches ...
     Report: ...report.html
     0

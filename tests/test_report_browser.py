@@ -24,6 +24,9 @@ RECORDS = """rows => rows.filter(r => !r.hidden).map(r => {
   return record;
 })"""
 
+#: A real browser: `pytest --full` (and CI) runs these; `pytest` leaves them out.
+pytestmark = pytest.mark.full
+
 
 def strings(frame, columns: list[str]) -> list[tuple[str, ...]]:
     """The ``columns`` of each row of ``frame`` as the report shows them (missing: empty)."""

@@ -145,6 +145,8 @@ class PermissionAudit:
     """
 
     snapshot: SnapshotInfo | None = None
+    #: The earlier audit given to :func:`audit_permissions` (its report says what changed).
+    previous: PermissionAudit | None = None
 
     def __init__(
         self,
@@ -293,11 +295,27 @@ class PermissionAudit:
 
         return plot_audit(self)
 
-    def to_html(self, path: str | Path) -> Path:
-        """Write a self-contained HTML report; see :func:`docsapi.audit.report.html.write_html`."""
+    def to_html(
+        self,
+        path: str | Path,
+        *,
+        previous: PermissionAudit | str | os.PathLike[str] | None = None,
+    ) -> Path:
+        """Write a self-contained HTML report; see :func:`docsapi.audit.report.html.write_html`.
+
+        Parameters
+        ----------
+        path : str or Path
+            The file to write.
+        previous : PermissionAudit or path, optional
+            An earlier audit of the organization (or its snapshot folder): the report's
+            first screen then says what changed since. Default: the ``previous`` given to
+            :func:`audit_permissions`, if any.
+        """
         from docsapi.audit.report.html import write_html
 
-        return write_html(self, path)
+        earlier = self.previous if previous is None else _previous(previous, self.org_id)
+        return write_html(self, path, None if earlier is None else self.diff(earlier))
 
     def to_excel(self, path: str | Path) -> Path:
         """Write one sheet per table; see :func:`docsapi.audit.report.html.write_excel`."""
@@ -530,7 +548,8 @@ def audit_permissions(
         :data:`EVENT_WINDOW` (365 days) back.
     previous : PermissionAudit or path, optional
         An earlier audit of the organization (or its snapshot folder): the log is read only
-        from its time, and its events are kept, so provenance reaches back as far as its did.
+        from its time, and its events are kept, so provenance reaches back as far as its did;
+        the audit keeps it as ``.previous``, and its report says what changed since.
     **thresholds
         Rule limits (see :class:`AuditThresholds`): ``admin_share`` (0.5), ``max_admins``
         (5), ``inactive_days`` (90), ``share_link_max_age_days`` (90),
@@ -576,7 +595,9 @@ def audit_permissions(
     )
     if earlier is not None and since is not None:
         data = _with_earlier_events(data, earlier.data)
-    return analyze(data, expand_teams=expand_teams, thresholds=limits, model=rule_set)
+    audit = analyze(data, expand_teams=expand_teams, thresholds=limits, model=rule_set)
+    audit.previous = earlier
+    return audit
 
 
 def _previous(previous: object, org_id: str) -> PermissionAudit | None:
