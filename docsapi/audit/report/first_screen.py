@@ -30,8 +30,6 @@ CHANGES_LIMIT = 5
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 #: The door of a path kind, as "through ..." reads it, when the path has no name of its own.
 _DOORS = {"org-admin": "the organization admin role", "direct": "a direct grant"}
-#: The door of a finding about a link, by its principal type.
-_LINKS = {"invite-link": "an invite link", "share-link": "a share link"}
 
 
 class ChangesView(Protocol):
@@ -101,8 +99,11 @@ def _since(row: dict[Any, Any]) -> str:
         return f"since {at:%Y-%m-%d}, by {by}{how}"
     if isinstance(said, str) and said.startswith("before "):
         return f"since {said} (older than the audit log)"
+    if isinstance(said, str) and said.startswith("unknown"):
+        reason = said.partition(": ")[2]
+        return "who opened it is unknown" + (f" ({reason})" if reason else "")
     if isinstance(said, str) and said:
-        return f"who opened it: {said}"
+        return f"opened: {said}"
     return ""
 
 
@@ -136,8 +137,6 @@ def fix_first(audit: AuditView) -> str:
     for position, row in zip(shown.index, shown.astype(object).to_dict("records"), strict=True):
         wrong, action = _split(str(row["detail"]))
         door = doors.get((str(row["space_id"]), str(row["principal_id"])))
-        if door is None:
-            door = _LINKS.get(str(row["principal_type"]))
         parts = [wrong] + ([f"through {door}"] if door else []) + [_since(row)]
         said = ", ".join(p for p in parts if p) + "."
         fix = f' <span class="fix">Fix: {text(action)}</span>' if action else ""
