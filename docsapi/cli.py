@@ -472,7 +472,11 @@ def _check_outputs(args: argparse.Namespace) -> None:
 def _write_outputs(audit: PermissionAudit, args: argparse.Namespace) -> list[Path]:
     # the report says what changed since the last snapshot kept in --save, if any
     previous = audit.previous or _last_snapshot(args.save, audit.org_id)
-    written = [audit.to_html(args.out, previous=previous)]
+    try:
+        written = [audit.to_html(args.out, previous=previous)]
+    except (SnapshotError, ValidationError) as exc:  # a snapshot that cannot be compared
+        print(one_line(f"NOTE: the report says nothing of what changed: {exc}"))
+        written = [audit.to_html(args.out)]
     if args.excel:
         try:
             written.append(audit.to_excel(args.excel))
