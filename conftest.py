@@ -279,3 +279,7 @@ def _doctest_names(request: pytest.FixtureRequest, doctest_namespace: dict[str, 
         doctest_namespace.pop(name, None)
         if name in used:
             doctest_namespace[name] = make(module)
+
+
+#: ``pytest`` runs the quick suite, ``pytest --full`` everything (tests/suite_scope.py).
+pytest_plugins = ["tests.suite_scope"]

@@ -31,7 +31,9 @@ organization without an admin or demote the token's own user without
 refused (not signed off, changed since, an edited call) or another ``apply`` of it is
 running. ``docsapi verify PATH`` exits 0 when what it checks is as it was written (and
 signed, with a signing key), 1 otherwise, one line per problem. Any command exits 130 after
-Ctrl-C (``docsapi sandbox`` with 0: Ctrl-C is how it ends). Errors are one line on stderr
+Ctrl-C, ``docsapi sandbox`` too (Ctrl-C is how it ends). ``docsapi help COMMAND`` is
+``docsapi COMMAND --help``: what the command does, where the token comes from, the exit
+statuses. Errors are one line on stderr
 that says what to do (at most 200 characters for the mistakes found before the first
 request). Before its first request, ``docsapi audit`` checks the organization id, the base
 URL, every file and folder it will write, that a token is at hand, and then asks the server
@@ -41,7 +43,6 @@ once (5 s at most) who the token belongs to.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -79,6 +80,16 @@ SANDBOX_PORT = 8765
 EXIT_OK, EXIT_API, EXIT_USAGE, EXIT_PARTIAL, EXIT_REFUSED = 0, 1, 2, 3, 4
 #: The exit status after Ctrl-C (128 + SIGINT), as shells report it.
 EXIT_INTERRUPTED = 130
+INTERRUPTED_LINE = "docsapi: interrupted (Ctrl-C)."
+#: The most concurrent requests ``--workers`` allows: past it a server's rate limit, not the
+#: number of threads, sets the pace, and each thread holds a connection.
+MAX_WORKERS = 64
+
+#: Where ``audit``, ``login`` and ``review apply`` find the API token, in this order.
+TOKEN_SOURCES = (
+    f"The API token: the {TOKEN_VARIABLE} environment variable, else the one `docsapi login` "
+    "kept in the system keyring for this --base-url. It is never printed."
+)
 
 
 class _Failure(Exception):
@@ -99,7 +110,11 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--excel", metavar="FILE", help="also write the tables to an .xlsx file")
     parser.add_argument("--csv", metavar="DIR", help="also write one CSV per table into DIR")
     parser.add_argument(
-        "--workers", type=int, default=8, metavar="N", help="concurrent requests (default: 8)"
+        "--workers",
+        type=int,
+        default=8,
+        metavar="N",
+        help=f"concurrent requests, 1 to {MAX_WORKERS} (default: 8)",
     )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.add_argument(
@@ -145,6 +160,100 @@ def _add_model_option(parser: argparse.ArgumentParser, what: str) -> None:
         help=f"{what}: precedence (the nearest level decides; default) or highest (the "
         "highest role over every path); see docs/access-model.md",
     )
+
+
+#: Per command: what it does (the first lines of its ``-h``), whether it reads the API token,
+#: and its exit statuses (``-h`` ends with them).
+_COMMAND_HELP: dict[str, tuple[str, bool, str]] = {
+    "demo": (
+        "Start the embedded sandbox (a simulated API with a demo organization, offline), audit "
+        "its organization and write the HTML report (and, if asked, Excel, CSV, a snapshot).",
+        False,
+        "0 the report is written (a partial demo audit says so but is not an error); "
+        "2 a usage problem (bad option, a file or folder that cannot be written); "
+        "130 Ctrl-C.",
+    ),
+    "audit": (
+        "Audit a real organization: who can reach each space, through which door, since when "
+        "and by whom; the findings to fix; the report as one HTML file. Before the first "
+        "request it checks every option, that a token is at hand, and asks the server once "
+        "(5 s at most) who the token belongs to.",
+        True,
+        "0 the audit is complete and written; 1 the API refused or failed; 2 a usage or "
+        "configuration problem (bad option, no token, an address that is not the API); "
+        "3 the audit is partial and --allow-partial was not given (the reports are written "
+        "all the same); 130 Ctrl-C.",
+    ),
+    "sandbox": (
+        "Serve the simulated API on 127.0.0.1 until Ctrl-C, printing its address, its "
+        "organization and its tokens (fakes: the sandbox accepts only them).",
+        False,
+        "2 the size or the port cannot be used; 130 Ctrl-C (how it ends).",
+    ),
+    "check-notebook": (
+        "Look for API tokens and keys saved in notebooks' code and outputs.",
+        False,
+        "0 none found; 1 something that looks like a token or key (one line each); "
+        "2 a path that cannot be read; 130 Ctrl-C.",
+    ),
+    "login": (
+        "Ask for an API token (not shown as typed), check it against the server and keep it "
+        "in the system keyring for this --base-url; `docsapi audit` then finds it.",
+        True,
+        "0 kept; 1 the server refused the token; 2 no keyring, or a bad option; 130 Ctrl-C.",
+    ),
+    "logout": (
+        "Forget the token (or ad-network key) kept in the system keyring for an address.",
+        False,
+        "0 removed, or nothing was kept; 2 a bad option; 130 Ctrl-C.",
+    ),
+    "history": (
+        "List the audit snapshots kept in a folder given to `audit --save`.",
+        False,
+        "0 listed; 2 the folder cannot be read; 130 Ctrl-C.",
+    ),
+    "diff": (
+        "What changed between two audit snapshots: access granted, revoked, raised, lowered, "
+        "new and resolved findings, exposure; the changes to look at first.",
+        False,
+        "0 compared; 2 a snapshot cannot be loaded; 3 a snapshot is partial and "
+        "--allow-partial was not given; 130 Ctrl-C.",
+    ),
+    "review": (
+        "Carry out an access review's plan: `docsapi review apply PLAN`.",
+        True,
+        "as `docsapi review apply --help` says; 130 Ctrl-C.",
+    ),
+    "verify": (
+        "Check that a snapshot, a review plan or evidence is as it was written (and signed, "
+        "with a signing key).",
+        False,
+        "0 verified; 1 a problem (one line each); 2 the path cannot be read; 130 Ctrl-C.",
+    ),
+    "help": (
+        "Show a command's help: `docsapi help audit` is `docsapi audit --help`.",
+        False,
+        "0 shown; 2 not a command; 130 Ctrl-C.",
+    ),
+}
+
+
+def _describe(name: str, command: argparse.ArgumentParser) -> None:
+    """Give a command's ``-h`` its description, where the token comes from, its exit codes."""
+    description, reads_token, exits = _COMMAND_HELP[name]
+    command.description = description
+    command.epilog = (f"{TOKEN_SOURCES}\n\n" if reads_token else "") + f"Exit status: {exits}"
+    command.formatter_class = _ParagraphFormatter
+
+
+class _ParagraphFormatter(argparse.HelpFormatter):
+    """argparse's formatter, keeping the paragraphs of a description and an epilog."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "\n\n".join(
+            super(_ParagraphFormatter, self)._fill_text(paragraph, width, indent)
+            for paragraph in text.split("\n\n")
+        )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -284,7 +393,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_snapshot_option(verify)
     verify.set_defaults(handler=_run_verify)
+
+    helper = commands.add_parser("help", help="show a command's help: docsapi help COMMAND")
+    helper.add_argument(
+        "topic", nargs="?", choices=tuple(_COMMAND_HELP), metavar="COMMAND", help="a command"
+    )
+    helper.set_defaults(handler=lambda args: _run_help(parser, commands, args.topic))
+    for name, command in commands.choices.items():
+        _describe(name, command)
     return parser
+
+
+def _run_help(
+    parser: argparse.ArgumentParser, commands: argparse._SubParsersAction, topic: str | None
+) -> int:
+    """Print a command's help (``docsapi help audit``), or the command's own."""
+    (commands.choices[topic] if topic else parser).print_help()
+    return EXIT_OK
 
 
 def _add_snapshot_option(parser: argparse.ArgumentParser) -> None:
@@ -302,6 +427,14 @@ def _add_review_parser(commands) -> None:
         "apply",
         help=f"send the calls of a plan file from review.save_plan (token: {TOKEN_VARIABLE})",
     )
+    apply.description = "Send the calls of a review's plan file, in order, with a journal."
+    apply.epilog = (
+        f"{TOKEN_SOURCES}\n\nExit status: 0 every call done (or shown, with --dry-run); "
+        "1 a call failed (the same command again resumes); 2 the plan cannot be read, no "
+        "token, or the plan would leave no admin; 4 refused (not signed off, changed) or "
+        "being applied by another run; 130 Ctrl-C."
+    )
+    apply.formatter_class = _ParagraphFormatter
     apply.add_argument("plan", metavar="PLAN", help="the plan file (.csv or .json)")
     apply.add_argument("--dry-run", action="store_true", help="show the calls; send nothing")
     apply.add_argument(
@@ -334,8 +467,11 @@ def _add_review_parser(commands) -> None:
 
 def _check_outputs(args: argparse.Namespace) -> None:
     """Check every file and folder the audit will write, before the first request."""
-    if args.workers < 1:
-        raise _Failure("--workers: must be at least 1", EXIT_USAGE)
+    if not 1 <= args.workers <= MAX_WORKERS:
+        raise _Failure(
+            f"--workers: must be at least 1 and at most {MAX_WORKERS}, got {args.workers}",
+            EXIT_USAGE,
+        )
     try:
         check_output_file(args.out, "--out")
         if args.excel:
@@ -348,7 +484,13 @@ def _check_outputs(args: argparse.Namespace) -> None:
 
 
 def _write_outputs(audit: PermissionAudit, args: argparse.Namespace) -> list[Path]:
-    written = [audit.to_html(args.out)]
+    # the report says what changed since the last snapshot kept in --save, if any
+    previous = audit.previous or _last_snapshot(args.save, audit.org_id)
+    try:
+        written = [audit.to_html(args.out, previous=previous)]
+    except (SnapshotError, ValidationError) as exc:  # a snapshot that cannot be compared
+        print(one_line(f"NOTE: the report says nothing of what changed: {exc}"))
+        written = [audit.to_html(args.out)]
     if args.excel:
         try:
             written.append(audit.to_excel(args.excel))
@@ -371,6 +513,8 @@ def _partial_line(audit: PermissionAudit) -> str | None:
 
 
 def _print_summary(audit: PermissionAudit, written: list[Path]) -> None:
+    from docsapi.audit.report.words import state_sentence
+
     count = audit.count
     partial = _partial_line(audit)
     if partial:
@@ -385,6 +529,7 @@ def _print_summary(audit: PermissionAudit, written: list[Path]) -> None:
         f"Findings: {count('high', 'severity')} high, {count('medium', 'severity')} medium, "
         f"{count('low', 'severity')} low."
     )
+    print(state_sentence(audit))
     print(f"Rule set: {audit.model}. {audit.verdict}")
     if count("errors"):
         print(f"{count('errors')} reads failed: see the report's last table.")
@@ -546,17 +691,16 @@ def _run_sandbox(args: argparse.Namespace) -> int:
     from docsapi.sandbox import serve
 
     try:
-        with contextlib.suppress(KeyboardInterrupt):
-            serve(
-                port=args.port,
-                seed=args.seed,
-                spaces=args.spaces,
-                users=args.users,
-                teams=args.teams,
-                grants_per_space=args.grants_per_space,
-                latency=args.latency,
-                model=args.model,
-            )
+        serve(  # until Ctrl-C: it says "sandbox stopped" and returns
+            port=args.port,
+            seed=args.seed,
+            spaces=args.spaces,
+            users=args.users,
+            teams=args.teams,
+            grants_per_space=args.grants_per_space,
+            latency=args.latency,
+            model=args.model,
+        )
     except ValueError as exc:
         raise _Failure(f"bad sandbox size: {exc}", EXIT_USAGE) from None
     except OSError as exc:
@@ -565,7 +709,9 @@ def _run_sandbox(args: argparse.Namespace) -> int:
         if not reason.startswith("cannot listen"):
             reason = f"cannot listen on 127.0.0.1:{args.port}: {reason}"
         raise _Failure(f"{reason}; choose another with --port.", EXIT_USAGE) from None
-    return EXIT_OK
+    # Ctrl-C is how the sandbox ends; it ends like every other command's
+    print(INTERRUPTED_LINE, file=sys.stderr)
+    return EXIT_INTERRUPTED
 
 
 def _run_check_notebook(args: argparse.Namespace) -> int:
@@ -785,6 +931,7 @@ def main(argv: list[str] | None = None) -> int:
     >>> main(["demo", "--out", "report.html", "--no-progress"])  # doctest: +ELLIPSIS
     Audited organization Stark Devices (...): ... spaces, ... users with access, ...
     Findings: ... high, ... medium, ... low.
+    The organization follows the platform's current rules: the nearest level decides; ...
     Rule set: precedence. The platform's aggregate matches ...
     Report: ...report.html
     0
@@ -803,7 +950,7 @@ def main(argv: list[str] | None = None) -> int:
         print(one_line(f"docsapi: error: cannot write the report: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print("docsapi: interrupted (Ctrl-C).", file=sys.stderr)
+        print(INTERRUPTED_LINE, file=sys.stderr)
         return EXIT_INTERRUPTED
 
 

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PROBE_TIMEOUT",
+    "QUOTED_ANSWER",
     "check_output_file",
     "check_output_folder",
     "probe_server",
@@ -117,15 +118,51 @@ def require_token(base_url: str, variable: str) -> None:
         )
 
 
-def probe_server(base_url: str) -> None:
+#: The longest part of a server's answer quoted when the address is not the API's.
+QUOTED_ANSWER = 48
+
+
+def probe_server(base_url: str, option: str = "--base-url") -> None:
     """Ask the server who the token belongs to, once, waiting at most :data:`PROBE_TIMEOUT`.
+
+    ``GET /user`` is an operation of the API at any address of it: a server that answers it
+    with "no such page" (404, 405) or with something other than the API's JSON answers, but
+    is not the API, whatever it says about the organization later.
 
     Raises
     ------
+    ValidationError
+        The address answers but is not the API: the message names ``option``, what the
+        server answered (its start, on one line) and what to do.
     docsapi.errors.DocsAPIError
         The server cannot be reached, or refuses the token (as the client raises them).
     """
     from docsapi.client import DocsClient
+    from docsapi.errors import APIStatusError, ResponseFormatError
 
     probe: DocsClient = DocsClient(base_url=base_url, timeout=PROBE_TIMEOUT, max_retries=0)
-    probe.users.me()
+    try:
+        probe.users.me()
+    except APIStatusError as exc:
+        if exc.status not in (404, 405):
+            raise
+        said = _server_text(exc.body) or exc.message
+        raise ValidationError(option, _not_the_api(base_url, f"{exc.status} {said}")) from None
+    except ResponseFormatError as exc:
+        said = str(exc).removeprefix("GET /user: ")
+        raise ValidationError(option, _not_the_api(base_url, said)) from None
+
+
+def _server_text(body: object) -> str | None:
+    """The server's own words in an error body (``{"error": {"message": ...}}``), if any."""
+    error = body.get("error") if isinstance(body, dict) else None
+    message = error.get("message") if isinstance(error, dict) else error
+    return message if isinstance(message, str) and message.strip() else None
+
+
+def _not_the_api(base_url: str, answer: str) -> str:
+    """What to say of an address that answers but is not the API's."""
+    said = " ".join(answer.split())
+    said = said if len(said) <= QUOTED_ANSWER else said[: QUOTED_ANSWER - 3] + "..."
+    shown = base_url if len(base_url) <= QUOTED_ANSWER else base_url[: QUOTED_ANSWER - 3] + "..."
+    return f"{shown} answers but is not the API (GET /user: {said!r}); give the API's address"

@@ -58,10 +58,28 @@ class CommandParser(argparse.ArgumentParser):
     def parse_known_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
+        # kept so that a missing required option is not reported when the real mistake is an
+        # unknown one (``--orgg X``: the user meant ``--org``, not to leave it out)
+        self._given = list(args) if args is not None else None
         parsed, extras = super().parse_known_args(args, namespace)
         if extras:
             self.error(self.mistake(extras))
         return parsed, extras
+
+    def _unknown_options(self, words: Sequence[str]) -> list[str]:
+        """The words before ``--`` that look like options this parser does not know."""
+        options = [o for action in self._actions for o in action.option_strings]
+        unknown = []
+        for word in words:
+            if word == "--":
+                break
+            if not word.startswith("-") or self._negative_number_matcher.match(word):
+                continue
+            name = word.split("=", 1)[0]
+            abbreviation = name.startswith("--") and any(o.startswith(name) for o in options)
+            if name not in options and not abbreviation:
+                unknown.append(name)
+        return unknown
 
     def mistake(self, extras: Sequence[str]) -> str:
         """What is wrong with the arguments this parser does not know."""
@@ -80,7 +98,7 @@ class CommandParser(argparse.ArgumentParser):
         if choices is None or value in choices:
             return
         names = [str(choice) for choice in choices]
-        command = action.nargs == argparse.PARSER
+        command = action.nargs == argparse.PARSER or action.metavar == "COMMAND"
         match = _close_match(str(value), names)
         listed = ", ".join(names)
         hint = f"did you mean {match}? ({listed})" if match else f"choose from {listed}"
@@ -109,7 +127,16 @@ class CommandParser(argparse.ArgumentParser):
         return " ".join(words)
 
     def error(self, message: str) -> NoReturn:
-        """Print the mistake, the short usage and where the help is, in one line; exit 2."""
+        """Print the mistake, the short usage and where the help is, in one line; exit 2.
+
+        An unknown option is named (with a close match) before a required one is said to be
+        missing: ``--orgg X`` is a misspelt ``--org``.
+        """
+        given = getattr(self, "_given", None)
+        if message.startswith("the following arguments are required") and given:
+            unknown = self._unknown_options(given)
+            if unknown:
+                message = self.mistake(unknown)
         line = f"{self.prog}: error: {message}"
         line += "" if line.endswith((".", "?")) else "."
         for tail in (

@@ -19,6 +19,7 @@ from contract import ApiSession
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sandbox_orgs import SmallOrg
+from suite_scope import examples
 
 import docsapi
 
@@ -255,7 +256,7 @@ def build(sandbox, recipe) -> tuple[SmallOrg, list[str]]:
 
 
 @settings(
-    max_examples=12,
+    max_examples=examples(12),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

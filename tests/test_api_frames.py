@@ -15,6 +15,7 @@ import pytest
 from api_strategies import strategy_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from suite_scope import examples
 
 from docsapi.api import catalog
 from docsapi.api._results import (
@@ -43,7 +44,7 @@ BY_ITEM_SCHEMA = {
     for op in sorted(LIST_OPERATIONS.values(), key=lambda op: op.operation_id, reverse=True)
 }
 SHORT = settings(
-    max_examples=2,
+    max_examples=examples(2),
     derandomize=True,
     database=None,
     deadline=None,

@@ -19,6 +19,7 @@ from api_recording import BASE_URL, TOKEN, RecordingSession, canned, validate_re
 from api_strategies import strategy_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from suite_scope import examples
 
 import docsapi
 from docsapi.api import StreamingNotSupportedError, catalog
@@ -28,7 +29,7 @@ from docsapi.api._validate_args import _segment, schema_validator
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 OPERATIONS = {op.operation_id: op for ops in catalog().values() for op in ops}
 SHORT = settings(
-    max_examples=2,
+    max_examples=examples(2),
     derandomize=True,
     database=None,
     deadline=None,

@@ -26,6 +26,9 @@ form = SpaceSettingsForm(client, os.environ["DOCSAPI_SPACE_ID"])
 form
 """
 
+#: A real browser: `pytest --full` (and CI) runs these; `pytest` leaves them out.
+pytestmark = pytest.mark.full
+
 
 @pytest.fixture
 def browser():

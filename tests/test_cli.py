@@ -235,6 +235,7 @@ def test_sandbox_command_serves_until_interrupted(tmp_path):
         cwd=tmp_path,
         env=env,
         stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
     )
     try:
@@ -256,9 +257,10 @@ def test_sandbox_command_serves_until_interrupted(tmp_path):
             assert len(json.load(answer)["items"]) == 45
     finally:
         process.send_signal(signal.SIGINT)
-        process.wait(timeout=20)
-        process.stdout.close()
-    assert process.returncode == 0
+        _, stderr = process.communicate(timeout=20)
+    # Ctrl-C is how the sandbox ends, and it ends like every command's: one line, 130
+    assert process.returncode == 130, stderr
+    assert stderr.splitlines() == ["docsapi: interrupted (Ctrl-C)."]
 
 
 def test_sandbox_command_refuses_a_size_below_the_minimum(capsys):

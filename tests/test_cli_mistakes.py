@@ -110,7 +110,23 @@ def _mistakes(sandbox, tmp_path: Path) -> dict[str, tuple[list[str], str | None,
         "unknown subcommand": (["demoo"], NONE, "did you mean demo?"),
         "missing --org": (["audit"], GOOD, "Usage: docsapi audit --org ID [options]"),
         "zero workers": ([*audit, "--workers", "0"], GOOD, "must be at least 1"),
+        "too many workers": ([*audit, "--workers", "1000"], GOOD, "at most 64, got 1000"),
+        "address that is not the API": (
+            ["audit", "--org", org, "--base-url", f"{url}/extra/path"],
+            GOOD,
+            "/extra/path answers but is not the API (GET /user: '404 No API operation at",
+        ),
+        "misspelt required option": (
+            ["audit", "--orgg", org],
+            GOOD,
+            "unknown option --orgg: did you mean --org?",
+        ),
+        "help on a misspelt command": (["help", "audt"], NONE, "did you mean audit?"),
     }
+
+
+#: The mistakes found by the one request sent before the crawl (the server's answer shows them).
+_PROBED = {"token refused", "address that is not the API"}
 
 
 def test_every_mistake_ends_in_one_line_that_says_what_to_do(sandbox, tmp_path):
@@ -127,8 +143,10 @@ def test_every_mistake_ends_in_one_line_that_says_what_to_do(sandbox, tmp_path):
         assert len(lines[0]) <= MAX_LINE, (name, lines[0])
         assert advice in lines[0], (name, lines[0])
         assert done.stdout == "" and "Traceback" not in done.stderr, name
-        if token != UNKNOWN:  # a refused token is found by the one request before the crawl
+        if name not in _PROBED:
             assert sandbox.request_count == 0, name
+        else:  # found by the one request before the crawl
+            assert sandbox.request_count == 1, name
         shown.append(f"{name:22} exit {done.returncode}  {seconds:4.2f} s  {lines[0]}")
     print("\n".join(shown))  # the list the issue asks for: pytest -s shows it
 
@@ -138,6 +156,33 @@ def test_a_refused_token_is_found_by_one_request_before_the_crawl(sandbox, tmp_p
     assert done.returncode == 1
     assert [(method, path) for method, path, _ in sandbox.request_log] == [("GET", "/v1/user")]
     assert not (tmp_path / "audit-report.html").exists()
+
+
+def test_help_command_shows_the_commands_help(tmp_path):
+    done = _run(["help", "audit"], tmp_path, None)
+    assert done.returncode == 0 and done.stderr == ""
+    assert done.stdout == _run(["audit", "--help"], tmp_path, None).stdout
+    assert done.stdout.startswith("usage: docsapi audit")
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["demo", "audit", "sandbox", "check-notebook", "login", "logout", "history", "diff",
+     "verify", "review apply", "help"],
+)  # fmt: skip
+def test_each_commands_help_says_what_it_does_the_token_and_the_exit_codes(tmp_path, command):
+    done = _run([*command.split(), "-h"], tmp_path, None)
+    assert done.returncode == 0, done.stderr
+    usage, description, *rest = done.stdout.split("\n\n")
+    assert usage.startswith(f"usage: docsapi {command}")
+    assert len(description.split()) >= 6 and not description.startswith(("options", "positional"))
+    epilog = " ".join(" ".join(rest).split())
+    assert "Exit status: 0 " in epilog or command == "sandbox"
+    assert "130 Ctrl-C" in epilog
+    reads_token = command in ("audit", "login", "review apply")
+    assert ("GITBOOK_API_TOKEN environment variable, else the one `docsapi login`" in epilog) == (
+        reads_token
+    )
 
 
 def test_the_version(tmp_path):

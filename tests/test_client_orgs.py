@@ -334,6 +334,7 @@ def big_org():
 
 
 @pytest.mark.timeout(60)
+@pytest.mark.full
 def test_two_thousand_spaces_come_back_complete(big_org):
     with big_org.client() as client:
         frame = client.spaces.list(org_id=big_org.org_id)

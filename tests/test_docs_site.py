@@ -177,8 +177,17 @@ def test_the_readme_is_a_front_page_with_a_map_of_the_guides():
         lines[3],
         lines[4],
         "```",
-    ] and lines[3].startswith("pip install -e . && docsapi demo")
-    assert lines[4].startswith('pip install -e ".[test]" && pytest')
+    ]
+    # the demo, in a virtual environment of its own, then the quick tests
+    assert lines[3].startswith("python3 -m venv .venv && . .venv/bin/activate && ")
+    assert "pip install -e . && docsapi demo" in lines[3]
+    assert lines[4].startswith('pip install -e ".[test]" && pytest  ')
+    # who it is for, in the first lines; how long each test command takes
+    opening = " ".join(lines[6:12])
+    for reader in ("security reviewers", "exploring the API", "teachers"):
+        assert reader in opening, reader
+    assert "`pytest --full` runs everything" in readme and "about 30 minutes" in readme
+    assert "about 5 minutes" in readme
     assert len(lines) <= README_MAX_LINES
     for guide in GUIDES:
         assert f"(docs/{guide}.md)" in readme, guide

@@ -129,3 +129,35 @@ def test_role_colours_darken_with_privilege():
 def test_severity_and_site_colours_stay_apart(palette, vision):
     distance, first, second = closest_pair(palette, vision)
     assert distance >= MIN_DELTA_E, f"{first} and {second}: ΔE {distance:.1f} ({vision})"
+
+
+#: Neighbouring dark roles differ by more than the palette's floor: a heatmap of mostly
+#: reviewers, creators and admins must still read.
+MIN_DARK_DELTA_E = 22.0
+
+
+@pytest.mark.parametrize("vision", SIMULATIONS)
+def test_the_darkest_roles_stay_well_apart(vision):
+    dark = {role: ROLE_COLORS[role] for role in ("review", "create", "admin")}
+    distance, first, second = closest_pair(dark, vision)
+    assert distance >= MIN_DARK_DELTA_E, f"{first} and {second}: ΔE {distance:.1f} ({vision})"
+
+
+def test_the_heatmap_legend_lists_only_the_roles_it_shows():
+    import pandas as pd
+
+    from docsapi.audit.data import ROLE_DTYPE
+    from docsapi.audit.report.plots import role_matrix_figure
+
+    columns = {
+        "space A": ["read", "admin", None, "edit"],
+        "space B": ["edit", None, "read", "read"],
+    }
+    matrix = pd.DataFrame(
+        {name: pd.Series(roles, dtype=ROLE_DTYPE) for name, roles in columns.items()}
+    ).set_axis(["u1", "u2", "u3", "u4"])
+    legend = role_matrix_figure(matrix).axes[0].get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == ["admin", "edit", "read", "no access"]
+    full = matrix.fillna("read")
+    legend = role_matrix_figure(full).axes[0].get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == ["admin", "edit", "read"]

@@ -62,11 +62,12 @@ def test_html_report_is_one_escaped_self_contained_file(audit, tmp_path):
     assert scripts == [script_source()]  # the report's own script only: the title is escaped
     assert text.count("<script") == 1
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;b&gt;Ops" in text
-    assert not re.search(r'(src|href)="(?!data:)', text)  # nothing loaded from elsewhere
+    # nothing loaded from elsewhere (links within the page, to a finding's row, load nothing)
+    assert not re.search(r'(src|href)="(?!data:|#finding-\d+")', text)
     images = re.findall(r'<img class="chart" alt="[^"]+" src="data:image/png;base64,([^"]+)"', text)
     assert len(images) == 4
     assert all(base64.b64decode(image).startswith(b"\x89PNG") for image in images)
-    sections = ["Summary", "Findings", "Access paths", "Exposure", "Charts", "Tables"]
+    sections = ["Fix first", "Findings", "Access paths", "Exposure", "Charts", "Tables"]
     assert [text.index(f"<h2>{name}</h2>") for name in sections] == sorted(
         text.index(f"<h2>{name}</h2>") for name in sections
     )
@@ -235,8 +236,8 @@ def test_html_lists_every_finding_with_its_severity_class(audit):
     from docsapi.audit.report.html import render_html
 
     text = render_html(audit)
-    assert text.count('<tr class="sev-high">') == 2
-    assert text.count('<tr class="sev-medium">') == 2
+    assert text.count('<tr class="sev-high" id="finding-') == 2
+    assert text.count('<tr class="sev-medium" id="finding-') == 2
     assert "Add members or remove the team&#x27;s permission." in text
 
 

@@ -9,6 +9,7 @@ from browser import launched_chromium
 
 from docsapi import audit_permissions
 from docsapi.audit.report.html import effective_view
+from docsapi.audit.report.words import rule_words
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 
@@ -24,9 +25,15 @@ RECORDS = """rows => rows.filter(r => !r.hidden).map(r => {
   return record;
 })"""
 
+#: A real browser: `pytest --full` (and CI) runs these; `pytest` leaves them out.
+pytestmark = pytest.mark.full
+
 
 def strings(frame, columns: list[str]) -> list[tuple[str, ...]]:
-    """The ``columns`` of each row of ``frame`` as the report shows them (missing: empty)."""
+    """The ``columns`` of each row of ``frame`` as the report shows them (missing: empty;
+    rules in words)."""
+    if "rule" in frame.columns:
+        frame = frame.assign(rule=frame["rule"].astype(str).map(rule_words))
     cells = frame[columns].astype(object).fillna("").astype(str)
     return list(cells.itertuples(index=False, name=None))
 
@@ -107,7 +114,7 @@ def test_findings_filtered_by_rule_show_exactly_that_rule(report, browser):
     expected = audit.findings[audit.findings["rule"] == rule]
     assert 1 < len(expected) < len(audit.findings)
 
-    box.locator("select[data-name='rule']").select_option(str(rule))
+    box.locator("select[data-name='rule']").select_option(rule_words(str(rule)))
     columns = ["target_id", "target_title", "rule"]
     assert shown(box, columns) == strings(expected, columns)
     assert box.locator(".shown").text_content() == f"{len(expected)} of {len(audit.findings)} rows"
@@ -178,3 +185,63 @@ def test_report_fits_1280_px_and_names_things_with_their_ids_on_hover(report, br
     columns = ["principal_id", "principal_name", "rule", "target_id"]
     assert shown(box, columns) == strings(containing(audit.findings, user), columns)
     assert page.outside == [] and page.errors == []
+
+
+def _screenshot_tool():
+    """``tools/report_screenshot.py``, the README picture's maker, as a module."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "tools" / "report_screenshot.py"
+    spec = importlib.util.spec_from_file_location("report_screenshot", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+#: What the first screen must show above the fold, by its CSS selector.
+FIRST_SCREEN = {
+    "the state sentence": "p.state",
+    "Fix first": "section.fix-first h2",
+    "its first finding": "ol.fix-list li",
+    "What changed": "section.changed h2",
+    "the first change": "ul.change-list li",
+}
+
+
+def test_the_first_screen_shows_the_state_fix_first_and_what_changed(sandbox, browser, tmp_path):
+    tool = _screenshot_tool()
+    path = tool.demo_report(tmp_path, sandbox)  # saved, changed, audited again
+    width, height = tool.WINDOW
+    page = browser.new_page(viewport={"width": width, "height": height})
+    errors = []
+    page.on("console", lambda m: errors.append(m.text) if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(path.as_uri())
+    page.wait_for_load_state("load")
+    for what, selector in FIRST_SCREEN.items():
+        box = page.locator(selector).first.bounding_box()
+        assert box is not None and box["height"] > 0, what
+        assert box["y"] + box["height"] <= height, f"{what} is below the fold ({box})"
+    assert (
+        page.locator("p.state")
+        .inner_text()
+        .startswith(
+            "The organization follows the platform's current rules: the nearest level decides;"
+        )
+    )
+    assert page.locator("section.changed h2").inner_text().startswith("What changed since ")
+    # each "Fix first" link leads to its finding's row
+    link = page.locator("ol.fix-list li a").first
+    row = page.locator(f"tr{link.get_attribute('href')}")
+    assert row.count() == 1 and row.locator("td").nth(1).inner_text() == link.inner_text()
+    # no chart runs into the page's edge: each ends inside the page, with a margin
+    edges = page.eval_on_selector_all(
+        "img.chart", "images => images.map(i => i.getBoundingClientRect().right)"
+    )
+    assert edges and max(edges) <= width - 16
+    assert errors == []
+    raw = tmp_path / "first-screen.png"
+    page.screenshot(path=str(raw))  # the viewport: the first screen
+    ARTIFACTS.mkdir(exist_ok=True)
+    tool.small_png(raw, ARTIFACTS / "first-screen.png")
+    tool.small_png(raw, tool.TARGET)  # the README's picture, taken from what was checked

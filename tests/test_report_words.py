@@ -54,7 +54,7 @@ def test_every_header_is_in_words_with_the_name_on_hover(demo_audit, tmp_path):
     assert ("principal_type", "Principal type") in headers
 
 
-@pytest.mark.parametrize("which", ["demo_audit", "big_audit"])
+@pytest.mark.parametrize("which", ["demo_audit", pytest.param("big_audit", marks=pytest.mark.full)])
 def test_every_chart_reads_at_800_pixels(which, request, tmp_path):
     audit = request.getfixturevalue(which)
     for name, figure in plot_audit(audit).items():

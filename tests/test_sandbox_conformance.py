@@ -35,11 +35,12 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 from jsonschema import Draft202012Validator, validators
+from suite_scope import examples
 
 from docsapi.core.patterns import search_pattern
 from docsapi.sandbox.core._validation import SCHEMA_ERROR_PREFIX
 
-EXAMPLES = 6
+EXAMPLES = examples(6)
 #: Below this many levels of a body, only required properties are drawn (drawing stays fast).
 GENERATED_DEPTH = 2
 SETTINGS = settings(

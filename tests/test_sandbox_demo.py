@@ -279,6 +279,7 @@ def test_ids_look_like_the_apis():
     assert all(len(u) == 28 and u.isalnum() for u in state.users)
 
 
+@pytest.mark.full
 def test_a_big_organization_keeps_exactly_the_deliberate_problems():
     size = DemoSize(spaces=400, users=1500, teams=25, grants_per_space=20)
     state, facts = build_demo(3, size)

@@ -41,6 +41,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from method_arguments import ADS_VALID, EXTRA, VALID
 from recording_server import RecordingServer
+from suite_scope import examples
 
 import docsapi
 from docsapi.adnetwork import AdNetworkClient
@@ -376,7 +377,7 @@ SETTINGS = settings(
     deadline=None, database=None, derandomize=True, suppress_health_check=list(HealthCheck)
 )
 #: Ids of each kind drawn (beyond the explicit examples).
-REFUSED_EXAMPLES, ACCEPTED_EXAMPLES = 40, 4
+REFUSED_EXAMPLES, ACCEPTED_EXAMPLES = examples(40), examples(4)
 
 
 def _verdict_problems(label: str, value: str, outcomes: list[tuple[Target, str]]) -> list[str]:

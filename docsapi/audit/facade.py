@@ -148,6 +148,8 @@ class PermissionAudit:
     """
 
     snapshot: SnapshotInfo | None = None
+    #: The earlier audit given to :func:`audit_permissions` (its report says what changed).
+    previous: PermissionAudit | None = None
 
     def __init__(
         self,
@@ -296,11 +298,27 @@ class PermissionAudit:
 
         return plot_audit(self)
 
-    def to_html(self, path: str | Path) -> Path:
-        """Write a self-contained HTML report; see :func:`docsapi.audit.report.html.write_html`."""
+    def to_html(
+        self,
+        path: str | Path,
+        *,
+        previous: PermissionAudit | str | os.PathLike[str] | None = None,
+    ) -> Path:
+        """Write a self-contained HTML report; see :func:`docsapi.audit.report.html.write_html`.
+
+        Parameters
+        ----------
+        path : str or Path
+            The file to write.
+        previous : PermissionAudit or path, optional
+            An earlier audit of the organization (or its snapshot folder): the report's
+            first screen then says what changed since. Default: the ``previous`` given to
+            :func:`audit_permissions`, if any.
+        """
         from docsapi.audit.report.html import write_html
 
-        return write_html(self, path)
+        earlier = self.previous if previous is None else _previous(previous, self.org_id)
+        return write_html(self, path, None if earlier is None else self.diff(earlier))
 
     def to_excel(self, path: str | Path) -> Path:
         """Write one sheet per table; see :func:`docsapi.audit.report.html.write_excel`."""
@@ -538,7 +556,8 @@ def audit_permissions(
         from the newest event it holds, its events are kept (provenance reaches back as far
         as its did), and its creators are kept instead of reading the log's create actions
         before that again (:mod:`docsapi.audit.log_window`). An earlier audit whose log
-        could not be read lends nothing.
+        could not be read lends nothing. The audit keeps it as ``.previous``, and its report
+        says what changed since.
     log_actions : mapping of str to str, optional
         More audit-log action IDs for provenance, each with the kind of access setting its
         events change (``"grant"``, ``"org-role"``, ``"default-level"``, ``"published"``,
@@ -613,9 +632,11 @@ def audit_permissions(
     )
     if before is not None and since is not None:
         data = with_earlier_events(data, before)
-    return analyze(
+    audit = analyze(
         data, expand_teams=expand_teams, thresholds=limits, model=rule_set, log_actions=log_actions
     )
+    audit.previous = earlier
+    return audit
 
 
 def _check_log_actions(log_actions: object) -> None:

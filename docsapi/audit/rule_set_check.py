@@ -7,9 +7,10 @@ once and combines it under each rule set; on every space whose aggregate was rea
 access the audit fully knows, it counts how many users each rule set places differently
 from the platform's own ``permissions/aggregate``.
 
-:func:`rule_set_matches` gives one row per such space; :func:`verdict` the one sentence the
-report opens with ("the platform's aggregate matches the precedence rule set on all 30
-spaces checked (highest: 27); neither matches on …").
+:func:`rule_set_matches` gives one row per such space; :func:`verdict` one sentence ("the
+platform's aggregate matches the precedence rule set on all 30 spaces checked (highest:
+27); neither matches on …"), which the report says in a person's words
+(:func:`docsapi.audit.report.words.state_sentence`).
 """
 
 from __future__ import annotations

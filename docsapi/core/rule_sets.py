@@ -12,8 +12,31 @@ Each implementation (the audit's resolver, the sandbox's model) validates the na
 
 from __future__ import annotations
 
-__all__ = ["DEFAULT_RULE_SET", "RULE_SETS"]
+__all__ = ["COMBINING", "DEFAULT_RULE_SET", "RULE_SETS", "RULE_SET_WORDS"]
 
 #: The rule sets, the default first.
 RULE_SETS: tuple[str, ...] = ("precedence", "highest")
 DEFAULT_RULE_SET = RULE_SETS[0]
+
+#: Each rule set as a person would name it (the report's first sentence, the CLI's summary).
+RULE_SET_WORDS: dict[str, str] = {
+    "precedence": "the platform's current rules: the nearest level decides",
+    "highest": "the platform's earlier rules: the highest role over every path counts",
+}
+
+#: How a user's role on a space follows from their paths, under each rule set (the report's
+#: and the CLI's explanation; ``docs/access-model.md`` has the whole of it).
+COMBINING: dict[str, str] = {
+    "precedence": (
+        "Under the rule set precedence (the platform's current rules) the nearest level with "
+        "a say decides a user's effective role on a space: the space's own permissions (the "
+        "user's and their teams'), then its default level, then the sites linking it, then "
+        "each collection above it from the nearest, then the organization. Paths from "
+        "farther levels are listed but do not count: the status column says which decide."
+    ),
+    "highest": (
+        "Under the rule set highest (the platform's earlier rules) every path counts: a "
+        "user's effective role on a space is the highest role over all of their paths, "
+        "whatever level each comes from."
+    ),
+}

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from docsapi.audit.report.first_screen import ChangesView, finding_anchor, fix_first, what_changed
 from docsapi.audit.report.page import (
     CSS,
     excel_target,
@@ -29,10 +29,14 @@ from docsapi.audit.report.page import (
 from docsapi.audit.report.plots import matrix_is_indexed, plot_audit, timeline_counts
 from docsapi.audit.report.tables import interactive_table, script_element, source_labels
 from docsapi.audit.report.tables import text as _text
+from docsapi.audit.report.words import (
+    combining,
+    rule_hover,
+    rule_words,
+    severity_sentence,
+    state_sentence,
+)
 from docsapi.audit.view import AuditView
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = [
     "effective_view",
@@ -97,8 +101,25 @@ def _summary_tables(audit: AuditView) -> str:
     ):
         counts = audit.summary.loc[category].reset_index()
         counts.columns = [category.replace("_", " "), "count"]
-        parts.append(f"<div><h3>{heading}</h3>{interactive_table(counts, label=heading)}</div>")
+        hover = None
+        if category == "rule":  # rules in words, the code on hover
+            codes = counts["rule"].astype(str).tolist()
+            counts["rule"] = [rule_words(code) for code in codes]
+            hover = {"rule": [rule_hover(code) for code in codes]}
+        table = interactive_table(counts, label=heading, hover=hover)
+        parts.append(f"<div><h3>{heading}</h3>{table}</div>")
     return f'<div class="cards">{"".join(parts)}</div>'
+
+
+def _counts_section(audit: AuditView) -> str:
+    """The counts and the rules' thresholds, folded below the first screen."""
+    return (
+        '<details class="counts"><summary>Counts and thresholds</summary>'
+        f'<p class="verdict">{_text(f"Rule set: {audit.model}. {audit.verdict}")}</p>'
+        f"{_cards(audit)}"
+        f'<p class="meta">The rules\' thresholds: {_text(_thresholds(audit.thresholds))}.</p>'
+        f"{_summary_tables(audit)}</details>"
+    )
 
 
 def _partial_banner(audit: AuditView) -> str:
@@ -115,8 +136,16 @@ def _partial_banner(audit: AuditView) -> str:
 def _findings_section(findings: pd.DataFrame, *, interactive: bool = False) -> str:
     if findings.empty:
         return '<p class="none">No findings: every rule passed.</p>'
-    if interactive:
-        return interactive_table(findings, label="findings", row_class="severity")
+    if interactive:  # rules in words (the code on hover); each row linkable from "Fix first"
+        codes = findings["rule"].astype(str).tolist()
+        shown = findings.assign(rule=pd.array([rule_words(c) for c in codes], dtype="string"))
+        return interactive_table(
+            shown,
+            label="findings",
+            row_class="severity",
+            row_ids=[finding_anchor(i) for i in range(len(findings))],
+            hover={"rule": [rule_hover(code) for code in codes]},
+        )
     return html_table(findings, row_class="severity")
 
 
@@ -220,13 +249,20 @@ def paths_view(audit: AuditView) -> pd.DataFrame:
     )
 
 
-def render_html(audit: AuditView) -> str:
+def render_html(audit: AuditView, changes: ChangesView | None = None) -> str:
     """Render the full report as one HTML document.
+
+    The first screen is for a security reviewer: one sentence on the organization's state
+    (the rules its platform follows, in words), "Fix first" (the high findings as sentences,
+    each linking to its row) and, given ``changes``, "What changed since <date>". The counts
+    and the thresholds follow, folded.
 
     Parameters
     ----------
     audit : AuditView
         The audit to report.
+    changes : AccessDiff, optional
+        What changed since a previous audit (``audit.diff(previous)``).
 
     Returns
     -------
@@ -246,7 +282,6 @@ def render_html(audit: AuditView) -> str:
         for name, image in images.items()
         if name not in _SECTION_CHARTS
     )
-    limits = audit.thresholds
     taken = pd.Timestamp(audit.generated_at).tz_convert("UTC").strftime("%Y-%m-%d %H:%M UTC")
     title = f"Permission audit of {_organization(audit)}"
     script, script_hash = script_element()
@@ -262,17 +297,18 @@ def render_html(audit: AuditView) -> str:
 <body>
 <h1>{_text(title)}</h1>
 {_partial_banner(audit)}
-<p class="verdict">{_text(f"Rule set: {audit.model}. {audit.verdict}")}</p>
-<p class="meta">Audit taken {taken}. Thresholds: {_text(_thresholds(limits))}.</p>
-<h2>Summary</h2>
-{_cards(audit)}
-{_summary_tables(audit)}
+<p class="state">{_text(state_sentence(audit))} {_text(severity_sentence(audit.findings))}</p>
+<p class="meta">Audit taken {taken}, with the rule set {_text(audit.model)}.</p>
+<div class="first-screen">
+{fix_first(audit)}
+{what_changed(changes)}
+</div>
+{_counts_section(audit)}
 <h2>Findings</h2>
 {_findings_section(_compact(audit.findings), interactive=True)}
 <h2>Access paths</h2>
 <p>Every way a user reaches a space: organization admin, the default level, a direct grant,
-a team, a collection, or a team on a collection. A user's effective role on a space is the
-highest role over their paths.</p>
+a team, a collection, a team on a collection, or a site. {_text(combining(audit.model))}</p>
 {images["access_paths"]}
 {_section("Every path from a user to a space", paths_view(audit))}
 <h2>Exposure</h2>
@@ -333,7 +369,9 @@ def notebook_html(audit: AuditView, *, findings: int = 10) -> str:
     )
 
 
-def write_html(audit: AuditView, path: str | os.PathLike[str]) -> Path:
+def write_html(
+    audit: AuditView, path: str | os.PathLike[str], changes: ChangesView | None = None
+) -> Path:
     """Write the audit as one self-contained HTML file.
 
     Parameters
@@ -342,6 +380,8 @@ def write_html(audit: AuditView, path: str | os.PathLike[str]) -> Path:
         The audit to report.
     path : str or path-like
         Where to write; missing parent folders are created.
+    changes : AccessDiff, optional
+        What changed since a previous audit: the first screen says it.
 
     Returns
     -------
@@ -353,7 +393,7 @@ def write_html(audit: AuditView, path: str | os.PathLike[str]) -> Path:
     >>> audit.to_html("audit-report.html")
     PosixPath('audit-report.html')
     """
-    return write_page(path, render_html(audit))
+    return write_page(path, render_html(audit, changes))
 
 
 def _export_tables(audit: AuditView, *, excel: bool = False) -> dict[str, pd.DataFrame]:

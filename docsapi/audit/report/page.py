@@ -86,6 +86,14 @@ th[aria-sort=descending] button.sort::after { content: " \\25BC"; }
 td.nw { white-space: nowrap; } td.prose { min-width: 28em; }
 td.long { min-width: 12em; overflow-wrap: anywhere; }
 td .id { color: #666; font-family: ui-monospace, monospace; font-size: .85em; }
+.state { font-size: 1.1rem; margin: .6rem 0 .2rem; }
+.first-screen h2 { margin-top: 1.2rem; }
+.fix-list, .change-list { margin: .3rem 0; padding-left: 1.6rem; }
+.fix-list li, .change-list li { margin: .3rem 0; line-height: 1.35; }
+.fix-list li::marker { color: #b3261e; font-weight: bold; }
+.fix { color: #0b5394; }
+.note { color: #666; font-size: .9rem; }
+tr:target td { outline: 2px solid #1f5fbf; }
 """
 
 

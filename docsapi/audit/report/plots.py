@@ -39,20 +39,21 @@ __all__ = [
     "timeline_figure",
 ]
 
-#: One colour per role, ordered: grey for guests, then matplotlib's *magma* scale sampled
-#: from 0.9 down to 0.1, light peach (read) to near-black purple (admin). Lightness falls with
-#: every step up in privilege, so the order reads in greyscale and with any colour-vision
-#: deficiency: under simulated protanopia, deuteranopia and tritanopia (Machado et al. 2009,
-#: severity 1) every two colours, white "no access" included, stay at least 17 CIE76 ΔE apart
-#: (tests/test_plots_colors.py).
+#: One colour per role, ordered: grey for guests, then matplotlib's *inferno* scale sampled
+#: from 0.9 down to 0.05, yellow (read), orange, red, magenta, indigo, to near-black (admin).
+#: Lightness falls with every step up in privilege, so the order reads in greyscale, and the
+#: hue turns at every step, so neighbouring roles differ in two ways: under simulated
+#: protanopia, deuteranopia and tritanopia (Machado et al. 2009, severity 1) every two
+#: colours, white "no access" included, stay at least 17 CIE76 ΔE apart, and the three
+#: darkest (review, create, admin) at least 22 (tests/test_plots_colors.py).
 ROLE_COLORS: dict[str, str] = {
     "guest": "#cccccc",
-    "read": "#fecf92",
-    "comment": "#fb835f",
-    "edit": "#d6456c",
-    "review": "#942c80",
-    "create": "#54137d",
-    "admin": "#140e36",
+    "read": "#f6d746",
+    "comment": "#f78410",
+    "edit": "#d04545",
+    "review": "#8f2469",
+    "create": "#4a0c6b",
+    "admin": "#07051b",
 }
 NO_ACCESS_COLOR = "#ffffff"
 
@@ -104,12 +105,14 @@ def _empty_figure(message: str) -> Figure:
     return figure
 
 
-def _role_legend(axes, roles: list[str], **options) -> None:
+def _role_legend(axes, roles: list[str], *, no_access: bool = False, **options) -> None:
+    """A legend of ``roles`` (and of "no access", white, when ``no_access``)."""
     from matplotlib.patches import Patch
 
-    handles = [
-        Patch(facecolor=ROLE_COLORS[role], edgecolor="#555555", label=role) for role in roles
-    ]
+    colors = {role: ROLE_COLORS[role] for role in roles}
+    if no_access:
+        colors["no access"] = NO_ACCESS_COLOR
+    handles = [Patch(facecolor=c, edgecolor="#555555", label=r) for r, c in colors.items()]
     axes.legend(handles=handles, title="role", **_OUTSIDE, **options)
 
 
@@ -198,7 +201,13 @@ def role_matrix_figure(matrix: pd.DataFrame) -> Figure:
         axes.set_xlabel("space")
         axes.set_ylabel("user")
     axes.set_title("Effective role of each user on each space")
-    _role_legend(axes, list(reversed(ROLES)))
+    # only the roles the matrix holds, most privileged first
+    present = set(codes.ravel().tolist())
+    _role_legend(
+        axes,
+        [role for code, role in reversed(list(enumerate(ROLES, start=1))) if code in present],
+        no_access=0 in present,
+    )
     return figure
 
 

@@ -243,8 +243,10 @@ def _header(name: str, id_name: str | None, kind: str) -> str:
     return header_cell(name, f' data-type="{kind}" data-name="{text(name)}"{ids}')
 
 
-def _cells(frame: pd.DataFrame, name: str, id_name: str | None) -> tuple[str, list[str]]:
-    """The header and the cells of one shown column."""
+def _cells(
+    frame: pd.DataFrame, name: str, id_name: str | None, hover: list[str] | None = None
+) -> tuple[str, list[str]]:
+    """The header and the cells of one shown column (``hover``: each cell's ``title``)."""
     kind, keys = _sort_keys(name, frame[name])
     values = frame[name].astype(object).tolist()
     ids = frame[id_name].astype(object).tolist() if id_name else [None] * len(values)
@@ -268,11 +270,20 @@ def _cells(frame: pd.DataFrame, name: str, id_name: str | None) -> tuple[str, li
             attributes += f' data-id="{text(ident)}" title="{text(id_name)}: {text(ident)}"'
             if not _present(value):
                 content = f'<span class="id">{text(ident)}</span>'
+        elif hover is not None and hover[i]:
+            attributes += f' title="{text(hover[i])}"'
         cells.append(f"<td{attributes}>{content}</td>")
     return _header(name, id_name, kind), cells
 
 
-def interactive_table(frame: pd.DataFrame, *, label: str, row_class: str | None = None) -> str:
+def interactive_table(
+    frame: pd.DataFrame,
+    *,
+    label: str,
+    row_class: str | None = None,
+    row_ids: list[str] | None = None,
+    hover: dict[str, list[str]] | None = None,
+) -> str:
     """A sortable, filterable HTML table of ``frame``.
 
     An id column with a column naming its ids (:func:`id_labels`) is not shown apart: the
@@ -288,6 +299,10 @@ def interactive_table(frame: pd.DataFrame, *, label: str, row_class: str | None 
         What the table holds (names the filter box for screen readers).
     row_class : str, optional
         A column whose value styles each row (``class="sev-<value>"``).
+    row_ids : list of str, optional
+        Each row's ``id``, for links to it (``#finding-3``).
+    hover : dict of str to list of str, optional
+        Per column, each cell's text on hover (a rule's code beside its name in words).
 
     Returns
     -------
@@ -296,11 +311,15 @@ def interactive_table(frame: pd.DataFrame, *, label: str, row_class: str | None 
     """
     frame = frame.rename(columns=str)
     layout = _layout(list(frame.columns))
-    head, columns = zip(*(_cells(frame, name, id_name) for name, id_name in layout), strict=True)
+    hover = hover or {}
+    head, columns = zip(
+        *(_cells(frame, name, id_name, hover.get(name)) for name, id_name in layout), strict=True
+    )
     styles = frame[row_class].astype(object).tolist() if row_class else None
     rows = []
     for i in range(len(frame)):
         css = f' class="sev-{text(styles[i])}"' if styles is not None else ""
+        css += f' id="{text(row_ids[i])}"' if row_ids is not None else ""
         rows.append(f"<tr{css}>{''.join(cells[i] for cells in columns)}</tr>")
     filters = _filters(frame, [name for name, _ in layout], label)
     return (
