@@ -136,18 +136,21 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
         help="do not read the audit log (no provenance: who made each grant and when)",
     )
     bounds = ReadBounds()
-    for flag, kind, default, what in (
-        ("--max-pages", int, bounds.pages, "pages"),
-        ("--max-items", int, bounds.items, "items"),
-        ("--max-read-seconds", float, bounds.seconds, "seconds"),
+    for flag, kind, when in (
+        ("--max-pages", int, f"after N pages (default: {bounds.pages})"),
+        ("--max-items", int, f"after N items (default: {bounds.items})"),
+        (
+            "--max-read-seconds",
+            float,
+            f"N seconds after the audit began (default: {bounds.seconds:g})",
+        ),
     ):
         parser.add_argument(
             flag,
             type=kind,
             metavar="N",
-            help=f"stop any one paged read (the audit log, a list) after N {what} (default: "
-            f"{default:g}); a read stopped there makes the audit partial, and its coverage "
-            "says where it stopped",
+            help=f"stop a paged read (the audit log, a list) {when}; a read stopped there "
+            "makes the audit partial, and its coverage says where it stopped",
         )
     _add_model_option(parser, "how the audit combines the levels of access")
 

@@ -91,6 +91,8 @@ _RECOVERABLE = (
 PAGE = 1000
 #: Items per page of the teams and their members (as ``client.orgs`` reads them).
 TEAM_PAGE = 100
+#: The time a read has once the crawl's time budget is spent: its first page, no more.
+_LEAST_SECONDS = 1e-6
 
 #: Events per page of the audit log (the API's largest page there).
 EVENT_PAGE = 100
@@ -202,8 +204,16 @@ class _Reader:
         self.client = client
         self.org_id = org_id
         self.org_path = f"/orgs/{org_id}"
-        self.bounds = bounds
+        self._bounds = bounds
+        self._began = client.transport.clock.monotonic()
         self.stops: list[_Failed] = []
+
+    def bounds(self) -> ReadBounds:
+        """The bounds of a read starting now: its pages and items, and what is left of the
+        crawl's time budget (``bounds.seconds`` from the crawl's start, for every read: the
+        crawl ends within it however many reads do not end)."""
+        left = self._bounds.seconds - (self.client.transport.clock.monotonic() - self._began)
+        return ReadBounds(self._bounds.pages, self._bounds.items, max(left, _LEAST_SECONDS))
 
     def items(
         self,
@@ -215,7 +225,7 @@ class _Reader:
     ) -> list:
         """Every item of a list (each id once), JSON objects."""
         query = check_params({"limit": limit, **(params or {})})
-        pages = self.client.transport.paginate(path, params=query, key=key, bounds=self.bounds)
+        pages = self.client.transport.paginate(path, params=query, key=key, bounds=self.bounds())
         items = list(pages)
         if not all(isinstance(item, dict) for item in items):
             raise ResponseFormatError(f"GET {path}: a list item is not a JSON object")
@@ -226,7 +236,9 @@ class _Reader:
         a bound keeps the items read before it, and its stop is recorded (a partial audit);
         any other failure is raised."""
         query = check_params({"limit": PAGE, **params})
-        pages = self.client.transport.paginate(path, params=query, key=("id",), bounds=self.bounds)
+        pages = self.client.transport.paginate(
+            path, params=query, key=("id",), bounds=self.bounds()
+        )
         items: list = []
         try:
             items.extend(pages)
@@ -241,7 +253,7 @@ class _Reader:
         query = check_params({"limit": PAGE, **params})
         return list(
             self.client.transport.paginate(
-                path, params=query, shape=columns.page, bounds=self.bounds
+                path, params=query, shape=columns.page, bounds=self.bounds()
             )
         )
 
@@ -375,7 +387,7 @@ class _Reader:
                 f"{self.org_path}/audit-events",
                 params=query,
                 shape=EVENT_SHAPE.page,
-                bounds=self.bounds,
+                bounds=self.bounds(),
             )
             # A few pages' events at a time are checked and become codes: the log can hold
             # hundreds of thousands of events, and no decoded item outlives its batch.
@@ -510,9 +522,11 @@ def crawl_organization(
         the window). None reads no log, and every creator is unknown (``creators`` is then
         among ``not_read``).
     bounds : ReadBounds, optional
-        How far each paged read may go (pages, items, seconds; default ``ReadBounds()``).
-        A read that reaches a bound stops: a row of ``errors`` (``error_type``
-        ``ReadBoundError``, its message says where it stopped and why) and a partial audit,
+        How far each paged read may go (default ``ReadBounds()``): ``pages`` and ``items``
+        per read, and ``seconds`` for the whole crawl (a read still going that long after
+        the crawl began stops). A read that reaches a bound stops: a row of ``errors``
+        (``error_type`` ``ReadBoundError``, its message says where it stopped and why) and a
+        partial audit,
         never a failed one; the organization's spaces, members and teams keep what was read
         before the bound.
     creators_before : DataFrame, optional

@@ -567,11 +567,11 @@ def audit_permissions(
         ``audit log actions`` names the actions seen and not used). They extend, or replace,
         the mapping of ``docsapi.core.audit_actions``.
     read_bounds : ReadBounds, optional
-        How far each paged read (the log's and every list's) may go: pages, items and
-        seconds per read (default ``docsapi.ReadBounds()``, which covers 20,000 spaces and a
-        year of a large organization's log). A read that reaches one stops, and the audit is
-        partial: ``coverage``'s row ``reads stopped at a bound`` names the read, where it
-        stopped and why. Raise them for a larger organization, e.g.
+        How far each paged read (the log's and every list's) may go: pages and items per
+        read, and seconds for the whole crawl (default ``docsapi.ReadBounds()``, which covers
+        20,000 spaces and a year of a large organization's log). A read that reaches one
+        stops, and the audit is partial: ``coverage``'s row ``reads stopped at a bound``
+        names the read, where it stopped and why. Raise them for a larger organization, e.g.
         ``read_bounds=docsapi.ReadBounds(pages=100_000)``.
     **thresholds
         Rule limits (see :class:`AuditThresholds`): ``admin_share`` (0.5), ``max_admins``

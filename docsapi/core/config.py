@@ -121,7 +121,10 @@ class ReadBounds(Value):
     read whole). The defaults cover the documented scale with room to spare: the largest
     list of an organization of 20,000 spaces (its spaces, or 20,000 people on one space,
     20 pages of 1,000) and a year of a large organization's audit log (up to 2 million
-    events, 20,000 pages of 100) read by one worker.
+    events, 20,000 pages of 100) read by one worker; six hours for an audit of 20,000 spaces
+    at a rate limit of a few requests a second. An audit
+    (:func:`~docsapi.audit.audit_permissions`) gives ``seconds`` to the whole crawl: every
+    read still going that long after the crawl began stops.
 
     Parameters
     ----------
@@ -141,7 +144,7 @@ class ReadBounds(Value):
     Examples
     --------
     >>> ReadBounds(pages=50)
-    ReadBounds(pages=50, items=2000000, seconds=7200.0)
+    ReadBounds(pages=50, items=2000000, seconds=21600.0)
     """
 
     _fields = ("pages", "items", "seconds")
@@ -151,7 +154,7 @@ class ReadBounds(Value):
     seconds: float
 
     def __init__(
-        self, pages: int = 20_000, items: int = 2_000_000, seconds: float = 7_200.0
+        self, pages: int = 20_000, items: int = 2_000_000, seconds: float = 21_600.0
     ) -> None:
         self._init(
             pages=_bound(pages, "pages"),

@@ -827,7 +827,7 @@ _DEFAULT_BOUNDS = ReadBounds()
 _BOUND_WORDS = {
     "pages": "its page bound of {limit:,} pages",
     "items": "its item bound of {limit:,} items",
-    "seconds": "its time budget of {limit:g} s",
+    "seconds": "its time budget ({limit:.3g} s)",
 }
 
 
