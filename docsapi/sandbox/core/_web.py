@@ -209,9 +209,20 @@ def no_content(status: int = 204) -> Reply:
 
 @dataclass(frozen=True)
 class Route:
-    """One operation: method, werkzeug rule under /v1, handler and accepted security."""
+    """One operation: method, werkzeug rule under /v1, handler and accepted security.
+
+    ``changes_on_read`` marks a GET whose handler changes the state (a Git operation that
+    finishes when polled, events seeded on first use): it takes the store's lock alone, as
+    every other method does; the other GETs share it.
+    """
 
     method: str
     rule: str
     handler: Callable[..., Reply]
     security: tuple[str, ...]
+    changes_on_read: bool = False
+
+    @property
+    def writes(self) -> bool:
+        """Whether the handler may change the state (it then holds the lock alone)."""
+        return self.method != "GET" or self.changes_on_read
