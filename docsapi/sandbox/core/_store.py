@@ -184,6 +184,10 @@ class Store:
         """Ids of the organization's teams the user belongs to (from the membership index)."""
         return sorted(self._teams_of.get((org_id, user_id), ()))
 
+    def team_count(self, org_id: str, user_id: str) -> int:
+        """How many of the organization's teams the user belongs to."""
+        return len(self._teams_of.get((org_id, user_id), ()))
+
     def join_team(self, team_id: str, user_id: str, role: str = "member") -> None:
         """Add a user to a team (or change their team role)."""
         team = self.state.teams[team_id]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import json
 import math
 import re
@@ -70,9 +71,10 @@ class Ctx:
     prefix: str = DEFAULT_PREFIX
     _parsed: tuple[Any, ApiError | None] | None = field(default=None, repr=False)
 
-    @property
+    @functools.cached_property
     def api_base(self) -> str:
-        """``http://host:port/v1`` (or the sandbox's other prefix) as the caller reached it."""
+        """``http://host:port/v1`` (or the sandbox's other prefix) as the caller reached it
+        (worked out once per request: every item of a page links to it)."""
         return self.request.host_url.rstrip("/") + self.prefix
 
     @property

@@ -183,7 +183,7 @@ def member(store: Store, org_id: str, user_id: str, api_base: str) -> dict[str, 
         "joinedAt": record["joinedAt"],
         "sso": False,
         "spaces": store.state.space_users.count(org_id, user_id),
-        "teams": len(store.user_teams(org_id, user_id)),
+        "teams": store.team_count(org_id, user_id),
         "sites": store.state.site_users.count(org_id, user_id),
     }
     if record.get("lastSeenAt"):
