@@ -22,7 +22,9 @@ client's GIL; memory is measured in a fresh child process. Sections (``--only`` 
 - ``S`` the sandbox: per-request cost at N = 100 and 2,000, throughput at 1-32 client threads;
 - ``R`` issue 12: requests per audited space before and after, audit time at a rate limit;
 - ``G`` issue 14: ``import docsapi`` before and after ``client.api``, first access, per call;
-- ``K`` issue 16: a second audit with the response cache.
+- ``K`` issue 16: a second audit with the response cache;
+- ``E`` issue 38: the sandbox's CPU per request during the audit, the 2,000-space audit's wall
+  time, ``docsapi demo`` and its phases, each beside the previous run's (``sandbox_speed``).
 
 Usage (from the repository root)::
 
@@ -59,7 +61,7 @@ from _server import RemoteSandbox  # noqa: E402
 RESULTS = HERE / "RESULTS.md"
 #: RESULTS.md keeps everything below this line across runs (notes, analyses).
 KEEP_MARKER = "<!-- notes below this line are kept when run.py rewrites the file -->"
-SECTIONS = "IFPAMCLSRGK"
+SECTIONS = "IFPAMCLSRGKE"
 #: The organization the README documents: spaces, users, direct grants per space.
 DOCUMENTED = {"spaces": 2000, "users": 5000, "grants_per_space": 50}
 #: The last revision before the crawl read the whole access model (issue 12): pages of 100,
@@ -530,6 +532,15 @@ def bench_provenance(cfg: Settings) -> list[Row]:
 
 # -- the report ---------------------------------------------------------------------------------
 
+
+def bench_speed(cfg: Settings) -> list[Row]:
+    import sandbox_speed
+
+    # a quick run measures the demo only (the audits are of 500 and 2,000 spaces)
+    found = sandbox_speed.measure("demo" if cfg.quick else None, save=not cfg.quick)
+    return [Row.of("E", row) for row in found]
+
+
 BENCHES: dict[str, tuple[str, Callable[[Settings], list[Row]]]] = {
     "I": ("import time (issue 17; issue 14's is in G)", bench_imports),
     "F": ("frames vs from_records + to_datetime", bench_frames),
@@ -543,6 +554,7 @@ BENCHES: dict[str, tuple[str, Callable[[Settings], list[Row]]]] = {
     "G": ("issue 14: client.api", bench_issue14),
     "K": ("issue 16: second audit with the cache", bench_issue16),
     "V": ("issue 26: the audit log's cost", bench_provenance),
+    "E": ("issue 38: the sandbox's speed and the demo", bench_speed),
 }
 
 

@@ -45,7 +45,26 @@ def json_body(value: Any) -> bytes:
     try:
         return _encode(value)
     except UnicodeEncodeError:
-        return json.dumps(value).encode()
+        return json.dumps(value, default=_decoded).encode()
+
+
+def _decoded(value: Any) -> Any:
+    """An already encoded part (:func:`encoded`) as plain values, for :func:`json.dumps`."""
+    if isinstance(value, msgspec.Raw):
+        return json.loads(bytes(value))
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def encoded(value: Any) -> msgspec.Raw:
+    """``value`` encoded now (as :func:`json_body` does), to be embedded as is in the bodies
+    that include it: a part that many answers repeat (a user) is then encoded once.
+
+    Examples
+    --------
+    >>> json_body({"items": [encoded({"id": "u1"})], "count": 1})
+    b'{"items":[{"id":"u1"}],"count":1}'
+    """
+    return msgspec.Raw(json_body(value))
 
 
 @dataclass

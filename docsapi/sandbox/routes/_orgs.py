@@ -167,7 +167,7 @@ def list_members(ctx: Ctx, org_id: str) -> Reply:
 
     # the pages of one query share its list until the next write
     chosen = ctx.store.memo(("members", org_id, role, search, sort, order), ordered)
-    return paginate(ctx, chosen, lambda u: render.member(ctx.store, org_id, u, ctx.api_base))
+    return paginate(ctx, chosen, lambda u: render.member_json(ctx.store, org_id, u, ctx.api_base))
 
 
 def get_member(ctx: Ctx, org_id: str, user_id: str) -> Reply:
