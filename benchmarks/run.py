@@ -23,7 +23,9 @@ client's GIL; memory is measured in a fresh child process. Sections (``--only`` 
 - ``R`` requests per audited space (issues 12 and 34): a first audit with the log and without
   it, a second audit an hour later given the first, by endpoint; audit time at a rate limit;
 - ``G`` issue 14: ``import docsapi`` before and after ``client.api``, first access, per call;
-- ``K`` issue 16: a second audit with the response cache.
+- ``K`` issue 16: a second audit with the response cache;
+- ``E`` issue 38: the sandbox's CPU per request during the audit, the 2,000-space audit's wall
+  time, ``docsapi demo`` and its phases, each beside the previous run's (``sandbox_speed``).
 
 Usage (from the repository root)::
 
@@ -89,7 +91,7 @@ HOW = """\
   and with `read_log=False`, so the log's cost and the audit's overhead over the
   hand-written crawl (which then reads the same log) are measured on the same work.
 """
-SECTIONS = "IFPAMCLSRGK"
+SECTIONS = "IFPAMCLSRGKE"
 #: The organization the README documents: spaces, users, direct grants per space.
 DOCUMENTED = {"spaces": 2000, "users": 5000, "grants_per_space": 50}
 #: The last revision before the crawl read the whole access model (issue 12): pages of 100,
@@ -612,6 +614,15 @@ def bench_issue16(cfg: Settings) -> list[Row]:
 
 # -- the report ---------------------------------------------------------------------------------
 
+
+def bench_speed(cfg: Settings) -> list[Row]:
+    import sandbox_speed
+
+    # a quick run measures the demo only (the audits are of 500 and 2,000 spaces)
+    found = sandbox_speed.measure("demo" if cfg.quick else None, save=not cfg.quick)
+    return [Row.of("E", row) for row in found]
+
+
 BENCHES: dict[str, tuple[str, Callable[[Settings], list[Row]]]] = {
     "I": ("import time (issue 17; issue 14's is in G)", bench_imports),
     "F": ("frames vs from_records + to_datetime", bench_frames),
@@ -624,6 +635,7 @@ BENCHES: dict[str, tuple[str, Callable[[Settings], list[Row]]]] = {
     "R": ("requests per audited space (issues 12, 34) and rate limit", bench_issue12),
     "G": ("issue 14: client.api", bench_issue14),
     "K": ("issue 16: second audit with the cache", bench_issue16),
+    "E": ("issue 38: the sandbox's speed and the demo", bench_speed),
 }
 
 

@@ -1,5 +1,6 @@
 """The WSGI application: faults and rate limit first, then routing, authentication, the
-description's request rules, then the handler (under the store lock)."""
+description's request rules, then the handler (under the store lock: shared by the routes
+that only read, held alone by those that write)."""
 
 from __future__ import annotations
 
@@ -135,6 +136,26 @@ class DocsApp:
         }
         self._ids = itertools.count(1)
 
+    def prepare(self) -> None:
+        """Build now what requests would otherwise build on first use: the description's
+        validators (importing jsonschema) and the router's matcher. The sandbox calls it
+        before it starts serving, so its first request is answered as fast as any other.
+        """
+        for rules in self.rules.values():
+            if rules is not None:
+                rules.prepare()
+        self.url_map.update()
+
+    @property
+    def prepared(self) -> bool:
+        """Whether every validator is built (nothing is left to build on a request)."""
+        return all(
+            schema.prepared
+            for rules in self.rules.values()
+            if rules is not None
+            for schema in rules.schemas
+        )
+
     def __call__(
         self, environ: dict[str, Any], start_response: Callable[..., Any]
     ) -> Iterable[bytes]:
@@ -218,9 +239,9 @@ class DocsApp:
         rules = self.rules[endpoint]
         if rules is not None:
             rules.check(ctx, args)  # reads and checks the body before any lock is taken
-        with self.store.lock:
+        with self.store.lock if route.writes else self.store.lock.reading():
             reply = route.handler(ctx, **args)
-            return _to_response(reply)
+        return _to_response(reply)
 
 
 def _fault_response(planned: Planned) -> Response | None:

@@ -167,8 +167,13 @@ class Sandbox(ChangeControls):
 
     # -- lifecycle ------------------------------------------------------------------
     def start(self) -> Sandbox:
-        """Start serving (done by ``with Sandbox() as sb``)."""
+        """Start serving (done by ``with Sandbox() as sb``).
+
+        Returns once the sandbox answers: what requests would build on first use (the API
+        description's validators) is built first, so the first request is as fast as any.
+        """
         if not self._running:
+            self._app.prepare()
             self._faults.stop_event.clear()
             self._server.start()
             self._running = True
@@ -365,7 +370,7 @@ class Sandbox(ChangeControls):
     # -- internals used by the server and the controls -----------------------------------
     def file_bytes(self, space_id: str, file_id: str) -> tuple[str, bytes] | None:
         """Content type and deterministic bytes of a file of a space, or None."""
-        with self._store.lock:
+        with self._store.lock.reading():
             if space_id not in self._store.state.spaces:
                 return None
             found = self._store.content(space_id).file(file_id)

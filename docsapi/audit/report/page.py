@@ -110,9 +110,34 @@ def html_table(frame: pd.DataFrame, *, row_class: str | None = None) -> str:
 
 
 def figure_png(figure: Figure) -> str:
-    """A figure as base64-encoded PNG."""
+    """A figure as base64-encoded PNG, drawn at :data:`REPORT_DPI`.
+
+    The figure is laid out once, then drawn once, by one renderer: ``savefig`` of a figure
+    with a layout engine first draws it without output to lay it out, then draws it again,
+    which lays it out again, on a canvas of its own whose renderer measures every text anew
+    (about a third of the report's chart drawing). The pixels are the same; the figure keeps
+    its canvas, dpi and layout engine.
+    """
+    from matplotlib import rc_context
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=REPORT_DPI)
+    engine, dpi, canvas = figure.get_layout_engine(), figure.get_dpi(), figure.canvas
+    figure.set_dpi(REPORT_DPI)
+    # one Agg renderer for the layout and the drawing, so the texts measured for the layout
+    # are not measured again (savefig would switch to a canvas of its own, with a new one)
+    FigureCanvasAgg(figure)
+    try:
+        if engine is not None:
+            engine.execute(figure)  # at the dpi the PNG is drawn at
+            with rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
+                figure.set_layout_engine(None)  # keep the positions just computed
+        figure.savefig(buffer, format="png", dpi=REPORT_DPI)
+    finally:
+        figure.set_canvas(canvas)
+        figure.set_dpi(dpi)
+        if engine is not None:
+            figure.set_layout_engine(engine)
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 

@@ -49,7 +49,8 @@ class GrantTable:
 
     def count(self, org_id: str, principal: str) -> int:
         """On how many targets of organization ``org_id`` ``principal`` holds a grant."""
-        return self._counts.get(org_id, Counter()).get(principal, 0)
+        counts = self._counts.get(org_id)
+        return 0 if counts is None else counts.get(principal, 0)
 
     def __iter__(self) -> Iterator[tuple[str, str, str]]:
         """Every grant as (target, principal, role)."""

@@ -1,24 +1,30 @@
 """Thread-safe access to the sandbox's state, its content and its clock.
 
-One re-entrant lock guards everything: a request handler holds it from the first read to the
-last write, so concurrent requests never lose an update. Writes that touch an index (team
-memberships, trash) go through the store's methods, so the indexes never drift from the data.
+One readers-writer lock guards the state: a request that changes it holds the lock alone from
+its first read to its last write, so concurrent requests never lose an update, while requests
+that only read share it. What is computed from the state (who reaches each space) is kept
+until the next write (:meth:`Store.memo`). Writes that touch an index (team memberships,
+trash) go through the store's methods, so the indexes never drift from the data.
 """
 
 from __future__ import annotations
 
 import random
 import threading
+from collections.abc import Callable, Hashable
 from datetime import timedelta
+from typing import TypeVar
 
 from docsapi.sandbox.core._clock import Clock, iso
 from docsapi.sandbox.core._content import Content
 from docsapi.sandbox.core._content_gen import generate_content
 from docsapi.sandbox.core._ids import new_id
+from docsapi.sandbox.core._rwlock import ReadWriteLock
 from docsapi.sandbox.core._state import Record, State
 
 #: How long a deleted space stays restorable.
 TRASH_RETENTION = timedelta(days=7)
+_Value = TypeVar("_Value")
 
 
 class Store:
@@ -35,12 +41,17 @@ class Store:
     """
 
     def __init__(self, state: State, seed: int, clock: Clock) -> None:
-        self.lock = threading.RLock()
+        #: ``with store.lock:`` writes; ``with store.lock.reading():`` reads.
+        self.lock = ReadWriteLock()
         self.clock = clock
         self.seed = seed
         self._pristine = state
         self.state = state.snapshot()
         self._generated: dict[str, Content] = {}
+        self._generated_lock = threading.Lock()
+        self._memo: dict[Hashable, object] = {}
+        self._memo_version = -1
+        self._memo_lock = threading.Lock()
         #: Whether changes record audit events (see ``Sandbox.unlogged``).
         self.log_events = True
         self._reindex()
@@ -51,6 +62,25 @@ class Store:
             self.state = self._pristine.snapshot()
             self.log_events = True
             self._reindex()
+
+    def memo(self, key: Hashable, compute: Callable[[], _Value]) -> _Value:
+        """``compute()``, kept until the state is next written.
+
+        The value is shared by every reader until then: it must not be changed. While a
+        write is under way nothing is kept (the state may still change before it ends).
+        """
+        version = self.lock.version
+        with self._memo_lock:
+            if self._memo_version != version:
+                self._memo.clear()
+                self._memo_version = version
+            if key in self._memo:
+                return self._memo[key]  # type: ignore[return-value]
+        value = compute()
+        with self._memo_lock:
+            if not self.lock.written and self.lock.version == version == self._memo_version:
+                self._memo[key] = value
+        return value
 
     def now_iso(self) -> str:
         """The sandbox time as an API timestamp."""
@@ -63,7 +93,7 @@ class Store:
     # -- content --------------------------------------------------------------------
     def content(self, space_id: str) -> Content:
         """The current content of an active or trashed space."""
-        with self.lock:
+        with self._generated_lock:
             replaced = self.state.content.get(space_id)
             if replaced is not None:
                 return replaced
@@ -153,6 +183,10 @@ class Store:
     def user_teams(self, org_id: str, user_id: str) -> list[str]:
         """Ids of the organization's teams the user belongs to (from the membership index)."""
         return sorted(self._teams_of.get((org_id, user_id), ()))
+
+    def team_count(self, org_id: str, user_id: str) -> int:
+        """How many of the organization's teams the user belongs to."""
+        return len(self._teams_of.get((org_id, user_id), ()))
 
     def join_team(self, team_id: str, user_id: str, role: str = "member") -> None:
         """Add a user to a team (or change their team role)."""

@@ -13,9 +13,9 @@ but no ``type`` (``PlainObject``) is read as an object, as its name and use say.
 it also matches strings and numbers, so ``oneOf [string, PlainObject]`` would refuse every
 string.
 
-Validators are built, and jsonschema imported, when a request first needs them (its import
-takes about a second where ``rfc3987-syntax`` is installed), so requests without a body or query
-parameters never pay for it.
+Validators are built, and jsonschema imported, by :meth:`OperationRules.prepare` (the sandbox
+calls it when it starts: the import takes about a second where ``rfc3987-syntax`` is installed),
+so the first request builds nothing; rules never prepared build their validators on first use.
 """
 
 from __future__ import annotations
@@ -118,20 +118,32 @@ def _location(path: Sequence[Any]) -> str:
     return where
 
 
+@functools.cache
+def _ecma_validator() -> type[Validator]:
+    """Draft 2020-12 with ECMA-262 patterns: ``$`` matches only at the very end ("m\\n" is no
+    title)."""
+    from jsonschema import Draft202012Validator, validators
+
+    return validators.extend(Draft202012Validator, {"pattern": search_pattern})
+
+
 class _Schema:
-    """A JSON Schema whose validator is built on first use."""
+    """A JSON Schema whose validator is built on first use (or by :meth:`prepare`)."""
 
     def __init__(self, schema: dict[str, Any], components: dict[str, Any]) -> None:
         self._schema = {**_typed_objects(schema), "components": components}
 
     @functools.cached_property
     def validator(self) -> Validator:
-        from jsonschema import Draft202012Validator, validators
+        from jsonschema import Draft202012Validator
 
-        # Patterns are ECMA-262's: ``$`` matches only at the very end ("m\\n" is no title).
-        ecma = validators.extend(Draft202012Validator, {"pattern": search_pattern})
         # Formats are checked too: some alternatives of a oneOf differ only by format.
-        return ecma(self._schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+        return _ecma_validator()(self._schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+    @property
+    def prepared(self) -> bool:
+        """Whether the validator is built."""
+        return "validator" in self.__dict__
 
 
 @dataclass(frozen=True)
@@ -194,6 +206,17 @@ class OperationRules:
     body_required: bool
     query: tuple[_QueryParameter, ...]
     path: tuple[_PathParameter, ...] = ()
+
+    @property
+    def schemas(self) -> tuple[_Schema, ...]:
+        """The schemas of the path and query parameters and of the body."""
+        found = [p.schema for p in self.path] + [q.schema for q in self.query]
+        return tuple(found if self.body is None else [*found, self.body])
+
+    def prepare(self) -> None:
+        """Build every validator now (importing jsonschema), so no request builds one."""
+        for schema in self.schemas:
+            _ = schema.validator
 
     def check(self, ctx: Ctx, arguments: Mapping[str, str] | None = None) -> None:
         """Check the path parameters, the query parameters, then the JSON body of a request.

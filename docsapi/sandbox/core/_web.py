@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import json
 import math
 import re
@@ -44,7 +45,26 @@ def json_body(value: Any) -> bytes:
     try:
         return _encode(value)
     except UnicodeEncodeError:
-        return json.dumps(value).encode()
+        return json.dumps(value, default=_decoded).encode()
+
+
+def _decoded(value: Any) -> Any:
+    """An already encoded part (:func:`encoded`) as plain values, for :func:`json.dumps`."""
+    if isinstance(value, msgspec.Raw):
+        return json.loads(bytes(value))
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def encoded(value: Any) -> msgspec.Raw:
+    """``value`` encoded now (as :func:`json_body` does), to be embedded as is in the bodies
+    that include it: a part that many answers repeat (a user) is then encoded once.
+
+    Examples
+    --------
+    >>> json_body({"items": [encoded({"id": "u1"})], "count": 1})
+    b'{"items":[{"id":"u1"}],"count":1}'
+    """
+    return msgspec.Raw(json_body(value))
 
 
 @dataclass
@@ -70,9 +90,10 @@ class Ctx:
     prefix: str = DEFAULT_PREFIX
     _parsed: tuple[Any, ApiError | None] | None = field(default=None, repr=False)
 
-    @property
+    @functools.cached_property
     def api_base(self) -> str:
-        """``http://host:port/v1`` (or the sandbox's other prefix) as the caller reached it."""
+        """``http://host:port/v1`` (or the sandbox's other prefix) as the caller reached it
+        (worked out once per request: every item of a page links to it)."""
         return self.request.host_url.rstrip("/") + self.prefix
 
     @property
@@ -209,9 +230,20 @@ def no_content(status: int = 204) -> Reply:
 
 @dataclass(frozen=True)
 class Route:
-    """One operation: method, werkzeug rule under /v1, handler and accepted security."""
+    """One operation: method, werkzeug rule under /v1, handler and accepted security.
+
+    ``changes_on_read`` marks a GET whose handler changes the state (a Git operation that
+    finishes when polled, events seeded on first use): it takes the store's lock alone, as
+    every other method does; the other GETs share it.
+    """
 
     method: str
     rule: str
     handler: Callable[..., Reply]
     security: tuple[str, ...]
+    changes_on_read: bool = False
+
+    @property
+    def writes(self) -> bool:
+        """Whether the handler may change the state (it then holds the lock alone)."""
+        return self.method != "GET" or self.changes_on_read

@@ -3,7 +3,8 @@ and the actions it records: ``GET /orgs/{organizationId}/audit-event-actions``.
 
 Every change the sandbox makes to access (grants, roles, teams, sites, share links, invites,
 spaces and collections) is there, dated by the sandbox clock. The log is kept oldest first,
-so ``from`` and ``to`` cut it by bisection and a page costs what it holds, not the log's size.
+so ``from`` and ``to`` cut it by bisection; the events a query selects are kept until the next
+write, so each further page costs what it holds, not the log's size.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from docsapi.sandbox.core import _events as events
 from docsapi.sandbox.core._auth import security
 from docsapi.sandbox.core._errors import bad_request
+from docsapi.sandbox.core._state import Record
 from docsapi.sandbox.core._web import Ctx, Reply, Route, paginate
 from docsapi.sandbox.routes._access import org_for
 
@@ -71,14 +73,21 @@ def list_events(ctx: Ctx, org_id: str) -> Reply:
         low = bisect.bisect_left(log, _stamp(start, round_up=True), key=key)
     if end is not None:
         high = bisect.bisect_right(log, _stamp(end, round_up=False), key=key)
-    chosen = log[low:high] if low < high else []
-    if action is not None:
-        chosen = [e for e in chosen if e["action"] == action]
-    if actor is not None:
-        chosen = [e for e in chosen if e["actor"]["id"] == actor]
-    if target is not None:
-        chosen = [e for e in chosen if e["target"]["id"] == target]
-    chosen.reverse()
+
+    def newest_first() -> list[Record]:
+        chosen = log[low:high] if low < high else []
+        if action is not None:
+            chosen = [e for e in chosen if e["action"] == action]
+        if actor is not None:
+            chosen = [e for e in chosen if e["actor"]["id"] == actor]
+        if target is not None:
+            chosen = [e for e in chosen if e["target"]["id"] == target]
+        chosen.reverse()
+        return chosen
+
+    # the pages of one query share its list until the next write
+    query = ("audit-events", org_id, low, high, action, actor, target)
+    chosen = ctx.store.memo(query, newest_first)
     return paginate(
         ctx,
         chosen,

@@ -150,5 +150,11 @@ ROUTES = [
         export_repository,
         security("user", "integration", "integration-installation", "oauth:space:write"),
     ),
-    Route("GET", "/spaces/<space_id>/git/info", git_info, security("user", "oauth:space:read")),
+    Route(
+        "GET",
+        "/spaces/<space_id>/git/info",
+        git_info,
+        security("user", "oauth:space:read"),
+        changes_on_read=True,  # a poll may finish the operation
+    ),
 ]

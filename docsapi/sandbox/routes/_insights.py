@@ -118,5 +118,6 @@ ROUTES = [
         aggregate_events,
         security("user", "oauth:site:insights:read"),
     ),
-    Route("GET", f"{_SITE}/visitor-segments", list_segments, DEFAULT_SECURITY),
+    # the site's events are seeded on its first insights request
+    Route("GET", f"{_SITE}/visitor-segments", list_segments, DEFAULT_SECURITY, True),
 ]

@@ -141,25 +141,33 @@ def list_members(ctx: Ctx, org_id: str) -> Reply:
     sort = ctx.query_enum("sort", ("joinedAt", "lastSeenAt", "name"), "joinedAt")
     order = ctx.query_enum("order", ("asc", "desc"), "desc")
     users = ctx.state.users
-    chosen = []
-    for user_id, record in ctx.state.members[org_id].items():
-        if role is not None and record["role"] != (None if role == "guest" else role):
-            continue
-        user = users[user_id]
-        if (
-            search
-            and search not in user["displayName"].lower()
-            and search not in user["email"].lower()
-        ):
-            continue
-        chosen.append(user_id)
 
-    def key(user_id: str) -> Any:
-        record = ctx.state.members[org_id][user_id]
-        return users[user_id]["displayName"].lower() if sort == "name" else (record.get(sort) or "")
+    def ordered() -> list[str]:
+        chosen = []
+        for user_id, record in ctx.state.members[org_id].items():
+            if role is not None and record["role"] != (None if role == "guest" else role):
+                continue
+            user = users[user_id]
+            if (
+                search
+                and search not in user["displayName"].lower()
+                and search not in user["email"].lower()
+            ):
+                continue
+            chosen.append(user_id)
 
-    chosen.sort(key=key, reverse=order == "desc")
-    return paginate(ctx, chosen, lambda u: render.member(ctx.store, org_id, u, ctx.api_base))
+        def key(user_id: str) -> Any:
+            record = ctx.state.members[org_id][user_id]
+            if sort == "name":
+                return users[user_id]["displayName"].lower()
+            return record.get(sort) or ""
+
+        chosen.sort(key=key, reverse=order == "desc")
+        return chosen
+
+    # the pages of one query share its list until the next write
+    chosen = ctx.store.memo(("members", org_id, role, search, sort, order), ordered)
+    return paginate(ctx, chosen, lambda u: render.member_json(ctx.store, org_id, u, ctx.api_base))
 
 
 def get_member(ctx: Ctx, org_id: str, user_id: str) -> Reply:

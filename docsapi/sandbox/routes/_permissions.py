@@ -69,11 +69,11 @@ def _routes(target: _Target) -> list[Route]:
         """GET .../permissions/aggregate -> everyone's effective role (optionally one role)."""
         target.get(ctx, target_id)
         role = ctx.query_enum("role", MEMBER_ROLES)
-        grants = [
-            (user_id, held)
-            for user_id, held in model.access(ctx.state, kind, target_id).items()
-            if role is None or held == role
-        ]
+        everyone = ctx.store.memo(
+            ("access", kind, target_id),
+            lambda: list(model.access(ctx.state, kind, target_id).items()),
+        )
+        grants = everyone if role is None else [grant for grant in everyone if grant[1] == role]
         return paginate(ctx, grants, lambda g: render_access.user_grant(ctx, g))
 
     def invite(ctx: Ctx, target_id: str) -> Reply:

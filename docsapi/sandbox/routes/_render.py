@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
+from msgspec import Raw
+
 from docsapi.sandbox.core import _permission_model as model
 from docsapi.sandbox.core._auth import Credential
 from docsapi.sandbox.core._content import Content, File, Page, ReusableContent
@@ -13,6 +15,7 @@ from docsapi.sandbox.core._permission_model import Kind
 from docsapi.sandbox.core._roles import at_least
 from docsapi.sandbox.core._state import Record
 from docsapi.sandbox.core._store import Store
+from docsapi.sandbox.core._web import encoded
 
 APP_URL = "https://app.sandbox.invalid"
 _LAYOUT = {
@@ -71,6 +74,23 @@ def user(record: Record, api_base: str) -> dict[str, Any]:
     if record.get("photoURL"):
         body["photoURL"] = record["photoURL"]
     return body
+
+
+def user_json(store: Store, user_id: str, api_base: str) -> Raw:
+    """A User, encoded once until the state next changes (lists repeat the same users: every
+    aggregate of an organization lists its admins)."""
+    return store.memo(
+        ("user json", user_id, api_base),
+        lambda: encoded(user(store.state.users[user_id], api_base)),
+    )
+
+
+def member_json(store: Store, org_id: str, user_id: str, api_base: str) -> Raw:
+    """An OrganizationMember, encoded once until the state next changes."""
+    return store.memo(
+        ("member json", org_id, user_id, api_base),
+        lambda: encoded(member(store, org_id, user_id, api_base)),
+    )
 
 
 def space(store: Store, credential: Credential, record: Record, api_base: str) -> dict[str, Any]:
@@ -183,7 +203,7 @@ def member(store: Store, org_id: str, user_id: str, api_base: str) -> dict[str, 
         "joinedAt": record["joinedAt"],
         "sso": False,
         "spaces": store.state.space_users.count(org_id, user_id),
-        "teams": len(store.user_teams(org_id, user_id)),
+        "teams": store.team_count(org_id, user_id),
         "sites": store.state.site_users.count(org_id, user_id),
     }
     if record.get("lastSeenAt"):

@@ -214,7 +214,7 @@ def invite(store: Store, credential: Credential, record: Record, api_base: str) 
 
 def user_grant(ctx: Ctx, grant: tuple[str, str]) -> dict[str, Any]:
     """A ``(user id, role)`` grant as a list item: ``{permission, user}``."""
-    return {"permission": grant[1], "user": render.user(ctx.state.users[grant[0]], ctx.api_base)}
+    return {"permission": grant[1], "user": render.user_json(ctx.store, grant[0], ctx.api_base)}
 
 
 def site_permission(

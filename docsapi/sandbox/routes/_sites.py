@@ -12,7 +12,7 @@ from typing import Any
 from docsapi.sandbox.core import _access_changes as changes
 from docsapi.sandbox.core._auth import DEFAULT_SECURITY, security
 from docsapi.sandbox.core._errors import bad_request, not_found
-from docsapi.sandbox.core._permission_model import site_access, site_role
+from docsapi.sandbox.core._permission_model import SiteRole, site_access, site_role
 from docsapi.sandbox.core._roles import MEMBER_ROLES
 from docsapi.sandbox.core._state import Record
 from docsapi.sandbox.core._web import Ctx, Reply, Route, no_content, paginate
@@ -208,24 +208,31 @@ def aggregate(ctx: Ctx, org_id: str, site_id: str) -> Reply:
     team = ctx.state.teams.get(team_id) if team_id is not None else None
     members = ctx.state.members[org_id]
     users = ctx.state.users
-    chosen = []
-    for user_id, held in site_access(ctx.state, site_id).items():
-        user = users[user_id]
-        if role is not None and held.role != (None if role == "guest" else role):
-            continue
-        if search and not any(search in user[key].lower() for key in ("displayName", "email")):
-            continue
-        if team_id is not None and (team is None or user_id not in team["members"]):
-            continue
-        chosen.append((user_id, held))
 
-    def key(entry: tuple) -> Any:
-        user_id = entry[0]
-        if sort == "name":
-            return users[user_id]["displayName"].lower()
-        return (members.get(user_id) or {}).get(sort) or ""
+    def ordered() -> list[tuple[str, SiteRole]]:
+        chosen = []
+        for user_id, held in site_access(ctx.state, site_id).items():
+            user = users[user_id]
+            if role is not None and held.role != (None if role == "guest" else role):
+                continue
+            if search and not any(search in user[k].lower() for k in ("displayName", "email")):
+                continue
+            if team_id is not None and (team is None or user_id not in team["members"]):
+                continue
+            chosen.append((user_id, held))
 
-    chosen.sort(key=key, reverse=order == "desc")
+        def key(entry: tuple) -> Any:
+            user_id = entry[0]
+            if sort == "name":
+                return users[user_id]["displayName"].lower()
+            return (members.get(user_id) or {}).get(sort) or ""
+
+        chosen.sort(key=key, reverse=order == "desc")
+        return chosen
+
+    # everyone's role is worked out once per state: the pages share it until the next write
+    query = ("site access", site_id, role, search, sort, order, team_id)
+    chosen = ctx.store.memo(query, ordered)
     return paginate(ctx, chosen, lambda e: render_access.site_permission(ctx, org_id, site_id, *e))
 
 
