@@ -29,8 +29,10 @@ resumes), 2 when the plan cannot be read, no token is found, or the plan would l
 organization without an admin or demote the token's own user without
 ``--allow-self-demotion`` (nothing is sent), 4 when nothing was sent because the plan was
 refused (not signed off, changed since, an edited call) or another ``apply`` of it is
-running. ``docsapi verify PATH`` exits 0 when what it checks is as it was written (and
-signed, with a signing key), 1 otherwise, one line per problem. Any command exits 130 after
+running, 5 when calls whose target changed since the review were not sent (see
+docs/access-reviews.md). ``docsapi verify PATH`` exits 0 when what it checks is as it was
+written (and signed, when a signing key is at hand; ``--require-signature``: only when it is
+signed with a key on this machine), 1 otherwise, one line per problem. Any command exits 130 after
 Ctrl-C (``docsapi sandbox`` with 0: Ctrl-C is how it ends). Errors are one line on stderr
 that says what to do (at most 200 characters for the mistakes found before the first
 request). Before its first request, ``docsapi audit`` checks the organization id, the base
@@ -55,6 +57,7 @@ from docsapi.cli_checks import (
 from docsapi.cli_parser import CommandParser, one_line
 from docsapi.core.checks import check_base_url, check_entity_id
 from docsapi.core.config import DEFAULT_BASE_URL
+from docsapi.core.integrity import UNSIGNED
 from docsapi.core.reprs import shown_path
 from docsapi.core.rule_sets import DEFAULT_RULE_SET, RULE_SETS
 from docsapi.core.version import version
@@ -267,6 +270,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     verify.add_argument(
         "path", metavar="PATH", help="a snapshot folder, a plan or evidence file, or a manifest"
+    )
+    verify.add_argument(
+        "--require-signature",
+        action="store_true",
+        help="exit 1 unless it is signed with a key on this machine (a digest alone checks "
+        "accidental damage only)",
     )
     _add_snapshot_option(verify)
     verify.set_defaults(handler=_run_verify)
@@ -729,7 +738,17 @@ def _run_verify(args: argparse.Namespace) -> int:
         count = len(verdict.problems)
         print(f"NOT VERIFIED: {shown} ({count} problem{'s' if count != 1 else ''}).")
         return EXIT_API
-    print(f"Verified: {shown} is as it was written.")
+    if verdict.signed_with is not None:
+        print(f"Verified: {shown} is as it was written, signed with key {verdict.signed_with}.")
+        return EXIT_OK
+    if UNSIGNED not in verdict.facts:
+        print(one_line(UNSIGNED))
+    if args.require_signature:
+        print(
+            f"NOT VERIFIED: {shown} is not signed with a key on this machine (--require-signature)."
+        )
+        return EXIT_API
+    print(f"Verified: {shown} is as it was written, as far as a digest shows (unsigned).")
     return EXIT_OK
 
 

@@ -17,6 +17,8 @@ from typing import Any
 import pandas as pd
 
 from docsapi.audit.report.page import read_csv_texts, write_table_csv
+from docsapi.core.json_files import MAX_BYTES, JSONFileError, parse_json, read_json_file
+from docsapi.core.reprs import shown_path
 from docsapi.errors import ValidationError
 from docsapi.review._apply import RESULT_COLUMNS
 from docsapi.review._plan import PLAN_COLUMNS
@@ -77,18 +79,25 @@ def _read(
 ) -> pd.DataFrame:
     if not target.is_file():
         raise ValidationError("path", f"{target} does not exist")
+    name = shown_path(target)
     try:
         if target.suffix.lower() == ".json":
-            records = json.loads(target.read_text(encoding="utf-8"))
-            if not isinstance(records, list):
+            records = read_json_file(target)
+            if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
                 raise ValueError("the file does not hold a list of calls")
             frame = pd.DataFrame.from_records(records)
         else:
+            if target.stat().st_size > MAX_BYTES:
+                raise JSONFileError(name, f"is larger than {MAX_BYTES // 2**20} MiB")
             frame = pd.read_csv(target, dtype=str, keep_default_na=False, na_values=[""])
             frame = read_csv_texts(frame)
             for column in json_columns:
                 if column in frame.columns:
-                    frame[column] = [None if pd.isna(v) else json.loads(v) for v in frame[column]]
+                    frame[column] = [
+                        None if pd.isna(v) else parse_json(v, name=name) for v in frame[column]
+                    ]
+    except JSONFileError:
+        raise
     except (ValueError, pd.errors.ParserError) as exc:
         raise ValidationError("path", f"{target} is not a readable file of calls ({exc})") from None
     lacking = [c for c in columns if c not in frame.columns and c not in _OPTIONAL]

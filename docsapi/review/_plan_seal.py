@@ -39,7 +39,7 @@ from docsapi.audit.report.page import output_path
 from docsapi.core.integrity import Verdict, canonical_json, digest, seal_fact
 from docsapi.core.sidecar import file_problems, manifest_of, sidecar_path, write_sidecar
 from docsapi.core.version import version
-from docsapi.credentials.signing import signing_key
+from docsapi.credentials.signing import signing_key, writing_key
 from docsapi.errors import SnapshotError, ValidationError
 from docsapi.review._apply import check_plan, describe_call
 from docsapi.review._decisions import decide, decisions_table
@@ -127,7 +127,7 @@ def write_plan_manifest(
         ],
         "sign_offs": json_records(sign_offs[["name", "role", "signed_at", "plan_digest"]]),
     }
-    return write_sidecar(path, manifest, signing_key())
+    return write_sidecar(path, manifest, writing_key())
 
 
 @dataclass(frozen=True)

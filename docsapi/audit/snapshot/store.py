@@ -94,9 +94,9 @@ from docsapi.audit.tables import (
     PATH_COLUMNS,
 )
 from docsapi.audit.view import AuditView, check_audit
-from docsapi.core.integrity import Verdict, seal_fact
+from docsapi.core.integrity import Verdict, seal_fact, signed_with
 from docsapi.core.version import version
-from docsapi.credentials.signing import signing_key
+from docsapi.credentials.signing import signing_key, writing_key
 from docsapi.errors import SnapshotError, ValidationError
 
 __all__ = [
@@ -249,7 +249,7 @@ def _write_snapshot(audit: AuditView, folder: Path, expand_teams: bool) -> None:
         )
     for name, table in audit.data.tables().items():
         manifest["files"].append(write_table(folder, f"data/{name}.parquet", clean(name, table)))
-    write_manifest(folder, manifest, signing_key())  # last: a folder without it is no snapshot
+    write_manifest(folder, manifest, writing_key())  # last: a folder without it is no snapshot
 
 
 def _check_target(target: Path, overwrite: bool) -> None:
@@ -623,7 +623,7 @@ def verify_snapshot(path: str | os.PathLike[str]) -> Verdict:
         if manifest["format_version"] >= SEALED_FORMAT_VERSION
         else "not sealed (format 1)",
     )
-    return Verdict("snapshot", target, tuple(problems), facts)
+    return Verdict("snapshot", target, tuple(problems), facts, signed_with(manifest, key))
 
 
 # -- tables saved with a snapshot ----------------------------------------------------------------
