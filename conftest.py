@@ -275,6 +275,15 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 @pytest.fixture(autouse=True)
+def own_state_folder(tmp_path_factory: pytest.TempPathFactory, monkeypatch) -> Any:
+    """A state folder of its own for every test and example: journals and locks of plans
+    (keyed by the plan's content) never carry over from one test to the next."""
+    folder = tmp_path_factory.mktemp("state")
+    monkeypatch.setenv("DOCSAPI_STATE_DIR", str(folder))
+    return folder
+
+
+@pytest.fixture(autouse=True)
 def memory_keyring() -> Iterator[Any]:
     """An empty in-memory keyring for every test and example: none reads or writes the system's."""
     import keyring

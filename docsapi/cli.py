@@ -28,12 +28,13 @@ is partial (unless ``--allow-partial``), and 2 when a snapshot cannot be loaded.
 resumes), 2 when the plan cannot be read, no token is found, or the plan would leave the
 organization without an admin or demote the token's own user without
 ``--allow-self-demotion`` (nothing is sent), 4 when nothing was sent because the plan was
-refused (not signed off, changed since, an edited call) or another ``apply`` of it is
-running, 5 when calls whose target changed since the review were not sent (see
-docs/access-reviews.md). ``docsapi verify PATH`` exits 0 when what it checks is as it was
-written (and signed, when a signing key is at hand; ``--require-signature``: only when it is
-signed with a key on this machine), 1 otherwise, one line per problem. Any command exits 130 after
-Ctrl-C (``docsapi sandbox`` with 0: Ctrl-C is how it ends). Errors are one line on stderr
+refused (not signed off, changed since, an edited call, not signed with the key at hand,
+its snapshot missing, already applied) or another ``apply`` of it is running, 5 when
+calls whose target changed since the review were not sent (see docs/access-reviews.md).
+``docsapi verify PATH`` exits 0 when what it checks is as it was written (and signed,
+when a signing key is at hand; ``--require-signature``: only when it is signed with a key
+on this machine), 1 otherwise, one line per problem. Any command exits 130 after Ctrl-C
+(``docsapi sandbox`` with 0: Ctrl-C is how it ends). Errors are one line on stderr
 that says what to do (at most 200 characters for the mistakes found before the first
 request). Before its first request, ``docsapi audit`` checks the organization id, the base
 URL, every file and folder it will write, that a token is at hand, and then asks the server
@@ -288,6 +289,12 @@ def _add_snapshot_option(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="the snapshot a plan was made from, when it is not where the plan's manifest says",
     )
+    parser.add_argument(
+        "--without-snapshot",
+        action="store_true",
+        help="go without the snapshot a plan names when it is missing (its calls are then "
+        "not made again from their decisions)",
+    )
 
 
 def _add_review_parser(commands) -> None:
@@ -321,7 +328,18 @@ def _add_review_parser(commands) -> None:
         "--allow-unsigned",
         action="store_true",
         help="send a plan nobody signed off, or that differs from what was signed off "
-        "(the results say so)",
+        "(the results say so); a plan not signed with the signing key at hand is never sent",
+    )
+    apply.add_argument(
+        "--send-stale",
+        action="store_true",
+        help="send the calls whose target changed since the review all the same (the results "
+        "and the evidence say so); without it they are skipped and the exit status is 5",
+    )
+    apply.add_argument(
+        "--again",
+        action="store_true",
+        help="apply a plan whose journal says it was applied completely (through any file)",
     )
     _add_snapshot_option(apply)
     apply.set_defaults(handler=_run_review)
@@ -699,7 +717,11 @@ def _run_review(args: argparse.Namespace) -> int:
     from docsapi.review import PlanBusyError, PlanRefusedError
     from docsapi.review._cli import run_apply, show_dry_run
 
-    options = {"allow_unsigned": args.allow_unsigned, "snapshot": args.snapshot}
+    options = {
+        "allow_unsigned": args.allow_unsigned,
+        "snapshot": args.snapshot,
+        "without_snapshot": args.without_snapshot,
+    }
     try:
         if args.dry_run:
             return show_dry_run(args.plan, args.results, **options)
@@ -712,6 +734,8 @@ def _run_review(args: argparse.Namespace) -> int:
             args.results,
             progress=not args.no_progress,
             allow_self_demotion=args.allow_self_demotion,
+            send_stale=args.send_stale,
+            again=args.again,
             **options,
         )
     except (PlanRefusedError, PlanBusyError) as exc:
@@ -726,7 +750,7 @@ def _run_verify(args: argparse.Namespace) -> int:
     from docsapi.review import verify
 
     try:
-        verdict = verify(args.path, snapshot=args.snapshot)
+        verdict = verify(args.path, snapshot=args.snapshot, without_snapshot=args.without_snapshot)
     except (SnapshotError, ValidationError) as exc:
         raise _Failure(str(exc), EXIT_USAGE) from None
     for fact in verdict.facts:
@@ -766,6 +790,7 @@ def main(argv: list[str] | None = None) -> int:
         The exit status: 0 success, 1 API failure (for ``review apply``: a call failed; for
         ``verify``: a problem found), 2 usage or configuration problem, 3 a partial audit
         without ``--allow-partial``, 4 a review plan refused or being applied by another run,
+        5 calls of a review plan not sent because their target changed since the review,
         130 interrupted by Ctrl-C.
 
     Examples

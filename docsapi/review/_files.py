@@ -33,8 +33,10 @@ __all__ = [
 ]
 
 _SUFFIXES = (".csv", ".json")
+#: A plan's columns that hold JSON (as JSON text in a CSV plan).
+_PLAN_JSON = ("body", "expect")
 #: Columns a file written by an earlier docsapi may lack (missing values then).
-_OPTIONAL = ("approval", "notify")
+_OPTIONAL = ("approval", "notify", "precondition")
 
 
 def _file(path: object, argument: str) -> Path:
@@ -123,7 +125,7 @@ def _typed(frame: pd.DataFrame, columns: dict[str, Any]) -> pd.DataFrame:
 
 def write_plan(plan: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
     """Write ``plan`` to a ``.csv`` or ``.json`` file; the path written."""
-    return _write(plan, _file(path, "path"), ("body",))
+    return _write(plan, _file(path, "path"), _PLAN_JSON)
 
 
 def read_plan(path: str | os.PathLike[str]) -> pd.DataFrame:
@@ -134,7 +136,7 @@ def read_plan(path: str | os.PathLike[str]) -> pd.DataFrame:
     ValidationError
         When the file is missing, not CSV or JSON, or lacks a plan's columns.
     """
-    return _read(_file(path, "path"), PLAN_COLUMNS, ("body",))
+    return _read(_file(path, "path"), PLAN_COLUMNS, _PLAN_JSON)
 
 
 def write_results(results: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
