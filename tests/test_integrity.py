@@ -1,9 +1,9 @@
 """Plans, snapshots and evidence are verifiable: every tampering is refused, naming what changed.
 
 A review of the demo (a snapshot, decisions saved with it, a signed-off plan, the evidence)
-is written once, without a signing key (``DOCSAPI_SIGNING_KEY=none``) and with one; each test edits a copy as an attacker
-would, then runs ``docsapi verify`` and ``docsapi review apply`` on it: both exit non-zero,
-say what differs, and nothing is sent.
+is written once, without a signing key (``DOCSAPI_SIGNING_KEY=none``) and with one; each
+test edits a copy as an attacker would, then runs ``docsapi verify`` and ``docsapi review
+apply`` on it: both exit non-zero, say what differs, and nothing is sent.
 """
 
 from __future__ import annotations

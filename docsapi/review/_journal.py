@@ -173,6 +173,10 @@ def read_journal(path: Path) -> JournalState:
         try:
             event = parse_json(line, name=f"{path} line {number}")
             kind, call = event["event"], event.get("call_id")
+        except JSONFileError:
+            if number == len(lines):
+                break  # written halfway when the run was killed
+            raise
         except (ValueError, KeyError, TypeError):
             if number == len(lines):
                 break  # written halfway when the run was killed

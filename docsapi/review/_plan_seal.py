@@ -373,11 +373,12 @@ def check_plan_file(
     except ValidationError as exc:
         malformed = str(exc).removeprefix("plan: ")
     calls = f"{len(plan)} call{'s' if len(plan) != 1 else ''}"
-    manifest, problem = manifest_of(target, PLAN_FORMAT, PLAN_FORMAT_VERSION)
+    real = target.resolve()  # a symlink's manifest is the one beside the file it names
+    manifest, problem = manifest_of(real, PLAN_FORMAT, PLAN_FORMAT_VERSION)
     if manifest is None:
         return PlanCheck(target, plan, malformed, (str(problem),), None, (f"a plan of {calls}",))
     folder = None if snapshot is None else output_path(snapshot, "snapshot")
-    found, approval = _approval(target, plan, manifest, folder)
+    found, approval = _approval(real, plan, manifest, folder)
     facts = [f"a review plan of {calls} for organization {manifest.get('org_id')}", *found.facts]
     return PlanCheck(
         target,

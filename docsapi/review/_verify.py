@@ -78,7 +78,7 @@ def _verify(
     if target.name.endswith(SUFFIX):
         target = covered_file(target)
     try:
-        kind = read_sidecar(target).get("format")
+        kind = read_sidecar(target.resolve()).get("format")
     except FileNotFoundError:
         if target.suffix.lower() in _PLAN_SUFFIXES and target.is_file():
             return check_plan_file(target, snapshot=snapshot).verdict(

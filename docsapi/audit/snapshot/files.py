@@ -191,7 +191,7 @@ def parse_manifest(path: Path) -> dict[str, Any]:
     try:
         manifest = parse_json(text, name=MANIFEST)
     except JSONFileError as exc:
-        raise refuse(path, f"{MANIFEST} {exc.reason}: the file is damaged") from None
+        raise refuse(path, f"{MANIFEST} {exc.reason}: the file is damaged") from exc
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise refuse(path, f"{MANIFEST} does not describe a docsapi audit snapshot")
     format_version = manifest.get("format_version")

@@ -95,6 +95,7 @@ from docsapi.audit.tables import (
 )
 from docsapi.audit.view import AuditView, check_audit
 from docsapi.core.integrity import Verdict, seal_fact, signed_with
+from docsapi.core.json_files import JSONFileError
 from docsapi.core.version import version
 from docsapi.credentials.signing import signing_key, writing_key
 from docsapi.errors import SnapshotError, ValidationError
@@ -589,6 +590,12 @@ def verify_snapshot(path: str | os.PathLike[str]) -> Verdict:
         ``problems`` (one line each; none when it verifies) and ``facts`` (the
         organization, the files, how it is sealed).
 
+    Raises
+    ------
+    SnapshotError
+        When ``snapshot.json`` is larger or nested deeper than docsapi reads (the message
+        names the file and the limit).
+
     Examples
     --------
     >>> folder = audit.save("reviews/2026-Q3")
@@ -600,6 +607,8 @@ def verify_snapshot(path: str | os.PathLike[str]) -> Verdict:
     try:
         manifest = parse_manifest(target)
     except SnapshotError as exc:
+        if isinstance(exc.__cause__, JSONFileError):
+            raise  # too large or too deep: one line naming the file and the limit
         return Verdict("snapshot", target, (str(exc),))
     problems = manifest_problems(manifest, key)
     if manifest["format_version"] < SEALED_FORMAT_VERSION and key is None:
