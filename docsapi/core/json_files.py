@@ -35,10 +35,12 @@ MAX_DEPTH = 64
 #: The largest JSON file read unless the caller says otherwise (a plan of 100,000 calls
 #: with their blast radius fits).
 MAX_BYTES = 256 * 2**20
-#: A JSON string (its escapes included), to be skipped when brackets are counted.
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-#: Everything but a bracket, and a pair of brackets with no bracket inside.
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+#: An escape (a backslash and the character after it), the ASCII characters other than
+#: quotes and brackets (to delete: what is not ASCII can only be inside a string, or make
+#: the text invalid), a string of what is left, and a pair of brackets with no bracket inside.
+_ESCAPE = re.compile(r"\\.", re.DOTALL)
+_NOT_STRUCTURE = {code: None for code in range(128) if chr(code) not in '"[]{}'}
+_STRING = re.compile(r'"[^"]*"')
 _INNERMOST = re.compile(r"\[\]|\{\}")
 _OPENING = re.compile(r"[\[{]+")
 
@@ -53,11 +55,14 @@ class JSONFileError(ValidationError):
 
 def _nesting_problem(text: str, max_depth: int) -> str | None:
     """Why ``text`` cannot be parsed safely (nested deeper than ``max_depth``, or brackets
-    that do not match), or None. Strings are skipped; then the innermost pairs of brackets
-    are removed, one level per round, in at most ``max_depth`` rounds (each a regular
-    expression over the text, so a deep file costs no recursion and no Python loop per
+    that do not match), or None. Escapes go first, then everything but quotes and
+    brackets, then strings (with the brackets in them); then the innermost pairs of
+    brackets are removed, one level per round, in at most ``max_depth`` rounds (each a
+    regular expression, so a deep file costs no recursion and no Python loop per
     character)."""
-    skeleton = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    skeleton = _STRING.sub("", _ESCAPE.sub("", text).translate(_NOT_STRUCTURE))
+    if max(map(len, _OPENING.findall(skeleton)), default=0) > max_depth:
+        return _too_deep(max_depth)
     removed = 0
     for _ in range(max_depth):
         if not skeleton:
@@ -67,8 +72,12 @@ def _nesting_problem(text: str, max_depth: int) -> str | None:
             break
     if not skeleton:
         return None
-    if max(map(len, _OPENING.findall(skeleton)), default=0) <= max_depth and removed == 0:
+    if removed == 0:
         return "is not valid JSON (its brackets do not match)"
+    return _too_deep(max_depth)
+
+
+def _too_deep(max_depth: int) -> str:
     return (
         f"nests deeper than {max_depth} levels (the limit for a JSON file docsapi reads); "
         "docsapi never writes such a file"

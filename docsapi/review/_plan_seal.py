@@ -61,7 +61,7 @@ __all__ = [
 
 #: What a plan's manifest says it describes, and the newest format this docsapi writes.
 PLAN_FORMAT = "docsapi.review-plan"
-PLAN_FORMAT_VERSION = 1
+PLAN_FORMAT_VERSION = 2  # 2: every call has its precondition (expect); a plan of 1 is refused
 #: A list of calls for a comparison: (what must be equal, the call in words).
 Calls = list[tuple[Any, str]]
 
