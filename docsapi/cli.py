@@ -740,8 +740,10 @@ def _run_review(args: argparse.Namespace) -> int:
         )
     except (PlanRefusedError, PlanBusyError) as exc:
         raise _Failure(str(exc), EXIT_REFUSED) from None
-    except OSError as exc:  # the lock, the journal or the results beside the plan
-        raise _Failure(f"cannot write beside the plan {args.plan}: {exc}", EXIT_USAGE) from None
+    except OSError as exc:  # the lock or the journal (the state folder), or the results
+        raise _Failure(
+            f"cannot keep the journal or the results of the plan {args.plan}: {exc}", EXIT_USAGE
+        ) from None
     except ValidationError as exc:
         raise _Failure(str(exc), EXIT_USAGE) from None
 
