@@ -129,11 +129,14 @@ def evidence_tables(review: ReviewRecord) -> dict[str, pd.DataFrame]:
     ]
     plan = review.plan()
     plan = plan.assign(
-        body=pd.Series(
-            [None if b is None else json.dumps(b, sort_keys=True) for b in plan["body"]],
-            index=plan.index,
-            dtype=object,
-        )
+        **{
+            column: pd.Series(
+                [None if b is None else json.dumps(b, sort_keys=True) for b in plan[column]],
+                index=plan.index,
+                dtype=object,
+            )
+            for column in ("body", "expect")
+        }
     )
     tables = {
         "summary": summary_table(review),
@@ -193,6 +196,7 @@ _PLAN_SHOWN = (
     "method",
     "path",
     "body",
+    "expect",
     "change",
     "decisions",
     "findings",
