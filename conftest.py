@@ -240,6 +240,49 @@ def _names_in(source: str) -> set[str]:
     return names
 
 
+#: Where the session's docsapi folders (configuration: the signing key; state: journals) are,
+#: and the keyring every process of the session uses outside a test (none: keyring's null).
+_USER_FOLDERS = ("DOCSAPI_CONFIG_DIR", "DOCSAPI_STATE_DIR")
+_NULL_KEYRING = "keyring.backends.null.Keyring"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Keep the session away from the user's own folders and keyring: docsapi's folders in a
+    temporary folder, and keyring's null backend, set in the environment, so the test
+    processes, notebook kernels and commands run as subprocesses inherit them (a signing key
+    made by default lands there, never in the user's configuration or keyring)."""
+    import os
+    import tempfile
+
+    if not all(os.environ.get(name) for name in _USER_FOLDERS):
+        home = tempfile.mkdtemp(prefix="docsapi-test-user-")
+        config.docsapi_user_home = home  # type: ignore[attr-defined]
+        for name in _USER_FOLDERS:
+            os.environ[name] = os.path.join(home, name.split("_")[1].lower())
+    os.environ["PYTHON_KEYRING_BACKEND"] = _NULL_KEYRING
+    import keyring
+    from keyring.backends import null
+
+    keyring.set_keyring(null.Keyring())
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    import shutil
+
+    home = getattr(config, "docsapi_user_home", None)
+    if home is not None:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def own_state_folder(tmp_path_factory: pytest.TempPathFactory, monkeypatch) -> Any:
+    """A state folder of its own for every test and example: journals and locks of plans
+    (keyed by the plan's content) never carry over from one test to the next."""
+    folder = tmp_path_factory.mktemp("state")
+    monkeypatch.setenv("DOCSAPI_STATE_DIR", str(folder))
+    return folder
+
+
 @pytest.fixture(autouse=True)
 def memory_keyring() -> Iterator[Any]:
     """An empty in-memory keyring for every test and example: none reads or writes the system's."""

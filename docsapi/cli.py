@@ -28,10 +28,13 @@ is partial (unless ``--allow-partial``), and 2 when a snapshot cannot be loaded.
 resumes), 2 when the plan cannot be read, no token is found, or the plan would leave the
 organization without an admin or demote the token's own user without
 ``--allow-self-demotion`` (nothing is sent), 4 when nothing was sent because the plan was
-refused (not signed off, changed since, an edited call) or another ``apply`` of it is
-running. ``docsapi verify PATH`` exits 0 when what it checks is as it was written (and
-signed, with a signing key), 1 otherwise, one line per problem. Any command exits 130 after
-Ctrl-C, ``docsapi sandbox`` too (Ctrl-C is how it ends). ``docsapi help COMMAND`` is
+refused (not signed off, changed since, an edited call, not signed with the key at hand,
+its snapshot missing, already applied) or another ``apply`` of it is running, 5 when
+calls whose target changed since the review were not sent (see docs/access-reviews.md).
+``docsapi verify PATH`` exits 0 when what it checks is as it was written (and signed,
+when a signing key is at hand; ``--require-signature``: only when it is signed with a key
+on this machine), 1 otherwise, one line per problem. Any command exits 130 after Ctrl-C,
+``docsapi sandbox`` too (Ctrl-C is how it ends). ``docsapi help COMMAND`` is
 ``docsapi COMMAND --help``: what the command does, where the token comes from, the exit
 statuses. Errors are one line on stderr
 that says what to do (at most 200 characters for the mistakes found before the first
@@ -56,6 +59,7 @@ from docsapi.cli_checks import (
 from docsapi.cli_parser import CommandParser, one_line
 from docsapi.core.checks import check_base_url, check_entity_id
 from docsapi.core.config import DEFAULT_BASE_URL, ReadBounds
+from docsapi.core.integrity import UNSIGNED
 from docsapi.core.reprs import shown_path
 from docsapi.core.rule_sets import DEFAULT_RULE_SET, RULE_SETS
 from docsapi.core.version import version
@@ -228,10 +232,12 @@ _COMMAND_HELP: dict[str, tuple[str, bool, str]] = {
         "as `docsapi review apply --help` says; 130 Ctrl-C.",
     ),
     "verify": (
-        "Check that a snapshot, a review plan or evidence is as it was written (and signed, "
-        "with a signing key).",
+        "Check that a snapshot, a review plan or evidence is as it was written, and say who "
+        "signed it ('signed with key <fingerprint>') or that it is UNSIGNED (a digest alone "
+        "checks accidental damage only).",
         False,
-        "0 verified; 1 a problem (one line each); 2 the path cannot be read; 130 Ctrl-C.",
+        "0 verified (with --require-signature: and signed); 1 a problem (one line each); "
+        "2 the path cannot be read; 130 Ctrl-C.",
     ),
     "help": (
         "Show a command's help: `docsapi help audit` is `docsapi audit --help`.",
@@ -394,6 +400,12 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument(
         "path", metavar="PATH", help="a snapshot folder, a plan or evidence file, or a manifest"
     )
+    verify.add_argument(
+        "--require-signature",
+        action="store_true",
+        help="exit 1 unless it is signed with a key on this machine (a digest alone checks "
+        "accidental damage only)",
+    )
     _add_snapshot_option(verify)
     verify.set_defaults(handler=_run_verify)
 
@@ -420,6 +432,12 @@ def _add_snapshot_option(parser: argparse.ArgumentParser) -> None:
         "--snapshot",
         metavar="DIR",
         help="the snapshot a plan was made from, when it is not where the plan's manifest says",
+    )
+    parser.add_argument(
+        "--without-snapshot",
+        action="store_true",
+        help="go without the snapshot a plan names when it is missing (its calls are then "
+        "not made again from their decisions)",
     )
 
 
@@ -462,7 +480,18 @@ def _add_review_parser(commands) -> None:
         "--allow-unsigned",
         action="store_true",
         help="send a plan nobody signed off, or that differs from what was signed off "
-        "(the results say so)",
+        "(the results say so); a plan not signed with the signing key at hand is never sent",
+    )
+    apply.add_argument(
+        "--send-stale",
+        action="store_true",
+        help="send the calls whose target changed since the review all the same (the results "
+        "and the evidence say so); without it they are skipped and the exit status is 5",
+    )
+    apply.add_argument(
+        "--again",
+        action="store_true",
+        help="apply a plan whose journal says it was applied completely (through any file)",
     )
     _add_snapshot_option(apply)
     apply.set_defaults(handler=_run_review)
@@ -870,7 +899,11 @@ def _run_review(args: argparse.Namespace) -> int:
     from docsapi.review import PlanBusyError, PlanRefusedError
     from docsapi.review._cli import run_apply, show_dry_run
 
-    options = {"allow_unsigned": args.allow_unsigned, "snapshot": args.snapshot}
+    options = {
+        "allow_unsigned": args.allow_unsigned,
+        "snapshot": args.snapshot,
+        "without_snapshot": args.without_snapshot,
+    }
     try:
         if args.dry_run:
             return show_dry_run(args.plan, args.results, **options)
@@ -883,12 +916,16 @@ def _run_review(args: argparse.Namespace) -> int:
             args.results,
             progress=not args.no_progress,
             allow_self_demotion=args.allow_self_demotion,
+            send_stale=args.send_stale,
+            again=args.again,
             **options,
         )
     except (PlanRefusedError, PlanBusyError) as exc:
         raise _Failure(str(exc), EXIT_REFUSED) from None
-    except OSError as exc:  # the lock, the journal or the results beside the plan
-        raise _Failure(f"cannot write beside the plan {args.plan}: {exc}", EXIT_USAGE) from None
+    except OSError as exc:  # the lock or the journal (the state folder), or the results
+        raise _Failure(
+            f"cannot keep the journal or the results of the plan {args.plan}: {exc}", EXIT_USAGE
+        ) from None
     except ValidationError as exc:
         raise _Failure(str(exc), EXIT_USAGE) from None
 
@@ -897,7 +934,7 @@ def _run_verify(args: argparse.Namespace) -> int:
     from docsapi.review import verify
 
     try:
-        verdict = verify(args.path, snapshot=args.snapshot)
+        verdict = verify(args.path, snapshot=args.snapshot, without_snapshot=args.without_snapshot)
     except (SnapshotError, ValidationError) as exc:
         raise _Failure(str(exc), EXIT_USAGE) from None
     for fact in verdict.facts:
@@ -909,7 +946,17 @@ def _run_verify(args: argparse.Namespace) -> int:
         count = len(verdict.problems)
         print(f"NOT VERIFIED: {shown} ({count} problem{'s' if count != 1 else ''}).")
         return EXIT_API
-    print(f"Verified: {shown} is as it was written.")
+    if verdict.signed_with is not None:
+        print(f"Verified: {shown} is as it was written, signed with key {verdict.signed_with}.")
+        return EXIT_OK
+    if UNSIGNED not in verdict.facts:
+        print(one_line(UNSIGNED))
+    if args.require_signature:
+        print(
+            f"NOT VERIFIED: {shown} is not signed with a key on this machine (--require-signature)."
+        )
+        return EXIT_API
+    print(f"Verified: {shown} is as it was written, as far as a digest shows (unsigned).")
     return EXIT_OK
 
 
@@ -927,6 +974,7 @@ def main(argv: list[str] | None = None) -> int:
         The exit status: 0 success, 1 API failure (for ``review apply``: a call failed; for
         ``verify``: a problem found), 2 usage or configuration problem, 3 a partial audit
         without ``--allow-partial``, 4 a review plan refused or being applied by another run,
+        5 calls of a review plan not sent because their target changed since the review,
         130 interrupted by Ctrl-C.
 
     Examples

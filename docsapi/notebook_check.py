@@ -30,7 +30,6 @@ Examples
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections import Counter
@@ -38,6 +37,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from docsapi.core.json_files import JSONFileError, read_json_file
 
 __all__ = ["ALLOW_MARKER", "Finding", "check_notebooks", "notebook_paths", "scan_notebook"]
 
@@ -349,12 +350,10 @@ def check_notebooks(paths: Iterable[str | Path], *, allow: Iterable[str] = ()) -
     findings: list[Finding] = []
     for path in notebook_paths(paths):
         try:
-            notebook = json.loads(path.read_text(encoding="utf-8"))
+            notebook = read_json_file(path)
             if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
                 raise ValueError(f"{path} is not a notebook: it has no list of cells")
             findings += scan_notebook(notebook, path=str(path), allow=allowed)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ValueError(f"{path} is not a notebook: {exc}") from None
-        except RecursionError:
-            raise ValueError(f"{path} is not a notebook: its JSON is nested too deeply") from None
+        except JSONFileError as exc:
+            raise ValueError(f"{path} is not a notebook: it {exc.reason}") from None
     return findings

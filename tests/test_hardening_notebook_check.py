@@ -17,7 +17,7 @@ def test_json_nested_too_deeply_is_not_a_notebook(tmp_path, capsys):
     assert main(["check-notebook", str(path)]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1
-    assert "nested too deeply" in err and "Traceback" not in err
+    assert "nests deeper than 64 levels" in err and "Traceback" not in err
 
 
 def test_parts_of_the_wrong_shape_are_still_scanned(tmp_path, capsys):

@@ -1,9 +1,9 @@
 """Plans, snapshots and evidence are verifiable: every tampering is refused, naming what changed.
 
 A review of the demo (a snapshot, decisions saved with it, a signed-off plan, the evidence)
-is written once, without a signing key and with one; each test edits a copy as an attacker
-would, then runs ``docsapi verify`` and ``docsapi review apply`` on it: both exit non-zero,
-say what differs, and nothing is sent.
+is written once, without a signing key (``DOCSAPI_SIGNING_KEY=none``) and with one; each
+test edits a copy as an attacker would, then runs ``docsapi verify`` and ``docsapi review
+apply`` on it: both exit non-zero, say what differs, and nothing is sent.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from docsapi import AccessReview
 from docsapi.audit.snapshot.files import MANIFEST
 from docsapi.cli import main
 from docsapi.core.integrity import seal
-from docsapi.credentials.signing import SIGNING_KEY_VARIABLE
+from docsapi.credentials.signing import NO_KEY, SIGNING_KEY_VARIABLE
 from docsapi.data import frame_store
 from docsapi.review._plan import call_id
 
@@ -59,10 +59,7 @@ def written(sandbox_server, tmp_path_factory) -> dict[bool, Path]:
     for signed in (False, True):
         folder = tmp_path_factory.mktemp("signed" if signed else "unsigned")
         with pytest.MonkeyPatch.context() as patch:
-            if signed:
-                patch.setenv(SIGNING_KEY_VARIABLE, KEY)
-            else:
-                patch.delenv(SIGNING_KEY_VARIABLE, raising=False)
+            patch.setenv(SIGNING_KEY_VARIABLE, KEY if signed else NO_KEY)
             _write_review(sandbox_server, folder)
         folders[signed] = folder
     return folders
@@ -137,7 +134,9 @@ def _raise_the_lower_call(folder: Path, *, new_id: bool = False) -> str:
     patch = next(c for c in calls if c["method"] == "PATCH")
     patch["role"], patch["body"] = "admin", {"role": "admin"}
     if new_id:
-        patch["call_id"] = call_id(patch["operation"], patch["path"], patch["body"])
+        patch["call_id"] = call_id(
+            patch["operation"], patch["path"], patch["body"], patch["expect"]
+        )
     _write_calls(folder, calls)
     return f'call {patch["step"]} (PATCH {patch["path"]} {{"role": "admin"}})'
 
@@ -150,7 +149,9 @@ def _add_a_delete(folder: Path, *, real_id: bool = False) -> str:
     other = next(u for u in members if u != added["user_id"])
     added["path"] = added["path"].rsplit("/", 1)[0] + f"/{other}"
     added["user_id"], added["step"] = other, len(calls) + 1
-    added["call_id"] = call_id(added["operation"], added["path"], None) if real_id else "0" * 12
+    added["expect"] = {"target": "space-user", "state": "edit"}
+    real = call_id(added["operation"], added["path"], None, added["expect"])
+    added["call_id"] = real if real_id else "0" * 12
     _write_calls(folder, [*calls, added])
     return f"call {added['step']} (DELETE {added['path']})"
 
@@ -273,8 +274,7 @@ def _edit_evidence(folder: Path, *, rehash: bool = False) -> str:
 def test_an_untouched_review_verifies_and_applies(
     written, signed, tmp_path, capsys, monkeypatch, sandbox
 ):
-    if signed:
-        monkeypatch.setenv(SIGNING_KEY_VARIABLE, KEY)
+    monkeypatch.setenv(SIGNING_KEY_VARIABLE, KEY if signed else NO_KEY)
     folder = _copy(written, signed, tmp_path)
     snapshot = str(folder / "snapshot")
     for target in (snapshot, str(folder / PLAN), str(folder / EVIDENCE)):
@@ -282,6 +282,7 @@ def test_an_untouched_review_verifies_and_applies(
         assert status == 0, out
         assert "Verified:" in out and "PROBLEM" not in out
         assert ("the signature was checked" in out) == signed
+        assert ("UNSIGNED: this checks accidental damage only" in out) != signed
     status, out = _run(capsys, "verify", str(folder / PLAN), "--snapshot", snapshot)
     assert "every call follows from a decision" in out and "signed off by Grace Owner" in out
     monkeypatch.setenv("GITBOOK_API_TOKEN", sandbox.token)
@@ -300,9 +301,8 @@ def test_each_tampering_is_refused_naming_what_changed(
 ):
     signed, target, tamper = TAMPERINGS[case]
     folder = _copy(written, signed, tmp_path)
-    monkeypatch.setenv(SIGNING_KEY_VARIABLE, KEY)  # the key is set now, whatever wrote it
-    if not signed:
-        monkeypatch.delenv(SIGNING_KEY_VARIABLE)
+    # the key is set now when it wrote the review; without one, nothing is checked against a key
+    monkeypatch.setenv(SIGNING_KEY_VARIABLE, KEY if signed else NO_KEY)
     expected = tamper(folder)
     snapshot = str(folder / "snapshot")
     checked = snapshot if target == "snapshot" else str(folder / target)
@@ -412,6 +412,7 @@ def test_a_snapshot_of_format_1_loads_without_a_key_and_is_refused_with_one(
     saved_audit_folder, monkeypatch, capsys
 ):
     """Snapshots written before seals existed: still read, but never passed off as signed."""
+    monkeypatch.setenv(SIGNING_KEY_VARIABLE, NO_KEY)
     path = saved_audit_folder / MANIFEST
     manifest = json.loads(path.read_text())
     del manifest["integrity"]
@@ -425,13 +426,14 @@ def test_a_snapshot_of_format_1_loads_without_a_key_and_is_refused_with_one(
         docsapi.load_audit(saved_audit_folder)
 
 
-def test_a_signed_snapshot_is_not_changed_without_the_key(written, tmp_path):
+def test_a_signed_snapshot_is_not_changed_without_the_key(written, tmp_path, monkeypatch):
     """Saving a table into a signed snapshot without the key would drop its signature:
     refused before anything is written."""
     from docsapi.audit.snapshot.store import list_tables, save_table
 
     folder = Path(shutil.copytree(written[True] / "snapshot", tmp_path / "snapshot"))
     before = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    monkeypatch.setenv(SIGNING_KEY_VARIABLE, NO_KEY)
     with pytest.raises(docsapi.SnapshotError, match="it is signed, and no signing key is set"):
         save_table(folder, "notes", pd.DataFrame({"note": ["x"]}))
     assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == before

@@ -54,15 +54,18 @@ def test_apply_then_reaudit_shows_the_accesses_gone_and_again_is_idempotent(sand
     revoked = review.decisions[review.decisions["decision"] == "revoke"]
     gone = set(zip(revoked["space_id"], revoked["user_id"], strict=True))
     assert gone and not gone & accesses(after)
-    # Done calls are skipped; sending the same plan afresh finds everything already absent.
+    # Done calls are skipped; sending the same plan afresh finds every target already as
+    # the plan leaves it (the grants are gone): its preconditions send nothing.
     sent = sandbox.request_count
     assert review.apply(progress=False).empty
     assert sandbox.request_count == sent
     assert set(review.apply(dry_run=True)["action"]) == {"skip (done)"}
+    writes = [entry for entry in sandbox.request_log if entry[0] != "GET"]
     again = apply_plan(review.client, plan, progress=False)
     assert again["status"].tolist() == ["done"] * len(plan)
-    assert set(again["outcome"]) == {"already absent"}
-    assert set(again["http_status"]) == {204}
+    assert set(again["outcome"]) == {"already as planned"}
+    assert all(p.endswith(", found absent; not sent") for p in again["precondition"])
+    assert [entry for entry in sandbox.request_log if entry[0] != "GET"] == writes
     assert review.complete
 
 

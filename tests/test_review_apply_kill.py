@@ -93,7 +93,8 @@ def test_a_killed_apply_resumes_and_sends_each_call_at_most_once_more(sandbox, t
     assert sum(count - 1 for count in sent.values()) == further - (n - k) <= 1
     if further == n - k + 1:  # the call in flight went again, and the run said so
         assert "in doubt" in out and "idempotent" in out
-    journal = (tmp_path / "plan.journal.jsonl").read_text().splitlines()
+    (journal_file,) = (Path(os.environ["DOCSAPI_STATE_DIR"]) / "plans").glob("*.journal.jsonl")
+    journal = journal_file.read_text().splitlines()
     assert sum('"event": "done"' in line for line in journal) >= n
 
 

@@ -77,9 +77,14 @@ def test_apply_sends_keeps_results_and_a_second_run_sends_nothing(
     assert not set(zip(revoked["space_id"], revoked["user_id"], strict=True)) & keys
 
     sent = sandbox.request_count
-    status, out, _ = run(capsys, *args)
-    assert (status, sandbox.request_count) == (0, sent)
-    assert "3 of 3 calls done." in out
+    status, out, err = run(capsys, *args)
+    assert (status, sandbox.request_count) == (4, sent)
+    assert "was applied completely" in err and "Nothing was sent" in err
+    writes = [entry for entry in sandbox.request_log if entry[0] != "GET"]
+    status, out, _ = run(capsys, *args, "--again")  # the targets are as planned: nothing sent
+    assert status == 0, out
+    assert out.count("done    DELETE") == 3 and out.count("already as planned") == 3
+    assert [entry for entry in sandbox.request_log if entry[0] != "GET"] == writes
 
 
 def test_a_failed_call_exits_1_and_the_same_command_resumes(

@@ -72,7 +72,10 @@ def demo_audit(sandbox_server):
 
 
 @pytest.fixture
-def saved(demo_audit, tmp_path) -> Path:
+def saved(demo_audit, tmp_path, monkeypatch) -> Path:
+    """The demo saved and read with no signing key (``DOCSAPI_SIGNING_KEY=none``): an edit
+    sealed again must get past the checks behind the seal (signed snapshots: test_integrity)."""
+    monkeypatch.setenv("DOCSAPI_SIGNING_KEY", "none")
     return demo_audit.save(tmp_path / "snapshot")
 
 

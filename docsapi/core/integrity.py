@@ -6,12 +6,13 @@ file it covers and is itself *sealed*: its ``integrity`` member holds the SHA-25
 rest of the manifest as canonical JSON (keys sorted, no whitespace, UTF-8), so a change to
 any byte of what it describes, or to the manifest itself, shows.
 
-Anyone can recompute a digest. With a signing key (the ``DOCSAPI_SIGNING_KEY`` environment
-variable, or the keyring: see :mod:`docsapi.credentials.signing`) the seal also holds an
-HMAC-SHA256 of the same bytes, which only a holder of the key can make: with the key set,
-a manifest that is unsigned, or whose signature does not match, is refused. The key itself
-never appears in a manifest, a message or a repr; a manifest records a *key id* (a hash of
-the key) so that a signature made with another key is told apart.
+Anyone can recompute a digest: a digest alone checks accidental damage only (:data:`UNSIGNED`).
+With a signing key (made once per user, or ``DOCSAPI_SIGNING_KEY``: see
+:mod:`docsapi.credentials.signing`) the seal also holds an HMAC-SHA256 of the same bytes,
+which only a holder of the key can make: with a key at hand, a manifest that is unsigned, or
+whose signature does not match, is refused. The key itself never appears in a manifest, a
+message or a repr; a manifest records the key's *fingerprint* (``key_id``, a hash of the
+key) so that a signature made with another key is told apart.
 
 Examples
 --------
@@ -38,6 +39,7 @@ from docsapi.core.secret import Secret
 __all__ = [
     "INTEGRITY",
     "MIN_KEY_LENGTH",
+    "UNSIGNED",
     "Verdict",
     "canonical_json",
     "digest",
@@ -47,6 +49,7 @@ __all__ = [
     "seal",
     "seal_fact",
     "seal_problems",
+    "signed_with",
     "unsealed",
 ]
 
@@ -54,6 +57,11 @@ __all__ = [
 INTEGRITY = "integrity"
 #: The shortest signing key accepted (characters): 32 hex digits are 128 bits.
 MIN_KEY_LENGTH = 32
+#: What ``docsapi verify`` says of what is sealed with a digest alone.
+UNSIGNED_CONSEQUENCE = (
+    "this checks accidental damage only; anyone who can write these files can re-seal them"
+)
+UNSIGNED = f"UNSIGNED: {UNSIGNED_CONSEQUENCE}"
 _DIGEST = "sha256"
 _SIGNATURE = "hmac-sha256"
 
@@ -207,12 +215,16 @@ class Verdict:
         One short sentence per problem; none when it verifies.
     facts : tuple of str
         What it is and how it is sealed (signed or not, signature checked or not).
+    signed_with : str or None
+        The fingerprint of the key whose signature was checked; None when it is unsigned,
+        or signed with a key not on this machine (then it checks accidental damage only).
     """
 
     kind: str
     path: Path
     problems: tuple[str, ...]
     facts: tuple[str, ...] = ()
+    signed_with: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -225,12 +237,30 @@ def seal_fact(manifest: dict[str, Any], key: Secret | None) -> str:
 
     Examples
     --------
-    >>> seal_fact(seal({}, None), None)
-    'sealed with a SHA-256 digest, not signed'
+    >>> seal_fact(seal({}, None), None).split(";")[0]
+    'UNSIGNED: this checks accidental damage only'
     """
     if not is_signed(manifest):
-        return "sealed with a SHA-256 digest, not signed"
+        return UNSIGNED
     signer = manifest[INTEGRITY].get("key_id")
     if key is None:
-        return f"signed (key id {signer}); the signature was not checked: no signing key is set"
-    return f"signed (key id {signer}); the signature was checked"
+        return (
+            f"signed with key {signer}, which is not on this machine: the signature was not "
+            f"checked, so {UNSIGNED_CONSEQUENCE}"
+        )
+    return f"signed with key {signer}; the signature was checked"
+
+
+def signed_with(manifest: dict[str, Any], key: Secret | None) -> str | None:
+    """The fingerprint of ``key`` when ``manifest`` carries a signature made with it (its
+    seal still to be checked, :func:`seal_problems`); None when unsigned or not checkable.
+
+    Examples
+    --------
+    >>> signed_with(seal({}, None), None) is None
+    True
+    """
+    if key is None or not is_signed(manifest):
+        return None
+    fingerprint = key_id(key)
+    return fingerprint if manifest[INTEGRITY].get("key_id") == fingerprint else None

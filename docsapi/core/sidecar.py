@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from docsapi.core.integrity import file_sha256, seal, seal_problems
+from docsapi.core.json_files import JSONFileError, read_json_file
 from docsapi.core.secret import Secret
 
 __all__ = [
@@ -92,16 +93,14 @@ def read_sidecar(path: Path) -> dict[str, Any]:
     ------
     FileNotFoundError
         When there is none.
+    JSONFileError
+        When it is larger than 64 MiB, nested too deeply or not JSON (one line naming the
+        file and the limit).
     ValueError
-        When it is not a JSON object of at most 64 MiB.
+        When it is not a JSON object.
     """
     target = sidecar_path(path)
-    if target.stat().st_size > MAX_BYTES:
-        raise ValueError(f"{target.name} is larger than {MAX_BYTES // 2**20} MiB")
-    try:
-        manifest = json.loads(target.read_text(encoding="utf-8"))
-    except RecursionError:
-        raise ValueError(f"{target.name} is nested too deeply") from None
+    manifest = read_json_file(target, max_bytes=MAX_BYTES)
     if not isinstance(manifest, dict):
         raise ValueError(f"{target.name} does not hold a manifest")
     return manifest
@@ -163,6 +162,8 @@ def manifest_of(
             f"it has no manifest ({name}) beside it: docsapi did not write it, or the manifest "
             "was not copied with it, so nothing shows that it is as it was written"
         )
+    except JSONFileError:
+        raise
     except (OSError, ValueError) as exc:
         return None, f"its manifest cannot be read: {exc}"
     wrong = _format_problem(manifest, expected, newest)

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from docsapi.core.json_files import parse_json
 from docsapi.errors import ValidationError
 
 __all__ = ["FrameFormatError", "read_frame", "write_frame"]
@@ -248,7 +249,10 @@ def _restore_values(
         return read.set_categories(dtype.categories).set_ordered(bool(dtype.ordered))
     if entry.get("json"):
         return np.array(
-            [v if v is None or not isinstance(v, str) else json.loads(v) for v in _objects(values)],
+            [
+                v if v is None or not isinstance(v, str) else parse_json(v, name=entry["name"])
+                for v in _objects(values)
+            ],
             dtype=object,
         )
     dtype = restore_dtype(spec)
@@ -307,7 +311,8 @@ def read_frame(path: Path, layout: Layout) -> pd.DataFrame:
     try:
         table = pq.read_table(path)
         raw = table.to_pandas()
-        categories = json.loads((table.schema.metadata or {}).get(_CATEGORIES_KEY, b"{}"))
+        metadata = (table.schema.metadata or {}).get(_CATEGORIES_KEY, b"{}")
+        categories = parse_json(metadata.decode("utf-8"), name=f"{path.name}'s categories")
     except (pa.ArrowException, OSError, ValueError, RecursionError) as exc:
         raise FrameFormatError(f"cannot be read as Parquet ({exc})") from None
     try:

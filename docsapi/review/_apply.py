@@ -38,6 +38,7 @@ from docsapi.errors import (
     ValidationError,
 )
 from docsapi.resources.admins import check_admin_changes
+from docsapi.review._expect import CurrentState, check_expect
 from docsapi.review._operations import OPERATIONS, Target
 from docsapi.review._plan import call_id
 
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
     from docsapi.client import DocsClient
     from docsapi.review._journal import Journal
 
-__all__ = ["RESULT_COLUMNS", "apply_plan", "done_calls", "dry_run_calls"]
+__all__ = ["RESULT_COLUMNS", "STALE", "apply_plan", "done_calls", "dry_run_calls"]
 
 _STRING = pd.StringDtype("python")
 _TIME = pd.DatetimeTZDtype("ns", "UTC")
@@ -63,8 +64,11 @@ RESULT_COLUMNS: dict[str, Any] = {
     "finished_at": _TIME,
     "error": _STRING,
     "approval": _STRING,
+    "precondition": _STRING,
 }
 _DONE = "done"
+#: The status of a call not sent because its target changed since the review.
+STALE = "stale"
 _ORG_ROLE = "updateMemberInOrganizationById"
 _TARGET_FIELDS = ("org_id", "space_id", "collection_id", "team_id", "user_id", "role")
 
@@ -100,7 +104,7 @@ def check_plan(plan: pd.DataFrame) -> None:
     whose method, path, body and id follow from their ids and role (see the module)."""
     if not isinstance(plan, pd.DataFrame):
         raise ValidationError("plan", f"must be a DataFrame of calls, got {type(plan).__name__}")
-    needed = ["call_id", "step", "operation", "method", "path", "body", *_TARGET_FIELDS]
+    needed = ["call_id", "step", "operation", "method", "path", "body", "expect", *_TARGET_FIELDS]
     lacking = [c for c in needed if c not in plan.columns]
     if lacking:
         raise ValidationError("plan", f"lacks columns {lacking}: make it with review.plan()")
@@ -125,12 +129,14 @@ def check_plan(plan: pd.DataFrame) -> None:
                 f"{operation.method} {operation.path(target)} {operation.body(target) or ''}: "
                 "the plan was edited; make it again",
             )
-        expected = call_id(str(call.operation), str(call.path), call.body)
+        check_expect(str(call.operation), call.expect, describe_call(call))
+        expected = call_id(str(call.operation), str(call.path), call.body, call.expect)
         if call.call_id != expected:
             raise ValidationError(
                 "plan",
-                f"{describe_call(call)} has the id {call.call_id}, but its operation, path "
-                f"and body make the id {expected}: the plan was edited; make it again",
+                f"{describe_call(call)} has the id {call.call_id}, but its operation, path, "
+                f"body and precondition make the id {expected}: the plan was edited; make it "
+                "again",
             )
         if expected in seen:
             raise ValidationError(
@@ -209,11 +215,17 @@ def apply_plan(
     allow_self_demotion: bool = False,
     approval: str | None = None,
     journal: Journal | None = None,
+    send_stale: bool = False,
 ) -> pd.DataFrame:
-    """Send the calls of ``plan`` not yet done; the results of this run (one row per call sent).
+    """Send the calls of ``plan`` not yet done; the results of this run (one row per call).
 
-    Stops at the first call that fails (its row has ``status == "failed"``); calls after it
-    are not sent. Running it again with the results so far resumes there.
+    Just before its first call to a target, the target's current state is read (one list
+    per space, collection, team or organization; see :mod:`docsapi.review._expect`). A call
+    whose target is not in the state the review saw (its ``expect``) is not sent: its row
+    has ``status == "stale"`` and ``precondition`` says what changed ("changed since the
+    review: expected edit, found admin; not sent"); the calls after it go on. Stops at the
+    first call that fails (its row has ``status == "failed"``); calls after it are not
+    sent. Running it again with the results so far resumes there.
 
     Parameters
     ----------
@@ -232,16 +244,22 @@ def apply_plan(
         How the plan was approved (who signed it off, or that it was sent unsigned),
         recorded with every result.
     journal : Journal, optional
-        Where each call is recorded as ``sending`` before it is sent and as ``done`` or
-        ``failed`` once answered, each on disk before the run goes on.
+        Where each call is recorded as ``sending`` before it is sent and as ``done``,
+        ``failed`` or ``stale`` once answered (or not sent), each on disk before the run
+        goes on.
+    send_stale : bool
+        Send the calls whose target changed since the review all the same (their
+        ``precondition`` says so).
 
     Returns
     -------
     DataFrame
         Columns ``call_id``, ``step``, ``operation``, ``method``, ``path``, ``status``
-        (``done`` or ``failed``), ``outcome`` (``removed``, ``already absent``, ``updated``
-        or the error's class), ``http_status`` (of a failure), ``started_at``,
-        ``finished_at``, ``error``, ``approval``.
+        (``done``, ``failed`` or ``stale``), ``outcome`` (``removed``, ``already absent``,
+        ``updated``, ``already as planned`` (nothing sent: the target was already as the
+        call leaves it), ``not sent`` or the error's class), ``http_status`` (of a failure),
+        ``started_at``, ``finished_at``, ``error``, ``approval``, ``precondition``
+        (``held``, or what changed and whether the call was sent all the same).
 
     Raises
     ------
@@ -269,10 +287,12 @@ def apply_plan(
     done = done_calls(results)
     pending = plan[~plan["call_id"].astype(str).isin(done)].sort_values("step")
     pending = _check_admins(client, pending, allow_self_demotion)
+    current = CurrentState(client)
     rows: list[dict[str, Any]] = []
     with _progress_bar(len(pending), progress) as bar:
         for call in pending.itertuples(index=False):
             started = pd.Timestamp.now(tz="UTC")
+            target = _target(call)
             row = {
                 "call_id": call.call_id,
                 "step": call.step,
@@ -282,6 +302,47 @@ def apply_plan(
                 "started_at": started,
                 "approval": approval,
             }
+            try:
+                now = current.check(str(call.operation), target, call.expect)
+            except MissingCredentialError:
+                raise
+            except DocsAPIError as exc:  # the target could not be read: nothing is sent
+                changed: str | None = (
+                    f"its current state could not be read ({type(exc).__name__}: {exc})"
+                )
+            else:
+                changed = None if now.held or now.already else str(now)
+                if now.already:
+                    row.update(
+                        status=_DONE,
+                        outcome="already as planned",
+                        finished_at=pd.Timestamp.now(tz="UTC"),
+                        error=None,
+                        precondition=f"already as planned: {now}; not sent",
+                    )
+                    rows.append(row)
+                    if journal is not None:
+                        journal.record(_DONE, call_id=call.call_id, result=row)
+                    bar.update(1)
+                    continue
+            if changed is not None and not send_stale:
+                row.update(
+                    status=STALE,
+                    outcome="not sent",
+                    finished_at=pd.Timestamp.now(tz="UTC"),
+                    error=None,
+                    precondition=f"changed since the review: {changed}; not sent",
+                )
+                rows.append(row)
+                if journal is not None:
+                    journal.record(STALE, call_id=call.call_id, result=row)
+                bar.update(1)
+                continue
+            row["precondition"] = (
+                "held"
+                if changed is None
+                else f"changed since the review: {changed}; sent all the same (--send-stale)"
+            )
             if journal is not None:
                 journal.record(
                     "sending",
@@ -291,7 +352,7 @@ def apply_plan(
                     path=call.path,
                 )
             try:
-                outcome = OPERATIONS[str(call.operation)].send(client, _target(call))
+                outcome = OPERATIONS[str(call.operation)].send(client, target)
             except MissingCredentialError:
                 raise  # nothing was sent: a configuration problem, not a call that failed
             except DocsAPIError as exc:
@@ -310,6 +371,7 @@ def apply_plan(
                     finished_at=pd.Timestamp.now(tz="UTC"),
                     error=None,
                 )
+                current.sent(str(call.operation), target)
             rows.append(row)
             if journal is not None:
                 journal.record(str(row["status"]), call_id=call.call_id, result=row)

@@ -7,16 +7,23 @@ was signed off, is refused, naming the first call that differs, unless ``--allow
 is given (the results then say it was sent unsigned, and why). A call that does not follow
 from its own ids and role is never sent.
 
-Sending takes the plan's lock (a second ``apply`` of the same plan stops at once, naming the
-first) and keeps a journal beside the plan (``<plan>.journal.jsonl``, see
-:mod:`docsapi.review._journal`): running the command again after a failure, a Ctrl-C or a
-kill sends only the calls without a confirmed result. The results are also written to a
-results file (``--results``; default ``<plan>.results.json`` beside the plan).
+Sending takes the plan's lock and keeps its journal, both keyed by the plan's content in
+the user's state folder (see :mod:`docsapi.review._journal`): a second ``apply`` of the same
+plan, through any copy, symlink or name, stops at once, naming the first; running the
+command again after a failure, a Ctrl-C or a kill sends only the calls without a confirmed
+result; a plan whose journal says it is complete is refused unless ``--again`` is given.
+Just before its first call to a target, each target is read as it is now: a call whose
+target is not as the review saw it is not sent (one ``stale`` line each, "changed since the
+review: expected edit, found admin; not sent") unless ``--send-stale`` is given (then the
+results and the evidence say so). The results are also written to a results file
+(``--results``; default ``<plan>.results.json`` beside the plan).
 
 Exit status (see :mod:`docsapi.cli`): 0 every call is done (or, with ``--dry-run``, the
 calls were shown), 1 a call failed (the run stopped there; run the command again to
 resume), 2 a usage problem (the plan or results file cannot be read, no token), 4 nothing
-was sent: the plan was refused, or another ``apply`` of it is running.
+was sent: the plan was refused (not approved, a signature missing while a key exists, its
+snapshot missing, already applied), or another ``apply`` of it is running; 5 calls whose
+target changed since the review were not sent (the others were).
 """
 
 from __future__ import annotations
@@ -29,9 +36,16 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from docsapi.errors import AdminRoleWarning, DocsAPIError
-from docsapi.review._apply import apply_plan, done_calls, dry_run_calls, empty_results
+from docsapi.review._apply import STALE, apply_plan, done_calls, dry_run_calls, empty_results
 from docsapi.review._files import read_results, results_frame, write_results
-from docsapi.review._journal import Journal, PlanLock, journal_path, read_journal
+from docsapi.review._journal import (
+    Journal,
+    JournalState,
+    PlanLock,
+    journal_path,
+    plan_key,
+    read_journal,
+)
 from docsapi.review._plan_seal import PlanCheck, check_plan_file
 
 if TYPE_CHECKING:
@@ -40,6 +54,8 @@ if TYPE_CHECKING:
 __all__ = ["PlanRefusedError", "default_results_path", "run_apply", "show_dry_run"]
 
 EXIT_OK, EXIT_API = 0, 1
+#: Calls whose target changed since the review were not sent (the others were).
+EXIT_STALE = 5
 
 
 class PlanRefusedError(DocsAPIError):
@@ -58,19 +74,23 @@ def _line(row: pd.Series) -> str:
     return f"{row['action']:<12} {row['method']:<6} {row['path']}  {row['change']}{also}"
 
 
-def _approval(check: PlanCheck, allow_unsigned: bool) -> str:
+def _approval(check: PlanCheck, allow_unsigned: bool, without_snapshot: bool = False) -> str:
     """How the plan is approved, after printing what the check found.
 
     Raises
     ------
     PlanRefusedError
-        For an edited call (always), or a plan not approved as it is without
-        ``allow_unsigned``.
+        For an edited call, a plan not signed with the signing key at hand, or one whose
+        snapshot is missing without ``without_snapshot`` (always), or a plan not approved
+        as it is without ``allow_unsigned``.
     """
     for fact in check.facts:
         print(f"plan: {fact}")
-    if check.malformed:
-        raise PlanRefusedError(f"{check.path.name}: {check.malformed}. Nothing was sent.")
+    refusals = check.refusals(without_snapshot=without_snapshot)
+    if refusals:
+        raise PlanRefusedError(f"{check.path.name}: {refusals[0]}. Nothing was sent.")
+    if without_snapshot and check.missing_snapshot is not None:
+        print("WITHOUT SNAPSHOT: its calls were not made again from their decisions.")
     for problem in check.problems:
         print(f"PROBLEM: {problem}")
     if check.approval is not None:
@@ -85,10 +105,9 @@ def _approval(check: PlanCheck, allow_unsigned: bool) -> str:
     return f"UNSIGNED, sent with --allow-unsigned: {check.problems[0]}"
 
 
-def _earlier(plan_path: Path, results_file: Path) -> tuple[pd.DataFrame, set[str]]:
+def _earlier(state: JournalState, results_file: Path) -> tuple[pd.DataFrame, set[str]]:
     """The results of earlier runs (the journal's, else the results file's) and the calls
     that were in doubt when the last run stopped."""
-    state = read_journal(journal_path(plan_path))
     if state.results:
         earlier = results_frame(state.results)
     elif results_file.is_file():
@@ -104,13 +123,14 @@ def show_dry_run(
     *,
     allow_unsigned: bool = False,
     snapshot: str | None = None,
+    without_snapshot: bool = False,
 ) -> int:
     """Check the plan and print what ``apply`` would send; nothing is sent."""
     target = Path(plan_path)
     check = check_plan_file(target, snapshot=snapshot)
-    approval = _approval(check, allow_unsigned)
+    approval = _approval(check, allow_unsigned, without_snapshot)
     results_file = Path(results_path) if results_path else default_results_path(target)
-    earlier, _ = _earlier(target, results_file)
+    earlier, _ = _earlier(read_journal(journal_path(plan_key(check.plan))), results_file)
     shown = dry_run_calls(check.plan, earlier)
     for _, row in shown.iterrows():
         print(_line(row))
@@ -118,6 +138,16 @@ def show_dry_run(
     print(f"Approval: {approval}")
     print(f"Dry run: {sending} of {len(shown)} calls would be sent; nothing was sent.")
     return EXIT_OK
+
+
+def _detail(row: Any) -> str:
+    """What became of a call, in words: its outcome, and its precondition unless it held."""
+    precondition = row.precondition if isinstance(row.precondition, str) else "held"
+    if row.status == "failed":
+        return f"FAILED: {row.error}"
+    if row.status == STALE or row.outcome == "already as planned":
+        return precondition
+    return row.outcome if precondition == "held" else f"{row.outcome} ({precondition})"
 
 
 def _print_warning(message: Warning | str, *_args: Any, **_kwargs: Any) -> None:
@@ -134,6 +164,9 @@ def run_apply(
     allow_unsigned: bool = False,
     snapshot: str | None = None,
     allow_self_demotion: bool = False,
+    without_snapshot: bool = False,
+    send_stale: bool = False,
+    again: bool = False,
 ) -> int:
     """Check the plan, then send its calls not yet done under its lock, journalled; keep
     the results and print one line per call.
@@ -146,23 +179,40 @@ def run_apply(
     PlanBusyError
         When another ``apply`` of the plan is running (nothing is sent).
     PlanRefusedError
-        When the plan is refused (nothing is sent).
+        When the plan is refused, or its journal says it is complete and ``again`` is not
+        given (nothing is sent).
     """
     target = Path(plan_path)
     results_file = Path(results_path) if results_path else default_results_path(target)
-    with PlanLock(target):
-        check = check_plan_file(target, snapshot=snapshot)
-        approval = _approval(check, allow_unsigned)
-        earlier, in_doubt = _earlier(target, results_file)
+    check = check_plan_file(target, snapshot=snapshot)
+    key = plan_key(check.plan)
+    with PlanLock(key):
+        approval = _approval(check, allow_unsigned, without_snapshot)
+        state = read_journal(journal_path(key))
+        if state.complete is not None and not again:
+            raise PlanRefusedError(
+                f"{check.path.name}: this plan (the same calls, whatever the file is called) "
+                f"was applied completely at {state.complete}. Nothing was sent. Pass --again "
+                "to apply it again (calls whose target changed since the review are not sent)."
+            )
+        earlier, in_doubt = _earlier(state, results_file) if not again else (empty_results(), set())
         for call in check.plan[check.plan["call_id"].isin(in_doubt)].itertuples(index=False):
             print(
                 f"in doubt {call.method:<6} {call.path}: it was being sent when the last run "
-                "stopped; sending it again (every call of a review plan is idempotent)"
+                "stopped; its target is read again first, and the call sent again only if "
+                "it is still as reviewed (every call of a review plan is idempotent)"
             )
-        with Journal(journal_path(target)) as journal, warnings.catch_warnings():
+        with Journal(journal_path(key)) as journal, warnings.catch_warnings():
             warnings.simplefilter("always", AdminRoleWarning)
             warnings.showwarning = _print_warning
-            journal.record("start", pid=os.getpid(), approval=approval)
+            journal.record(
+                "start",
+                pid=os.getpid(),
+                plan=str(target.resolve()),
+                approval=approval,
+                again=again,
+                send_stale=send_stale,
+            )
             ran = apply_plan(
                 client,
                 check.plan,
@@ -171,16 +221,25 @@ def run_apply(
                 allow_self_demotion=allow_self_demotion,
                 approval=approval,
                 journal=journal,
+                send_stale=send_stale,
             )
-    every = pd.concat([earlier, ran], ignore_index=True) if len(earlier) else ran
+            every = pd.concat([earlier, ran], ignore_index=True) if len(earlier) else ran
+            done = len(done_calls(every) & set(check.plan["call_id"].astype(str)))
+            if done == len(check.plan):
+                journal.record("complete")
     write_results(every, results_file)
     row: Any
     for row in ran.itertuples(index=False):
-        detail = row.outcome if row.status == "done" else f"FAILED: {row.error}"
-        print(f"{row.status:<7} {row.method:<6} {row.path}  {detail}")
-    done = len(done_calls(every) & set(check.plan["call_id"].astype(str)))
+        print(f"{row.status:<7} {row.method:<6} {row.path}  {_detail(row)}")
     print(f"{done} of {len(check.plan)} calls done. Results: {results_file.resolve()}")
     if len(ran) and ran["status"].iloc[-1] == "failed":
         print("Stopped at the failed call; run the same command again to resume.")
         return EXIT_API
+    stale = int((ran["status"] == STALE).sum())
+    if stale:
+        print(
+            f"{stale} call{'s' if stale != 1 else ''} not sent: the target changed since the "
+            "review. Review it again, or pass --send-stale to send them all the same."
+        )
+        return EXIT_STALE
     return EXIT_OK

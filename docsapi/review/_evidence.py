@@ -34,10 +34,10 @@ from docsapi.audit.report.page import (
     write_text_cell,
 )
 from docsapi.audit.snapshot.files import scrub_texts
-from docsapi.core.integrity import Verdict, seal_fact
+from docsapi.core.integrity import Verdict, seal_fact, signed_with
 from docsapi.core.sidecar import file_problems, manifest_of, write_sidecar
 from docsapi.core.version import version
-from docsapi.credentials.signing import signing_key
+from docsapi.credentials.signing import signing_key, writing_key
 from docsapi.review._apply import done_calls
 from docsapi.review._view import ReviewRecord
 
@@ -129,11 +129,14 @@ def evidence_tables(review: ReviewRecord) -> dict[str, pd.DataFrame]:
     ]
     plan = review.plan()
     plan = plan.assign(
-        body=pd.Series(
-            [None if b is None else json.dumps(b, sort_keys=True) for b in plan["body"]],
-            index=plan.index,
-            dtype=object,
-        )
+        **{
+            column: pd.Series(
+                [None if b is None else json.dumps(b, sort_keys=True) for b in plan[column]],
+                index=plan.index,
+                dtype=object,
+            )
+            for column in ("body", "expect")
+        }
     )
     tables = {
         "summary": summary_table(review),
@@ -193,6 +196,7 @@ _PLAN_SHOWN = (
     "method",
     "path",
     "body",
+    "expect",
     "change",
     "decisions",
     "findings",
@@ -281,7 +285,7 @@ def _seal(path: Path, review: ReviewRecord) -> None:
         "audit_digest": None if snapshot is None else snapshot.audit_digest,
         "plan_digest": review.plan_digest(),
     }
-    write_sidecar(path, manifest, signing_key())
+    write_sidecar(path, manifest, writing_key())
 
 
 def check_evidence_file(path: str | os.PathLike[str]) -> Verdict:
@@ -314,4 +318,5 @@ def check_evidence_file(path: str | os.PathLike[str]) -> Verdict:
         f"{manifest.get('written_at')}, plan sha256 {str(manifest.get('plan_digest'))[:16]}",
         seal_fact(manifest, key),
     )
-    return Verdict("evidence", target, tuple(file_problems(target, manifest, key)), facts)
+    problems = tuple(file_problems(target, manifest, key))
+    return Verdict("evidence", target, problems, facts, signed_with(manifest, key))

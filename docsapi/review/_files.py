@@ -17,6 +17,8 @@ from typing import Any
 import pandas as pd
 
 from docsapi.audit.report.page import read_csv_texts, write_table_csv
+from docsapi.core.json_files import MAX_BYTES, JSONFileError, parse_json, read_json_file
+from docsapi.core.reprs import shown_path
 from docsapi.errors import ValidationError
 from docsapi.review._apply import RESULT_COLUMNS
 from docsapi.review._plan import PLAN_COLUMNS
@@ -31,8 +33,10 @@ __all__ = [
 ]
 
 _SUFFIXES = (".csv", ".json")
+#: A plan's columns that hold JSON (as JSON text in a CSV plan).
+_PLAN_JSON = ("body", "expect")
 #: Columns a file written by an earlier docsapi may lack (missing values then).
-_OPTIONAL = ("approval", "notify")
+_OPTIONAL = ("approval", "notify", "precondition")
 
 
 def _file(path: object, argument: str) -> Path:
@@ -77,18 +81,25 @@ def _read(
 ) -> pd.DataFrame:
     if not target.is_file():
         raise ValidationError("path", f"{target} does not exist")
+    name = shown_path(target)
     try:
         if target.suffix.lower() == ".json":
-            records = json.loads(target.read_text(encoding="utf-8"))
-            if not isinstance(records, list):
+            records = read_json_file(target)
+            if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
                 raise ValueError("the file does not hold a list of calls")
             frame = pd.DataFrame.from_records(records)
         else:
+            if target.stat().st_size > MAX_BYTES:
+                raise JSONFileError(name, f"is larger than {MAX_BYTES // 2**20} MiB")
             frame = pd.read_csv(target, dtype=str, keep_default_na=False, na_values=[""])
             frame = read_csv_texts(frame)
             for column in json_columns:
                 if column in frame.columns:
-                    frame[column] = [None if pd.isna(v) else json.loads(v) for v in frame[column]]
+                    frame[column] = [
+                        None if pd.isna(v) else parse_json(v, name=name) for v in frame[column]
+                    ]
+    except JSONFileError:
+        raise
     except (ValueError, pd.errors.ParserError) as exc:
         raise ValidationError("path", f"{target} is not a readable file of calls ({exc})") from None
     lacking = [c for c in columns if c not in frame.columns and c not in _OPTIONAL]
@@ -114,7 +125,7 @@ def _typed(frame: pd.DataFrame, columns: dict[str, Any]) -> pd.DataFrame:
 
 def write_plan(plan: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
     """Write ``plan`` to a ``.csv`` or ``.json`` file; the path written."""
-    return _write(plan, _file(path, "path"), ("body",))
+    return _write(plan, _file(path, "path"), _PLAN_JSON)
 
 
 def read_plan(path: str | os.PathLike[str]) -> pd.DataFrame:
@@ -125,7 +136,7 @@ def read_plan(path: str | os.PathLike[str]) -> pd.DataFrame:
     ValidationError
         When the file is missing, not CSV or JSON, or lacks a plan's columns.
     """
-    return _read(_file(path, "path"), PLAN_COLUMNS, ("body",))
+    return _read(_file(path, "path"), PLAN_COLUMNS, _PLAN_JSON)
 
 
 def write_results(results: pd.DataFrame, path: str | os.PathLike[str]) -> Path:

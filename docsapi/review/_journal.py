@@ -1,19 +1,28 @@
 """The journal and the lock of ``docsapi review apply``: every call on disk before the next.
 
-The journal (``<plan>.journal.jsonl`` beside the plan) gets one JSON line per event, written,
-flushed and ``fsync``'d before the run goes on: ``start`` (who applies, the plan's digest,
-how it was approved), ``sending`` just before a call is sent, ``done`` or ``failed`` as
-soon as its answer is in. A run killed at any point (SIGKILL, a power cut) leaves every
-confirmed result on disk; the next run skips the calls ``done`` and sends the others.
+Both are keyed by the plan's content (:func:`plan_key`: the SHA-256 of its calls, every
+column, whatever the file's name, folder or format) and kept in the user's state folder
+(``plans/<key>.journal.jsonl`` and ``plans/<key>.lock``; see
+:mod:`docsapi.credentials.user_folders`, ``DOCSAPI_STATE_DIR`` overrides it): a copy, a
+symlink or a renamed file of a plan is the same plan, applied once.
+
+The journal gets one JSON line per event, written, flushed and ``fsync``'d before the run
+goes on: ``start`` (who applies, how it was approved), ``sending`` just before a call is
+sent, ``done``, ``failed`` or ``stale`` (not sent: its target changed since the review) as
+soon as its answer is in, and ``complete`` when every call of the plan is done. A run
+killed at any point (SIGKILL, a power cut) leaves every confirmed result on disk; the next
+run skips the calls ``done`` and sends the others. A plan whose journal says ``complete``
+is refused unless asked again (``--again``); its calls' preconditions make a replay
+harmless in any case.
 
 A call ``sending`` without a result was *in doubt* when the run stopped: it may or may
 not have reached the server. Every call a review plan makes is idempotent (removing a
 permission that is gone answers 204 "already absent"; setting a role sets it again), so
 the next run sends it again and says so: at most once more.
 
-The lock (``<plan>.lock`` beside the plan, ``flock``'d exclusively and without waiting)
-makes a second ``apply`` of the same plan stop before sending anything, naming the process
-that holds it. The operating system releases it when that process ends, however it ends.
+The lock (``flock``'d exclusively and without waiting) makes a second ``apply`` of the same
+plan, through any file, stop before sending anything, naming the process that holds it. The
+operating system releases it when that process ends, however it ends.
 """
 
 from __future__ import annotations
@@ -29,7 +38,13 @@ from typing import IO, Any
 import numpy as np
 import pandas as pd
 
+from docsapi.core.file_lock import lock_file
+from docsapi.core.integrity import digest
+from docsapi.core.json_files import MAX_BYTES, JSONFileError, parse_json
+from docsapi.credentials.user_folders import state_folder
 from docsapi.errors import DocsAPIError
+from docsapi.review._files import json_records
+from docsapi.review._plan import PLAN_COLUMNS
 
 __all__ = [
     "Journal",
@@ -38,6 +53,7 @@ __all__ = [
     "PlanLock",
     "journal_path",
     "lock_path",
+    "plan_key",
     "read_journal",
 ]
 
@@ -46,14 +62,25 @@ class PlanBusyError(DocsAPIError):
     """Another ``docsapi review apply`` of the same plan is running (nothing was sent)."""
 
 
-def journal_path(plan_path: Path) -> Path:
-    """``plan.json`` → ``plan.journal.jsonl`` (beside the plan)."""
-    return plan_path.with_name(f"{plan_path.stem}.journal.jsonl")
+def plan_key(plan: pd.DataFrame) -> str:
+    """The plan's content digest: the SHA-256 of its calls (every column, in order)."""
+    return digest(json_records(plan[list(PLAN_COLUMNS)]))
 
 
-def lock_path(plan_path: Path) -> Path:
-    """``plan.json`` → ``plan.json.lock`` (beside the plan)."""
-    return plan_path.with_name(f"{plan_path.name}.lock")
+def _plans_folder() -> Path:
+    folder = state_folder(create=True) / "plans"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    return folder
+
+
+def journal_path(key: str) -> Path:
+    """The journal of the plan of content digest ``key`` (in the user's state folder)."""
+    return _plans_folder() / f"{key}.journal.jsonl"
+
+
+def lock_path(key: str) -> Path:
+    """The lock of the plan of content digest ``key`` (in the user's state folder)."""
+    return _plans_folder() / f"{key}.lock"
 
 
 def _now() -> str:
@@ -65,8 +92,8 @@ class PlanLock:
 
     Parameters
     ----------
-    plan_path : Path
-        The plan; the lock file is ``<plan>.lock`` beside it.
+    key : str
+        The plan's content digest (:func:`plan_key`).
 
     Raises
     ------
@@ -74,8 +101,8 @@ class PlanLock:
         On entering, when another process holds the lock (the message names its pid).
     """
 
-    def __init__(self, plan_path: Path) -> None:
-        self.path = lock_path(plan_path)
+    def __init__(self, key: str) -> None:
+        self.path = lock_path(key)
         self._file: IO[str] | None = None
 
     def __repr__(self) -> str:
@@ -84,13 +111,14 @@ class PlanLock:
     def __enter__(self) -> PlanLock:
         handle = self.path.open("a+", encoding="utf-8")
         try:
-            _lock(handle)
+            lock_file(handle, wait=False)
         except OSError:
             handle.seek(0)
             holder = handle.read().strip() or "a process that did not say"
             handle.close()
             raise PlanBusyError(
-                f"the plan is being applied by another docsapi review apply ({holder}; lock "
+                f"the plan is being applied by another docsapi review apply ({holder}; the "
+                "same calls, whatever the file is called; lock "
                 f"{self.path}): wait until it ends, then run the command again to resume. "
                 "Nothing was sent."
             ) from None
@@ -107,26 +135,13 @@ class PlanLock:
             self._file = None
 
 
-if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-    import msvcrt
-
-    def _lock(handle: IO[str]) -> None:
-        handle.seek(0)
-        msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
-
-else:
-    import fcntl
-
-    def _lock(handle: IO[str]) -> None:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-
-
 @dataclass
 class JournalState:
     """What a journal says: each call's last event, and the results it records."""
 
     last: dict[str, str] = field(default_factory=dict)
     results: list[dict[str, Any]] = field(default_factory=list)
+    complete: str | None = None  # when a run recorded every call done
 
     @property
     def done(self) -> set[str]:
@@ -144,22 +159,33 @@ def read_journal(path: Path) -> JournalState:
 
     Raises
     ------
-    ValueError
-        When a line other than the last is not a journal event.
+    JSONFileError
+        When it is larger than the limit for a JSON file, or a line other than the last is
+        not a journal event (one line naming the file).
     """
     state = JournalState()
     if not path.is_file():
         return state
+    if path.stat().st_size > MAX_BYTES:
+        raise JSONFileError(str(path), f"is larger than {MAX_BYTES // 2**20} MiB")
     lines = path.read_text(encoding="utf-8").splitlines()
     for number, line in enumerate(lines, start=1):
         try:
-            event = json.loads(line)
+            event = parse_json(line, name=f"{path} line {number}")
             kind, call = event["event"], event.get("call_id")
+        except JSONFileError:
+            if number == len(lines):
+                break  # written halfway when the run was killed
+            raise
         except (ValueError, KeyError, TypeError):
             if number == len(lines):
                 break  # written halfway when the run was killed
-            raise ValueError(f"{path.name} line {number} is not a journal event") from None
-        if kind in ("sending", "done", "failed") and isinstance(call, str):
+            raise JSONFileError(str(path), f"line {number} is not a journal event") from None
+        if kind == "complete":
+            state.complete = str(event.get("at"))
+        elif kind == "start":
+            state.complete = None
+        elif kind in ("sending", "done", "failed", "stale") and isinstance(call, str):
             state.last[call] = kind
             if kind != "sending":
                 state.results.append(event["result"])

@@ -35,6 +35,7 @@ import pandas as pd
 
 from docsapi.audit.data import ROLES
 from docsapi.errors import ValidationError
+from docsapi.review._expect import Expectations
 from docsapi.review._operations import OPERATIONS, Target, simulate
 
 if TYPE_CHECKING:
@@ -54,6 +55,7 @@ PLAN_COLUMNS: dict[str, Any] = {
     "method": _STRING,
     "path": _STRING,
     "body": object,
+    "expect": object,  # the target's state as reviewed (see docsapi.review._expect)
     "org_id": _STRING,
     "space_id": _STRING,
     "collection_id": _STRING,
@@ -86,9 +88,9 @@ IMPACT_COLUMNS: dict[str, Any] = {
 }
 
 
-def call_id(operation: str, path: str, body: object) -> str:
+def call_id(operation: str, path: str, body: object, expect: object) -> str:
     """A call's stable id: the same call always gets the same id (a plan is resumable)."""
-    text = json.dumps([operation, path, body], sort_keys=True)
+    text = json.dumps([operation, path, body, expect], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
@@ -365,11 +367,13 @@ def build_plan(
     intended = {(d.space_id, d.user_id): d.decision for d in decided_rows.itertuples(index=False)}
     rows, impact = [], []
     roles = _access_roles(paths)
+    expectations = Expectations(audit)
     for step, call in enumerate(_merge(calls), start=1):
         operation = OPERATIONS[call.operation]
         path = operation.path(call.target)
         body = operation.body(call.target)
-        identifier = call_id(call.operation, path, body)
+        expect = expectations.expect(call.operation, call.target)
+        identifier = call_id(call.operation, path, body, expect)
         changed_paths = simulate(paths, call.operation, call.target)
         changes = sorted(
             _changed(paths, changed_paths, roles),
@@ -409,6 +413,7 @@ def build_plan(
                 "method": operation.method,
                 "path": path,
                 "body": body,
+                "expect": expect,
                 **{
                     name: getattr(call.target, name)
                     for name in ("org_id", "space_id", "collection_id", "team_id", "user_id")

@@ -36,10 +36,10 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from docsapi.audit.report.page import output_path
-from docsapi.core.integrity import Verdict, canonical_json, digest, seal_fact
+from docsapi.core.integrity import Verdict, canonical_json, digest, seal_fact, signed_with
 from docsapi.core.sidecar import file_problems, manifest_of, sidecar_path, write_sidecar
 from docsapi.core.version import version
-from docsapi.credentials.signing import signing_key
+from docsapi.credentials.signing import signing_key, writing_key
 from docsapi.errors import SnapshotError, ValidationError
 from docsapi.review._apply import check_plan, describe_call
 from docsapi.review._decisions import decide, decisions_table
@@ -61,7 +61,7 @@ __all__ = [
 
 #: What a plan's manifest says it describes, and the newest format this docsapi writes.
 PLAN_FORMAT = "docsapi.review-plan"
-PLAN_FORMAT_VERSION = 1
+PLAN_FORMAT_VERSION = 2  # 2: every call has its precondition (expect); a plan of 1 is refused
 #: A list of calls for a comparison: (what must be equal, the call in words).
 Calls = list[tuple[Any, str]]
 
@@ -127,7 +127,7 @@ def write_plan_manifest(
         ],
         "sign_offs": json_records(sign_offs[["name", "role", "signed_at", "plan_digest"]]),
     }
-    return write_sidecar(path, manifest, signing_key())
+    return write_sidecar(path, manifest, writing_key())
 
 
 @dataclass(frozen=True)
@@ -150,6 +150,15 @@ class PlanCheck:
         Who signed it off, when it is approved.
     facts : tuple of str
         What it is, how it is sealed, whether its calls were re-derived.
+    unsigned : tuple of str
+        What is wrong with its manifest's seal and signature while a signing key is at hand
+        (unsigned, signed with another key, changed since it was signed): such a plan is
+        never sent.
+    missing_snapshot : str or None
+        The snapshot its manifest names, when it is not there: sent only when told to go
+        without it (``--without-snapshot``).
+    signed_with : str or None
+        The fingerprint of the key whose signature was checked.
     """
 
     path: Path
@@ -158,11 +167,21 @@ class PlanCheck:
     problems: tuple[str, ...]
     approval: str | None
     facts: tuple[str, ...]
+    unsigned: tuple[str, ...] = ()
+    missing_snapshot: str | None = None
+    signed_with: str | None = None
 
-    def verdict(self) -> Verdict:
+    def refusals(self, *, without_snapshot: bool = False) -> tuple[str, ...]:
+        """Why the plan is never sent as it is, whatever ``--allow-unsigned`` says."""
+        missing = (
+            () if without_snapshot or self.missing_snapshot is None else (self.missing_snapshot,)
+        )
+        return ((self.malformed,) if self.malformed else ()) + self.unsigned + missing
+
+    def verdict(self, *, without_snapshot: bool = False) -> Verdict:
         """The check as ``docsapi verify`` reports it."""
-        problems = (self.malformed,) if self.malformed else ()
-        return Verdict("plan", self.path, problems + self.problems, self.facts)
+        problems = self.refusals(without_snapshot=without_snapshot) + self.problems
+        return Verdict("plan", self.path, problems, self.facts, self.signed_with)
 
 
 def _first_difference(ours: Calls, theirs: Calls, theirs_name: str) -> str | None:
@@ -257,14 +276,26 @@ def _listed_calls(plan: pd.DataFrame, listed: object) -> str | None:
     return _first_difference(ours, theirs, "the saved plan")
 
 
+@dataclass
+class _Findings:
+    problems: list[str]
+    facts: list[str]
+    unsigned: list[str]
+    missing_snapshot: str | None = None
+
+
 def _approval(
     target: Path, plan: pd.DataFrame, manifest: dict[str, Any], snapshot: Path | None
-) -> tuple[list[str], str | None, list[str]]:
-    """(problems, approval, facts) of a plan and its manifest."""
+) -> tuple[_Findings, str | None]:
+    """(what was found, approval) of a plan and its manifest."""
     key = signing_key()
     listed = _listed_calls(plan, manifest.get("calls"))  # first: it names the call
-    problems = ([listed] if listed else []) + file_problems(target, manifest, key)
-    facts = [seal_fact(manifest, key)]
+    seal = file_problems(target, manifest, key)
+    manifest_name = sidecar_path(target).name
+    unsigned = [p for p in seal if p.startswith(f"{manifest_name}:")] if key is not None else []
+    problems = ([listed] if listed else []) + [p for p in seal if p not in unsigned]
+    found = _Findings(problems, [seal_fact(manifest, key)], unsigned)
+    facts = found.facts
     try:
         source = manifest["source"]
         decisions = source["decisions"]
@@ -274,7 +305,7 @@ def _approval(
         folder = snapshot or (Path(source["snapshot"]) if source["snapshot"] else None)
     except (KeyError, TypeError, ValueError) as exc:
         problems.append(f"{sidecar_path(target).name} lacks or garbles {exc}")
-        return problems, None, facts
+        return found, None
     if now != recorded:
         problems.append("the plan's calls differ from the digest saved with them")
     approval = approval_of(sign_offs, now)
@@ -291,12 +322,17 @@ def _approval(
     if folder is None:
         facts.append("not re-derived: it was made from an audit that was never saved")
     elif not folder.is_dir():
-        facts.append(f"not re-derived: the snapshot {folder} is not here (pass --snapshot)")
+        facts.append(f"not re-derived: the snapshot {folder} is not here")
+        found.missing_snapshot = (
+            f"the snapshot it was made from, {folder}, is not here, so its calls cannot be "
+            "made again from their decisions: pass --snapshot DIR, or --without-snapshot to "
+            "go without it"
+        )
     else:
         problem, fact = _rederive(plan, manifest, folder)
         problems += [problem] if problem else []
         facts.append(fact)
-    return problems, (None if problems else approval), facts
+    return found, (None if problems or unsigned else approval)
 
 
 def check_plan_file(
@@ -337,10 +373,21 @@ def check_plan_file(
     except ValidationError as exc:
         malformed = str(exc).removeprefix("plan: ")
     calls = f"{len(plan)} call{'s' if len(plan) != 1 else ''}"
-    manifest, problem = manifest_of(target, PLAN_FORMAT, PLAN_FORMAT_VERSION)
+    real = target.resolve()  # a symlink's manifest is the one beside the file it names
+    manifest, problem = manifest_of(real, PLAN_FORMAT, PLAN_FORMAT_VERSION)
     if manifest is None:
         return PlanCheck(target, plan, malformed, (str(problem),), None, (f"a plan of {calls}",))
     folder = None if snapshot is None else output_path(snapshot, "snapshot")
-    problems, approval, facts = _approval(target, plan, manifest, folder)
-    facts.insert(0, f"a review plan of {calls} for organization {manifest.get('org_id')}")
-    return PlanCheck(target, plan, malformed, tuple(problems), approval, tuple(facts))
+    found, approval = _approval(real, plan, manifest, folder)
+    facts = [f"a review plan of {calls} for organization {manifest.get('org_id')}", *found.facts]
+    return PlanCheck(
+        target,
+        plan,
+        malformed,
+        tuple(found.problems),
+        approval,
+        tuple(facts),
+        unsigned=tuple(found.unsigned),
+        missing_snapshot=found.missing_snapshot,
+        signed_with=signed_with(manifest, signing_key()),
+    )

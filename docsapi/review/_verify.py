@@ -16,6 +16,7 @@ from docsapi.audit.report.page import output_path
 from docsapi.audit.snapshot.files import MANIFEST
 from docsapi.audit.snapshot.store import verify_snapshot
 from docsapi.core.integrity import Verdict
+from docsapi.core.json_files import JSONFileError
 from docsapi.core.reprs import shown_path
 from docsapi.core.sidecar import SUFFIX, covered_file, read_sidecar, sidecar_path
 from docsapi.review._evidence import EVIDENCE_FORMAT, check_evidence_file
@@ -28,7 +29,10 @@ _PLAN_SUFFIXES = (".json", ".csv")
 
 
 def verify(
-    path: str | os.PathLike[str], *, snapshot: str | os.PathLike[str] | None = None
+    path: str | os.PathLike[str],
+    *,
+    snapshot: str | os.PathLike[str] | None = None,
+    without_snapshot: bool = False,
 ) -> Verdict:
     """Check what docsapi wrote at ``path`` and list every problem.
 
@@ -38,6 +42,8 @@ def verify(
         A snapshot folder, a plan file, an evidence file, or the manifest beside one.
     snapshot : str or path-like, optional
         For a plan: the snapshot it was made from, when it is not where its manifest says.
+    without_snapshot : bool
+        For a plan: a missing snapshot is not a problem (its calls are not re-derived).
 
     Returns
     -------
@@ -58,22 +64,26 @@ def verify(
     """
     target = output_path(path, "path")
     try:
-        return _verify(target, snapshot)
+        return _verify(target, snapshot, without_snapshot)
     except OSError as exc:
         problem = f"cannot read {shown_path(target)}: {exc.strerror or exc}"
         return Verdict("unknown", target, (problem,))
 
 
-def _verify(target: Path, snapshot: str | os.PathLike[str] | None) -> Verdict:
+def _verify(
+    target: Path, snapshot: str | os.PathLike[str] | None, without_snapshot: bool
+) -> Verdict:
     if target.is_dir() or target.name == MANIFEST:
         return verify_snapshot(target if target.is_dir() else target.parent)
     if target.name.endswith(SUFFIX):
         target = covered_file(target)
     try:
-        kind = read_sidecar(target).get("format")
+        kind = read_sidecar(target.resolve()).get("format")
     except FileNotFoundError:
         if target.suffix.lower() in _PLAN_SUFFIXES and target.is_file():
-            return check_plan_file(target, snapshot=snapshot).verdict()
+            return check_plan_file(target, snapshot=snapshot).verdict(
+                without_snapshot=without_snapshot
+            )
         what = "does not exist" if not target.exists() else f"has no {sidecar_path(target).name}"
         return Verdict(
             "unknown",
@@ -83,10 +93,12 @@ def _verify(target: Path, snapshot: str | os.PathLike[str] | None) -> Verdict:
                 "and evidence",
             ),
         )
+    except JSONFileError:
+        raise  # too large or too deep: one line naming the file and the limit (exit 2)
     except (OSError, ValueError) as exc:
         return Verdict("unknown", target, (f"its manifest cannot be read: {exc}",))
     if kind == PLAN_FORMAT:
-        return check_plan_file(target, snapshot=snapshot).verdict()
+        return check_plan_file(target, snapshot=snapshot).verdict(without_snapshot=without_snapshot)
     if kind == EVIDENCE_FORMAT:
         return check_evidence_file(target)
     return Verdict(

@@ -16,7 +16,6 @@ still read, except while a signing key is set.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -28,12 +27,13 @@ import pandas as pd
 
 from docsapi.audit.coverage import COVERAGE_COLUMNS
 from docsapi.core.integrity import digest, file_sha256, is_signed, seal, seal_problems, unsealed
+from docsapi.core.json_files import JSONFileError, parse_json
 from docsapi.core.redact import scrub, scrub_data
 from docsapi.core.reprs import shown_path
 from docsapi.core.secret import Secret
 from docsapi.core.sidecar import write_json
 from docsapi.core.version import version
-from docsapi.credentials.signing import SIGNING_KEY_VARIABLE, signing_key
+from docsapi.credentials.signing import SIGNING_KEY_VARIABLE, signing_key, writing_key
 from docsapi.data import frame_store as _frame_store
 from docsapi.data.fields import mask_query, mask_share_url
 from docsapi.errors import SnapshotError
@@ -189,11 +189,9 @@ def parse_manifest(path: Path) -> dict[str, Any]:
             "few kilobytes there, so the file is not a snapshot's",
         )
     try:
-        manifest = json.loads(text)
-    except RecursionError:
-        raise refuse(path, f"{MANIFEST} is nested too deeply: the file is damaged") from None
-    except ValueError as exc:
-        raise refuse(path, f"{MANIFEST} is not valid JSON ({exc}): the file is damaged") from None
+        manifest = parse_json(text, name=MANIFEST)
+    except JSONFileError as exc:
+        raise refuse(path, f"{MANIFEST} {exc.reason}: the file is damaged") from exc
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise refuse(path, f"{MANIFEST} does not describe a docsapi audit snapshot")
     format_version = manifest.get("format_version")
@@ -411,7 +409,7 @@ def sealing_key(folder: Path, manifest: dict[str, Any]) -> Secret | None:
             folder,
             f"it is signed, and no signing key is set: set {SIGNING_KEY_VARIABLE} to change it",
         )
-    return key
+    return key or writing_key()
 
 
 def write_manifest(folder: Path, manifest: dict[str, Any], key: Secret | None) -> None:

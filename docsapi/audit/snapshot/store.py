@@ -94,9 +94,10 @@ from docsapi.audit.tables import (
     PATH_COLUMNS,
 )
 from docsapi.audit.view import AuditView, check_audit
-from docsapi.core.integrity import Verdict, seal_fact
+from docsapi.core.integrity import Verdict, seal_fact, signed_with
+from docsapi.core.json_files import JSONFileError
 from docsapi.core.version import version
-from docsapi.credentials.signing import signing_key
+from docsapi.credentials.signing import signing_key, writing_key
 from docsapi.errors import SnapshotError, ValidationError
 
 __all__ = [
@@ -253,7 +254,7 @@ def _write_snapshot(audit: AuditView, folder: Path, expand_teams: bool) -> None:
         )
     for name, table in audit.data.tables().items():
         manifest["files"].append(write_table(folder, f"data/{name}.parquet", clean(name, table)))
-    write_manifest(folder, manifest, signing_key())  # last: a folder without it is no snapshot
+    write_manifest(folder, manifest, writing_key())  # last: a folder without it is no snapshot
 
 
 def _check_target(target: Path, overwrite: bool) -> None:
@@ -603,6 +604,12 @@ def verify_snapshot(path: str | os.PathLike[str]) -> Verdict:
         ``problems`` (one line each; none when it verifies) and ``facts`` (the
         organization, the files, how it is sealed).
 
+    Raises
+    ------
+    SnapshotError
+        When ``snapshot.json`` is larger or nested deeper than docsapi reads (the message
+        names the file and the limit).
+
     Examples
     --------
     >>> folder = audit.save("reviews/2026-Q3")
@@ -614,6 +621,8 @@ def verify_snapshot(path: str | os.PathLike[str]) -> Verdict:
     try:
         manifest = parse_manifest(target)
     except SnapshotError as exc:
+        if isinstance(exc.__cause__, JSONFileError):
+            raise  # too large or too deep: one line naming the file and the limit
         return Verdict("snapshot", target, (str(exc),))
     problems = manifest_problems(manifest, key)
     if manifest["format_version"] < SEALED_FORMAT_VERSION and key is None:
@@ -637,7 +646,7 @@ def verify_snapshot(path: str | os.PathLike[str]) -> Verdict:
         if manifest["format_version"] >= SEALED_FORMAT_VERSION
         else "not sealed (format 1)",
     )
-    return Verdict("snapshot", target, tuple(problems), facts)
+    return Verdict("snapshot", target, tuple(problems), facts, signed_with(manifest, key))
 
 
 # -- tables saved with a snapshot ----------------------------------------------------------------
