@@ -38,6 +38,7 @@ import pandas as pd
 from docsapi.audit.creators import CREATE_ACTION_NAMES, creators_from_events
 from docsapi.audit.data import AuditData, ColumnAccumulator, conform
 from docsapi.core.checks import check_params
+from docsapi.core.safe_text import progress_stream
 from docsapi.data.columns import columns
 from docsapi.data.fields import AuditEventFields, TeamPermissionFields, UserPermissionFields
 from docsapi.data.shapes import Shape
@@ -148,7 +149,10 @@ def _follow(jobs: list[Future], what: str, unit: str, progress: bool) -> None:
     if not jobs:
         return
     name = what.format(count=f"{len(jobs)} {unit}{'' if len(jobs) == 1 else 's'}")
-    with tqdm(total=len(jobs), desc=name, unit=f" {unit}", disable=not progress) as bar:
+    bar = tqdm(
+        total=len(jobs), desc=name, unit=f" {unit}", disable=not progress, file=progress_stream()
+    )
+    with bar:
         for job in as_completed(jobs):
             job.result()
             bar.update(1)

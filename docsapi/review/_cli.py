@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from docsapi.core.safe_text import print_line, terminal_line
 from docsapi.errors import AdminRoleWarning, DocsAPIError
 from docsapi.review._apply import apply_plan, done_calls, dry_run_calls, empty_results
 from docsapi.review._files import read_results, results_frame, write_results
@@ -40,6 +41,8 @@ if TYPE_CHECKING:
 __all__ = ["PlanRefusedError", "default_results_path", "run_apply", "show_dry_run"]
 
 EXIT_OK, EXIT_API = 0, 1
+#: The most characters of a call's change (it names the people and content) in a line.
+_DETAIL_LIMIT = 200
 
 
 class PlanRefusedError(DocsAPIError):
@@ -55,7 +58,8 @@ def default_results_path(plan_path: str | os.PathLike[str]) -> Path:
 def _line(row: pd.Series) -> str:
     blast = int(row.get("also_revokes_count", 0) or 0)
     also = f" (also revokes {blast} other access{'es' if blast != 1 else ''})" if blast else ""
-    return f"{row['action']:<12} {row['method']:<6} {row['path']}  {row['change']}{also}"
+    change = terminal_line(row["change"], _DETAIL_LIMIT)
+    return f"{row['action']:<12} {row['method']:<6} {terminal_line(row['path'])}  {change}{also}"
 
 
 def _approval(check: PlanCheck, allow_unsigned: bool) -> str:
@@ -68,11 +72,11 @@ def _approval(check: PlanCheck, allow_unsigned: bool) -> str:
         ``allow_unsigned``.
     """
     for fact in check.facts:
-        print(f"plan: {fact}")
+        print_line(f"plan: {fact}")
     if check.malformed:
         raise PlanRefusedError(f"{check.path.name}: {check.malformed}. Nothing was sent.")
     for problem in check.problems:
-        print(f"PROBLEM: {problem}")
+        print_line(f"PROBLEM: {problem}")
     if check.approval is not None:
         return check.approval
     if not allow_unsigned:
@@ -81,7 +85,7 @@ def _approval(check: PlanCheck, allow_unsigned: bool) -> str:
             "sent. Sign it off and save it again (review.sign_off, review.save_plan), or pass "
             "--allow-unsigned to send it all the same."
         )
-    print("UNSIGNED: sending it all the same (--allow-unsigned); the results say so.")
+    print_line("UNSIGNED: sending it all the same (--allow-unsigned); the results say so.")
     return f"UNSIGNED, sent with --allow-unsigned: {check.problems[0]}"
 
 
@@ -113,16 +117,16 @@ def show_dry_run(
     earlier, _ = _earlier(target, results_file)
     shown = dry_run_calls(check.plan, earlier)
     for _, row in shown.iterrows():
-        print(_line(row))
+        print_line(_line(row))
     sending = int((shown["action"] == "would send").sum())
-    print(f"Approval: {approval}")
-    print(f"Dry run: {sending} of {len(shown)} calls would be sent; nothing was sent.")
+    print_line(f"Approval: {approval}")
+    print_line(f"Dry run: {sending} of {len(shown)} calls would be sent; nothing was sent.")
     return EXIT_OK
 
 
 def _print_warning(message: Warning | str, *_args: Any, **_kwargs: Any) -> None:
     """Print a warning as one ``warning:`` line, when it is given (before the calls)."""
-    print(f"warning: {message}")
+    print_line(f"warning: {message}")
 
 
 def run_apply(
@@ -155,7 +159,7 @@ def run_apply(
         approval = _approval(check, allow_unsigned)
         earlier, in_doubt = _earlier(target, results_file)
         for call in check.plan[check.plan["call_id"].isin(in_doubt)].itertuples(index=False):
-            print(
+            print_line(
                 f"in doubt {call.method:<6} {call.path}: it was being sent when the last run "
                 "stopped; sending it again (every call of a review plan is idempotent)"
             )
@@ -177,10 +181,11 @@ def run_apply(
     row: Any
     for row in ran.itertuples(index=False):
         detail = row.outcome if row.status == "done" else f"FAILED: {row.error}"
-        print(f"{row.status:<7} {row.method:<6} {row.path}  {detail}")
+        detail = terminal_line(detail, _DETAIL_LIMIT)
+        print_line(f"{row.status:<7} {row.method:<6} {row.path}  {detail}")
     done = len(done_calls(every) & set(check.plan["call_id"].astype(str)))
-    print(f"{done} of {len(check.plan)} calls done. Results: {results_file.resolve()}")
+    print_line(f"{done} of {len(check.plan)} calls done. Results: {results_file.resolve()}")
     if len(ran) and ran["status"].iloc[-1] == "failed":
-        print("Stopped at the failed call; run the same command again to resume.")
+        print_line("Stopped at the failed call; run the same command again to resume.")
         return EXIT_API
     return EXIT_OK
