@@ -76,11 +76,15 @@ def terminal_line(text: object, limit: int | None = None) -> str:
     >>> terminal_line("a" * 300, limit=21)
     'aaaaaaaaaa…aaaaaaaaaa'
     """
-    shown = _escaped(str(text))
-    if limit is None or len(shown) <= limit:
-        return shown
+    raw = str(text)
+    if limit is None or len(raw) <= limit:
+        shown = _escaped(raw)
+        if limit is None or len(shown) <= limit:
+            return shown
     keep = max(limit - 1, 0)
-    return f"{shown[: keep // 2]}{_ELLIPSIS}{shown[len(shown) - (keep - keep // 2) :]}"
+    # escaping only lengthens a text: each end is escaped from at most ``limit`` characters
+    head, tail = _escaped(raw[:limit])[: keep // 2], _escaped(raw[-limit:] if limit else "")
+    return f"{head}{_ELLIPSIS}{tail[len(tail) - (keep - keep // 2) :]}"
 
 
 def print_line(text: object, *, file: TextIO | None = None, limit: int | None = None) -> None:
@@ -124,7 +128,8 @@ def chart_label(text: object, limit: int = CHART_LABEL_LIMIT) -> str:
     >>> len(chart_label("x" * 1000, limit=24))
     24
     """
-    shown = _escaped(str(text))
+    raw = str(text)
+    shown = _escaped(raw[: limit + 1])  # escaping only lengthens: the rest is never drawn
     if len(shown) > limit:
         shown = shown[: max(limit - 1, 0)] + _ELLIPSIS
     return shown.replace("$", r"\$")
