@@ -46,7 +46,9 @@ once (5 s at most) who the token belongs to.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -62,6 +64,7 @@ from docsapi.core.config import DEFAULT_BASE_URL, ReadBounds
 from docsapi.core.integrity import UNSIGNED
 from docsapi.core.reprs import shown_path
 from docsapi.core.rule_sets import DEFAULT_RULE_SET, RULE_SETS
+from docsapi.core.safe_text import TerminalStream, print_line, terminal_line
 from docsapi.core.version import version
 from docsapi.errors import (
     APIConnectionError,
@@ -94,6 +97,10 @@ TOKEN_SOURCES = (
     f"The API token: the {TOKEN_VARIABLE} environment variable, else the one `docsapi login` "
     "kept in the system keyring for this --base-url. It is never printed."
 )
+#: The most characters of one name (an organization, a space, a user) in a printed line.
+NAME_LIMIT = 80
+#: The most characters of one detail (a server's message, a change) in a printed line.
+DETAIL_LIMIT = 200
 
 
 class _Failure(Exception):
@@ -521,7 +528,7 @@ def _write_outputs(audit: PermissionAudit, args: argparse.Namespace) -> list[Pat
     try:
         written = [audit.to_html(args.out, previous=previous)]
     except (SnapshotError, ValidationError) as exc:  # a snapshot that cannot be compared
-        print(one_line(f"NOTE: the report says nothing of what changed: {exc}"))
+        print_line(one_line(f"NOTE: the report says nothing of what changed: {exc}"))
         written = [audit.to_html(args.out)]
     if args.excel:
         try:
@@ -538,7 +545,7 @@ def _partial_line(audit: PermissionAudit) -> str | None:
     if audit.complete:
         return None
     missing = "; ".join(
-        f"{item} ({detail.rstrip('.')})"
+        f"{terminal_line(item, NAME_LIMIT)} ({terminal_line(detail, DETAIL_LIMIT).rstrip('.')})"
         for item, detail in zip(audit.incomplete["item"], audit.incomplete["detail"], strict=True)
     )
     return f"PARTIAL AUDIT: access may be under-reported. Could not see: {missing}."
@@ -550,24 +557,30 @@ def _print_summary(audit: PermissionAudit, written: list[Path]) -> None:
     count = audit.count
     partial = _partial_line(audit)
     if partial:
-        print(partial)
-    name = f"{audit.org_name} ({audit.org_id})" if audit.org_name else audit.org_id
-    print(
+        print_line(partial)
+    name = _named(audit.org_name, audit.org_id)
+    print_line(
         f"Audited organization {name}: {count('spaces')} spaces, "
         f"{count('users')} users with access, {count('grants')} grants "
         f"({count('user', 'principal_type')} to users, {count('team', 'principal_type')} to teams)."
     )
-    print(
+    print_line(
         f"Findings: {count('high', 'severity')} high, {count('medium', 'severity')} medium, "
         f"{count('low', 'severity')} low."
     )
-    print(state_sentence(audit))
-    print(f"Rule set: {audit.model}. {audit.verdict}")
+    print_line(state_sentence(audit))
+    print_line(f"Rule set: {audit.model}. {audit.verdict}")
     if count("errors"):
-        print(f"{count('errors')} reads failed: see the report's last table.")
-    print(f"Report: {written[0].resolve()}")
+        print_line(f"{count('errors')} reads failed: see the report's last table.")
+    print_line(f"Report: {written[0].resolve()}")
     for extra in written[1:]:
-        print(f"Also written: {extra.resolve()}")
+        print_line(f"Also written: {extra.resolve()}")
+
+
+def _named(name: str | None, identifier: str) -> str:
+    """``name (id)`` on one line, the name cut to :data:`NAME_LIMIT` characters."""
+    shown = terminal_line(identifier, NAME_LIMIT)
+    return f"{terminal_line(name, NAME_LIMIT)} ({shown})" if name else shown
 
 
 def _keep_snapshot(audit: PermissionAudit, args: argparse.Namespace) -> None:
@@ -582,7 +595,7 @@ def _keep_snapshot(audit: PermissionAudit, args: argparse.Namespace) -> None:
         raise _Failure(f"cannot keep the snapshot: {exc}", EXIT_USAGE) from None
     except OSError as exc:
         raise _Failure(f"cannot keep the snapshot in {args.save}: {exc}", EXIT_USAGE) from None
-    print(f"Snapshot: {folder.resolve()}")
+    print_line(f"Snapshot: {folder.resolve()}")
 
 
 def _audit(client, org_id: str, args: argparse.Namespace) -> PermissionAudit:
@@ -742,7 +755,7 @@ def _run_sandbox(args: argparse.Namespace) -> int:
             reason = f"cannot listen on 127.0.0.1:{args.port}: {reason}"
         raise _Failure(f"{reason}; choose another with --port.", EXIT_USAGE) from None
     # Ctrl-C is how the sandbox ends; it ends like every other command's
-    print(INTERRUPTED_LINE, file=sys.stderr)
+    print_line(INTERRUPTED_LINE, file=sys.stderr)
     return EXIT_INTERRUPTED
 
 
@@ -755,16 +768,16 @@ def _run_check_notebook(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as exc:
         raise _Failure(f"cannot check notebooks: {exc}", EXIT_USAGE) from None
     for finding in findings:
-        print(finding)
+        print_line(finding)
     if findings:
-        print(
+        print_line(
             f"{len(findings)} possible credentials in {len({f.path for f in findings})} of "
             f"{len(paths)} notebooks: remove them (and clear the outputs that show them), "
             "then revoke any that were real.",
             file=sys.stderr,
         )
         return EXIT_API
-    print(f"No token or key found in {len(paths)} notebooks.")
+    print_line(f"No token or key found in {len(paths)} notebooks.")
     return EXIT_OK
 
 
@@ -792,7 +805,7 @@ def _run_login(args: argparse.Namespace) -> int:
         raise _Failure(_without(f"not logged in: {exc}", secret)) from None
     finally:
         secret = ""
-    print(result)
+    print_line(result)
     return EXIT_OK
 
 
@@ -811,11 +824,11 @@ def _run_logout(args: argparse.Namespace) -> int:
     except DocsAPIError as exc:
         raise _Failure(str(exc)) from None
     if removed:
-        print(f"Logged out: the credential for {target} was removed from the keyring.")
+        print_line(f"Logged out: the credential for {target} was removed from the keyring.")
     else:
         problem = credentials.keyring_problem()
         reason = " (no keyring is available on this system)" if problem else ""
-        print(f"No credential was stored for {target}{reason}; nothing to remove.")
+        print_line(f"No credential was stored for {target}{reason}; nothing to remove.")
     return EXIT_OK
 
 
@@ -827,7 +840,7 @@ def _run_history(args: argparse.Namespace) -> int:
     except ValidationError as exc:
         raise _Failure(str(exc), EXIT_USAGE) from None
     if kept.empty:
-        print(f"No snapshots under {Path(args.folder).resolve()}.")
+        print_line(f"No snapshots under {Path(args.folder).resolve()}.")
         return EXIT_OK
     shown = kept.assign(
         generated_at=kept["generated_at"].dt.strftime("%Y-%m-%d %H:%M:%S UTC"),
@@ -837,7 +850,11 @@ def _run_history(args: argparse.Namespace) -> int:
     columns += ["high", "path"]
     if kept["problem"].notna().any():
         columns.append("problem")
-    print(shown[columns].astype(object).fillna("").to_string(index=False))
+    table = shown[columns].astype(object).fillna("")
+    table = table.map(terminal_line)  # one line per snapshot, whatever the names hold
+    table["org_name"] = table["org_name"].map(lambda name: terminal_line(name, NAME_LIMIT))
+    for line in table.to_string(index=False).splitlines():
+        print_line(line)
     return EXIT_OK
 
 
@@ -859,32 +876,35 @@ def _run_diff(args: argparse.Namespace) -> int:
     except ValidationError as exc:
         raise _Failure(f"cannot compare these snapshots: {exc}", EXIT_USAGE) from None
     for note in changes.notes:
-        print(f"{'PARTIAL AUDIT: ' if 'partial' in note else 'NOTE: '}{note}")
-    name = f"{changes.org_name} ({changes.org_id})" if changes.org_name else changes.org_id
-    print(
+        note = terminal_line(note, DETAIL_LIMIT)
+        print_line(f"{'PARTIAL AUDIT: ' if 'partial' in note else 'NOTE: '}{note}")
+    name = _named(changes.org_name, changes.org_id)
+    print_line(
         f"Changes in {name} from {changes.before:%Y-%m-%d %H:%M} UTC "
         f"to {changes.after:%Y-%m-%d %H:%M} UTC:"
     )
     count = changes.count
-    print(
+    print_line(
         f"Access: {count('granted')} granted, {count('revoked')} revoked, "
         f"{count('raised')} raised, {count('lowered')} lowered, "
         f"{count('rerouted')} through other paths."
     )
-    print(
+    print_line(
         f"Findings: {count('new findings')} new, {count('resolved findings')} resolved. "
         f"Exposure: {count('exposure added')} added, {count('exposure removed')} removed."
     )
     top = changes.top_changes(max(0, args.top))
     if not top.empty:
-        print("Look at these first:")
+        print_line("Look at these first:")
         for change, space, who, what in top.itertuples(index=False):
-            where = ", ".join(str(v) for v in (change, space, who) if not pd.isna(v))
-            print(f"  - {where}: {what}")
+            where = ", ".join(
+                terminal_line(v, NAME_LIMIT) for v in (change, space, who) if not pd.isna(v)
+            )
+            print_line(f"  - {where}: {terminal_line(what, DETAIL_LIMIT)}")
     elif changes.empty:
-        print("Nothing changed.")
+        print_line("Nothing changed.")
     if args.html:
-        print(f"HTML: {changes.to_html(args.html).resolve()}")
+        print_line(f"HTML: {changes.to_html(args.html).resolve()}")
     if not changes.complete and not args.allow_partial:
         raise _Failure(
             "a snapshot is partial (see the PARTIAL AUDIT line above): its changes may be "
@@ -938,25 +958,27 @@ def _run_verify(args: argparse.Namespace) -> int:
     except (SnapshotError, ValidationError) as exc:
         raise _Failure(str(exc), EXIT_USAGE) from None
     for fact in verdict.facts:
-        print(one_line(f"{verdict.kind}: {fact}"))
+        print_line(one_line(f"{verdict.kind}: {fact}"))
     for problem in verdict.problems:
-        print(one_line(f"PROBLEM: {problem}"))
+        print_line(one_line(f"PROBLEM: {problem}"))
     shown = shown_path(verdict.path)
     if not verdict.ok:
         count = len(verdict.problems)
-        print(f"NOT VERIFIED: {shown} ({count} problem{'s' if count != 1 else ''}).")
+        print_line(f"NOT VERIFIED: {shown} ({count} problem{'s' if count != 1 else ''}).")
         return EXIT_API
     if verdict.signed_with is not None:
-        print(f"Verified: {shown} is as it was written, signed with key {verdict.signed_with}.")
+        print_line(
+            f"Verified: {shown} is as it was written, signed with key {verdict.signed_with}."
+        )
         return EXIT_OK
     if UNSIGNED not in verdict.facts:
-        print(one_line(UNSIGNED))
+        print_line(one_line(UNSIGNED))
     if args.require_signature:
-        print(
+        print_line(
             f"NOT VERIFIED: {shown} is not signed with a key on this machine (--require-signature)."
         )
         return EXIT_API
-    print(f"Verified: {shown} is as it was written, as far as a digest shows (unsigned).")
+    print_line(f"Verified: {shown} is as it was written, as far as a digest shows (unsigned).")
     return EXIT_OK
 
 
@@ -987,6 +1009,38 @@ def main(argv: list[str] | None = None) -> int:
     Report: ...report.html
     0
     """
+    with _terminal_output():
+        return _main(argv)
+
+
+@contextlib.contextmanager
+def _terminal_output() -> Iterator[None]:
+    """While the command runs, everything it prints goes through the terminal rule.
+
+    Standard output and standard error are wrapped in
+    :class:`~docsapi.core.safe_text.TerminalStream` (a name holding ESC or U+202E cannot
+    reach the terminal raw, whichever line prints it: a summary, a warning, a traceback),
+    and every warning (matplotlib's missing glyphs too) is one ``docsapi: warning:`` line.
+    """
+    import warnings
+
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = TerminalStream(sys.stdout), TerminalStream(sys.stderr)
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            yield
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        sys.stdout, sys.stderr = streams
+
+
+def _show_warning(message: Warning | str, *_args: object, **_kwargs: object) -> None:
+    print_line(f"docsapi: warning: {message}", file=sys.stderr, limit=DETAIL_LIMIT)
+
+
+def _main(argv: list[str] | None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -995,14 +1049,23 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_USAGE
         return args.handler(args)
     except _Failure as failure:
-        print(one_line(f"docsapi: error: {failure}"), file=sys.stderr)
+        print_line(one_line(f"docsapi: error: {failure}"), file=sys.stderr)
         return failure.status
     except OSError as exc:
-        print(one_line(f"docsapi: error: cannot write the report: {exc}"), file=sys.stderr)
+        print_line(one_line(f"docsapi: error: cannot write the report: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print(INTERRUPTED_LINE, file=sys.stderr)
+        print_line(INTERRUPTED_LINE, file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Exception:  # a bug: its traceback, through the terminal rule like every line
+        import traceback
+
+        traceback.print_exc()
+        print_line(
+            "docsapi: error: unexpected failure (a bug): please report it with the lines above.",
+            file=sys.stderr,
+        )
+        return EXIT_API
 
 
 if __name__ == "__main__":

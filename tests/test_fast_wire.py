@@ -47,16 +47,21 @@ def transport(url: str) -> Transport:
     ("body", "check"),
     [
         (b'{"n": NaN, "x": 1e400}', lambda d: math.isnan(d["n"]) and d["x"] == math.inf),
-        (b'{"s": "a\\ud800b"}', lambda d: d["s"] == "a\ud800b"),
+        (
+            b'{"s": "a\\ud800b", "\\udc00k": ["\\udbff", {"t": "\\ud83d\\ude00"}]}',
+            lambda d: d == {"s": "a\ufffdb", "\ufffdk": ["\ufffd", {"t": "\U0001f600"}]},
+        ),
         (
             b'{"big": 123456789012345678901234567890}',
             lambda d: d["big"] == 12345678901234567890 * 10**10 + 1234567890,
         ),
         (b'{"bad": "\xff"}', lambda d: d["bad"] == "\ufffd"),
     ],
-    ids=["nan-infinity", "lone-surrogate", "big-int-exact", "undecodable-byte"],
+    ids=["nan-infinity", "lone-surrogate-replaced", "big-int-exact", "undecodable-byte"],
 )
 def test_bodies_msgspec_refuses_decode_as_json_loads_did(body, check):
+    """As json.loads decodes them, except lone surrogates: U+FFFD, as for undecodable bytes
+    (pandas' string columns, pages and workbooks hold only what UTF-8 can encode)."""
     with ScriptedServer([Reply(200, body)]) as srv:
         data = transport(srv.url).request("GET", "/x").data
     assert check(data)

@@ -56,6 +56,7 @@ from docsapi.audit.log_events import (
 )
 from docsapi.core.checks import check_params
 from docsapi.core.config import ReadBounds
+from docsapi.core.safe_text import progress_stream
 from docsapi.data.fields import TeamPermissionFields, UserPermissionFields
 from docsapi.data.shapes import Shape
 from docsapi.errors import (
@@ -179,7 +180,10 @@ def _follow(jobs: list[Future], what: str, unit: str, progress: bool) -> None:
     if not jobs:
         return
     name = what.format(count=f"{len(jobs)} {unit}{'' if len(jobs) == 1 else 's'}")
-    with tqdm(total=len(jobs), desc=name, unit=f" {unit}", disable=not progress) as bar:
+    bar = tqdm(
+        total=len(jobs), desc=name, unit=f" {unit}", disable=not progress, file=progress_stream()
+    )
+    with bar:
         for job in as_completed(jobs):
             job.result()
             bar.update(1)

@@ -10,6 +10,8 @@ import functools
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
+from docsapi.core.safe_text import terminal_line
+
 __all__ = [
     "field_table_html",
     "method_listing",
@@ -26,8 +28,9 @@ _MAX_CELL = 120
 
 
 def shown_path(path: object, limit: int = _MAX_CELL) -> str:
-    r"""A path for a message: one line (control characters escaped), the middle elided past
-    ``limit`` characters, so a hostile or generated name cannot flood or split the line.
+    r"""A path for a message: one line (:func:`~docsapi.core.safe_text.terminal_line`), the
+    middle elided past ``limit`` characters, so a hostile or generated name cannot flood or
+    split the line.
 
     Examples
     --------
@@ -37,11 +40,7 @@ def shown_path(path: object, limit: int = _MAX_CELL) -> str:
     >>> len(shown), shown[:9], shown[-11:], "…" in shown
     (120, 'reports/a', '/audit.html', True)
     """
-    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(path))
-    if len(text) <= limit:
-        return text
-    keep = limit - 1
-    return f"{text[: keep // 2]}…{text[len(text) - (keep - keep // 2) :]}"
+    return terminal_line(path, limit)
 
 
 def escape(text: str) -> str:

@@ -14,6 +14,7 @@ from docsapi.core.checks import (
     check_role,
     check_text,
 )
+from docsapi.core.safe_text import progress_stream
 from docsapi.errors import ValidationError
 from docsapi.models import InviteLink, Organization, OrganizationMember
 from docsapi.resources._base import api_path, was_removed
@@ -523,6 +524,9 @@ class Orgs(TeamMethods):
         path = api_path("orgs", org_id, "audit-events")
         from tqdm.auto import tqdm  # type: ignore[import-untyped]
 
-        with tqdm(desc="Reading the audit log", unit="event", disable=not progress) as bar:
+        bar = tqdm(
+            desc="Reading the audit log", unit="event", disable=not progress, file=progress_stream()
+        )
+        with bar:
             items = self._items(path, params, counted=bar.update)
         return frames.audit_events(org_id, items)

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from docsapi.core.safe_text import progress_stream
 from docsapi.errors import (
     AdminRoleWarning,
     APIStatusError,
@@ -166,7 +167,13 @@ def dry_run_calls(plan: pd.DataFrame, results: pd.DataFrame | None = None) -> pd
 def _progress_bar(total: int, enabled: bool):
     from tqdm.auto import tqdm  # type: ignore[import-untyped]
 
-    return tqdm(total=total, desc="Applying the plan", unit="call", disable=not enabled)
+    return tqdm(
+        total=total,
+        desc="Applying the plan",
+        unit="call",
+        disable=not enabled,
+        file=progress_stream(),
+    )
 
 
 def _check_admins(

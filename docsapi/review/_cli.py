@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from docsapi.core.safe_text import print_line, terminal_line
 from docsapi.errors import AdminRoleWarning, DocsAPIError
 from docsapi.review._apply import STALE, apply_plan, done_calls, dry_run_calls, empty_results
 from docsapi.review._files import read_results, results_frame, write_results
@@ -56,6 +57,8 @@ __all__ = ["PlanRefusedError", "default_results_path", "run_apply", "show_dry_ru
 EXIT_OK, EXIT_API = 0, 1
 #: Calls whose target changed since the review were not sent (the others were).
 EXIT_STALE = 5
+#: The most characters of a call's change (it names the people and content) in a line.
+_DETAIL_LIMIT = 200
 
 
 class PlanRefusedError(DocsAPIError):
@@ -71,7 +74,8 @@ def default_results_path(plan_path: str | os.PathLike[str]) -> Path:
 def _line(row: pd.Series) -> str:
     blast = int(row.get("also_revokes_count", 0) or 0)
     also = f" (also revokes {blast} other access{'es' if blast != 1 else ''})" if blast else ""
-    return f"{row['action']:<12} {row['method']:<6} {row['path']}  {row['change']}{also}"
+    change = terminal_line(row["change"], _DETAIL_LIMIT)
+    return f"{row['action']:<12} {row['method']:<6} {terminal_line(row['path'])}  {change}{also}"
 
 
 def _approval(check: PlanCheck, allow_unsigned: bool, without_snapshot: bool = False) -> str:
@@ -85,14 +89,14 @@ def _approval(check: PlanCheck, allow_unsigned: bool, without_snapshot: bool = F
         as it is without ``allow_unsigned``.
     """
     for fact in check.facts:
-        print(f"plan: {fact}")
+        print_line(f"plan: {fact}")
     refusals = check.refusals(without_snapshot=without_snapshot)
     if refusals:
         raise PlanRefusedError(f"{check.path.name}: {refusals[0]}. Nothing was sent.")
     if without_snapshot and check.missing_snapshot is not None:
-        print("WITHOUT SNAPSHOT: its calls were not made again from their decisions.")
+        print_line("WITHOUT SNAPSHOT: its calls were not made again from their decisions.")
     for problem in check.problems:
-        print(f"PROBLEM: {problem}")
+        print_line(f"PROBLEM: {problem}")
     if check.approval is not None:
         return check.approval
     if not allow_unsigned:
@@ -101,7 +105,7 @@ def _approval(check: PlanCheck, allow_unsigned: bool, without_snapshot: bool = F
             "sent. Sign it off and save it again (review.sign_off, review.save_plan), or pass "
             "--allow-unsigned to send it all the same."
         )
-    print("UNSIGNED: sending it all the same (--allow-unsigned); the results say so.")
+    print_line("UNSIGNED: sending it all the same (--allow-unsigned); the results say so.")
     return f"UNSIGNED, sent with --allow-unsigned: {check.problems[0]}"
 
 
@@ -133,10 +137,10 @@ def show_dry_run(
     earlier, _ = _earlier(read_journal(journal_path(plan_key(check.plan))), results_file)
     shown = dry_run_calls(check.plan, earlier)
     for _, row in shown.iterrows():
-        print(_line(row))
+        print_line(_line(row))
     sending = int((shown["action"] == "would send").sum())
-    print(f"Approval: {approval}")
-    print(f"Dry run: {sending} of {len(shown)} calls would be sent; nothing was sent.")
+    print_line(f"Approval: {approval}")
+    print_line(f"Dry run: {sending} of {len(shown)} calls would be sent; nothing was sent.")
     return EXIT_OK
 
 
@@ -144,15 +148,16 @@ def _detail(row: Any) -> str:
     """What became of a call, in words: its outcome, and its precondition unless it held."""
     precondition = row.precondition if isinstance(row.precondition, str) else "held"
     if row.status == "failed":
-        return f"FAILED: {row.error}"
+        return terminal_line(f"FAILED: {row.error}", _DETAIL_LIMIT)
     if row.status == STALE or row.outcome == "already as planned":
-        return precondition
-    return row.outcome if precondition == "held" else f"{row.outcome} ({precondition})"
+        return terminal_line(precondition, _DETAIL_LIMIT)
+    detail = row.outcome if precondition == "held" else f"{row.outcome} ({precondition})"
+    return terminal_line(detail, _DETAIL_LIMIT)
 
 
 def _print_warning(message: Warning | str, *_args: Any, **_kwargs: Any) -> None:
     """Print a warning as one ``warning:`` line, when it is given (before the calls)."""
-    print(f"warning: {message}")
+    print_line(f"warning: {message}")
 
 
 def run_apply(
@@ -197,7 +202,7 @@ def run_apply(
             )
         earlier, in_doubt = _earlier(state, results_file) if not again else (empty_results(), set())
         for call in check.plan[check.plan["call_id"].isin(in_doubt)].itertuples(index=False):
-            print(
+            print_line(
                 f"in doubt {call.method:<6} {call.path}: it was being sent when the last run "
                 "stopped; its target is read again first, and the call sent again only if "
                 "it is still as reviewed (every call of a review plan is idempotent)"
@@ -230,14 +235,14 @@ def run_apply(
     write_results(every, results_file)
     row: Any
     for row in ran.itertuples(index=False):
-        print(f"{row.status:<7} {row.method:<6} {row.path}  {_detail(row)}")
-    print(f"{done} of {len(check.plan)} calls done. Results: {results_file.resolve()}")
+        print_line(f"{row.status:<7} {row.method:<6} {terminal_line(row.path)}  {_detail(row)}")
+    print_line(f"{done} of {len(check.plan)} calls done. Results: {results_file.resolve()}")
     if len(ran) and ran["status"].iloc[-1] == "failed":
-        print("Stopped at the failed call; run the same command again to resume.")
+        print_line("Stopped at the failed call; run the same command again to resume.")
         return EXIT_API
     stale = int((ran["status"] == STALE).sum())
     if stale:
-        print(
+        print_line(
             f"{stale} call{'s' if stale != 1 else ''} not sent: the target changed since the "
             "review. Review it again, or pass --send-stale to send them all the same."
         )

@@ -734,8 +734,10 @@ def _parse_json(
     integers of any size kept exact), into ``shape`` when given and the body fits it,
     else as plain JSON. What msgspec refuses, and a body in another declared charset, is
     decoded from ``text`` by :func:`json.loads` as before, so a body is accepted, and
-    decoded to the same values, exactly as :func:`json.loads` would (``NaN``, lone
-    surrogate escapes, numbers beyond a double's range, undecodable bytes replaced).
+    decoded to the same values, as :func:`json.loads` would (``NaN``, numbers beyond a
+    double's range, undecodable bytes replaced by U+FFFD), except that a lone surrogate
+    escape (``"\\ud800"``) also becomes U+FFFD: every text the client returns can be
+    written as UTF-8 (a page, a CSV, a workbook, a pandas string column).
     """
     if encoding in _UTF8:
         for kind in (shape, None) if shape is not None else (None,):
@@ -744,9 +746,46 @@ def _parse_json(
             except (_msgspec().MsgspecError, UnicodeDecodeError, RecursionError):
                 pass
     try:
-        return jsonlib.loads(text), True
+        value = jsonlib.loads(text)
     except (ValueError, RecursionError):
         return None, False
+    return (_without_surrogates(value) if _SURROGATE_ESCAPE.search(text) else value), True
+
+
+#: A ``\u`` escape of a surrogate: the only way a JSON text can give a lone one.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _without_surrogates(value: Any) -> Any:
+    """``value`` (decoded JSON) with every lone surrogate in its texts and keys replaced by
+    U+FFFD, walked without recursion (a body can be nested as deep as json.loads allows)."""
+
+    def clean(text: str) -> str:
+        return _SURROGATE.sub("\ufffd", text)
+
+    if isinstance(value, str):
+        return clean(value)
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            for index, item in enumerate(node):
+                if isinstance(item, str):
+                    node[index] = clean(item)
+                elif isinstance(item, list | dict):
+                    stack.append(item)
+        elif isinstance(node, dict):
+            for key, item in list(node.items()):
+                if isinstance(item, str):
+                    item = clean(item)
+                elif isinstance(item, list | dict):
+                    stack.append(item)
+                if _SURROGATE.search(key):
+                    del node[key]
+                    key = clean(key)
+                node[key] = item
+    return value
 
 
 #: The longest page cursor sent back (a server's cursors are a few dozen characters).

@@ -257,12 +257,19 @@ def write_table_csv(frame: pd.DataFrame, path: Path) -> Path:
 
 #: Characters a workbook cannot hold (XML 1.0 forbids them); shown as their control pictures.
 _UNWRITABLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+#: The most characters a spreadsheet cell holds (Excel's limit).
+MAX_CELL_TEXT = 32_767
 
 
 def _writable(value: object) -> object:
-    """A text with each control character a workbook cannot hold shown as its picture (␁)."""
-    if isinstance(value, str) and _UNWRITABLE.search(value):
-        return _UNWRITABLE.sub(lambda match: chr(0x2400 + ord(match.group())), value)
+    """A text with each control character a workbook cannot hold shown as its picture (␁),
+    cut to :data:`MAX_CELL_TEXT` characters (ending in "…")."""
+    if not isinstance(value, str):
+        return value
+    if _UNWRITABLE.search(value):
+        value = _UNWRITABLE.sub(lambda match: chr(0x2400 + ord(match.group())), value)
+    if len(value) > MAX_CELL_TEXT:
+        value = value[: MAX_CELL_TEXT - 1] + "…"
     return value
 
 

@@ -1,6 +1,10 @@
 """Charts of a permission audit, and the bar charts of the worked notebooks, as matplotlib figures.
 
-Legends sit outside the axes (right of them), so they never cover a bar or a cell.
+Legends sit outside the axes (right of them), so they never cover a bar or a cell. Every
+text a chart draws that may come from a server (names, actions, visibilities) goes through
+:func:`~docsapi.core.safe_text.chart_label`: a ``$`` is drawn as itself (never read as
+mathtext), control characters are shown escaped, and a long name ends in "…". Bars are
+placed by position, so two names that read alike are still two bars.
 Figures are built with :class:`matplotlib.figure.Figure` directly (no ``pyplot``), so they
 work under any backend, including Agg on a server, and never pop up a window. Jupyter
 draws a returned figure inline once its inline backend is active (``%matplotlib inline``,
@@ -13,6 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from docsapi.audit.rules import ROLES, RULES
+from docsapi.core.safe_text import chart_label, terminal_line
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -100,7 +105,7 @@ def _empty_figure(message: str) -> Figure:
 
     figure = Figure(figsize=(6, 1.5), layout="constrained")
     axes = figure.add_subplot()
-    axes.text(0.5, 0.5, message, ha="center", va="center", fontsize=12)
+    axes.text(0.5, 0.5, chart_label(message, 120), ha="center", va="center", fontsize=12)
     axes.set_axis_off()
     return figure
 
@@ -140,8 +145,7 @@ def _ticks(count: int) -> list[int]:
 
 
 def _short(label: object, limit: int = 24) -> str:
-    text = str(label)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return chart_label(label, limit)
 
 
 def role_matrix_figure(matrix: pd.DataFrame) -> Figure:
@@ -260,35 +264,40 @@ def stacked_bars_figure(
         return _empty_figure(f"{title or 'Chart'}: nothing to draw.")
     names = [str(column) for column in table.columns]
     palette = colors or dict(zip(names, _cycle(len(names)), strict=True))
-    labels = [str(label) for label in table.index]
+    labels = [chart_label(label) for label in table.index]
+    positions = list(range(len(labels)))
     height = min(24.0, max(3.0, 0.25 * len(labels) + 1.5))
     figure = Figure(figsize=(CHART_WIDTH, height), layout="constrained")
     axes = figure.add_subplot()
     left = [0.0] * len(labels)
-    for name, column in zip(names, table.columns, strict=True):
-        values = [float(value) for value in table[column].fillna(0)]
-        axes.barh(
-            labels,
-            values,
-            left=left,
-            color=palette[name],
-            label=name,
-            edgecolor="white",
-            linewidth=0.5,
+    handles = []
+    for position, name in enumerate(names):
+        values = [float(value) for value in table.iloc[:, position].fillna(0)]
+        handles.append(
+            axes.barh(
+                positions,
+                values,
+                left=left,
+                color=palette[name],
+                label=chart_label(name),
+                edgecolor="white",
+                linewidth=0.5,
+            )
         )
         left = [a + b for a, b in zip(left, values, strict=True)]
+    axes.set_yticks(positions, labels=labels)
     axes.invert_yaxis()  # the first row on top
     if all(float(value).is_integer() for value in left):
         axes.xaxis.set_major_locator(MaxNLocator(integer=True))
-    axes.set_xlabel(xlabel)
-    axes.set_title(title)
+    axes.set_xlabel(chart_label(xlabel, 120))
+    axes.set_title(chart_label(title, 120))
     if len(labels) > _MAX_LABELS:
         axes.set_yticks([])
     elif len(labels) > 20:
         axes.tick_params(axis="y", labelsize=7)
     if len(names) > 1:
-        handles, texts = axes.get_legend_handles_labels()
-        axes.legend(handles, texts, title=legend_title, **_OUTSIDE)
+        heading = None if legend_title is None else chart_label(legend_title)
+        axes.legend(handles, [chart_label(name) for name in names], title=heading, **_OUTSIDE)
     return figure
 
 
@@ -309,14 +318,11 @@ def grants_per_space_figure(grants: pd.DataFrame) -> Figure:
     -------
     matplotlib.figure.Figure
     """
-    import pandas as pd
-
     grants = grants[(grants["target_type"] == "space").to_numpy(dtype=bool)]
     if grants.empty:
         return _empty_figure("No space has any grant.")
-    counts = pd.crosstab(grants["target_title"].astype(str), grants["role"].astype(str))
-    roles = [role for role in ROLES if role in counts.columns]
-    counts = counts[roles].sort_index(key=lambda titles: titles.str.casefold())
+    counts = _by_title(grants["target_id"], grants["target_title"], grants["role"])
+    counts = counts[[role for role in ROLES if role in counts.columns]]
     return stacked_bars_figure(
         counts,
         xlabel="grants (users and teams)",
@@ -324,6 +330,21 @@ def grants_per_space_figure(grants: pd.DataFrame) -> Figure:
         legend_title="role",
         colors=ROLE_COLORS,
     )
+
+
+def _by_title(ids: pd.Series, titles: pd.Series, parts: pd.Series) -> pd.DataFrame:
+    """Rows counted per id and ``parts`` value, each row labelled by its title (its id when
+    it has none), ordered by title: two spaces of the same title stay two bars."""
+    import pandas as pd
+
+    counts = pd.crosstab(ids.astype(str).to_numpy(), parts.astype(str).to_numpy())
+    title_of = pd.Series(titles.astype(object).to_numpy(), index=ids.astype(str).to_numpy())
+    title_of = title_of[~title_of.index.duplicated()].reindex(counts.index)
+    labels = title_of.where(title_of.notna(), pd.Series(counts.index, index=counts.index))
+    order = sorted(range(len(counts)), key=lambda row: str(labels.iloc[row]).casefold())
+    counts = counts.iloc[order]
+    counts.index = pd.Index([str(label) for label in labels.iloc[order]], dtype=object)
+    return counts
 
 
 def findings_by_rule_figure(findings: pd.DataFrame) -> Figure:
@@ -417,17 +438,11 @@ def exposure_figure(exposure: pd.DataFrame) -> Figure:
     -------
     matplotlib.figure.Figure
     """
-    import pandas as pd
-
     if exposure.empty:
         return _empty_figure("No content is readable without an account.")
-    counts = pd.crosstab(
-        exposure["space_title"].astype(str).to_numpy(),
-        exposure["visibility"].astype(str).to_numpy(),
-    )
+    counts = _by_title(exposure["space_id"], exposure["space_title"], exposure["visibility"])
     order = [v for v in VISIBILITY_COLORS if v in counts.columns]
     counts = counts[order + [c for c in counts.columns if c not in VISIBILITY_COLORS]]
-    counts = counts.sort_index(key=lambda titles: titles.str.casefold())
     colors = {
         **dict(zip(counts.columns, _cycle(counts.shape[1]), strict=True)),
         **VISIBILITY_COLORS,
@@ -458,7 +473,9 @@ def timeline_counts(events: pd.DataFrame, *, freq: str = "W", by: str = "action"
     freq : {"W", "M"}
         Weeks (Monday to Sunday) or months.
     by : {"action", "actor"}
-        One column per action, or per actor (their name, else their id).
+        One column per action, or per actor (their name, else their id), as a terminal
+        shows it (:func:`~docsapi.core.safe_text.terminal_line`: control characters
+        escaped); names that read alike share a column.
 
     Returns
     -------
@@ -499,7 +516,8 @@ def timeline_counts(events: pd.DataFrame, *, freq: str = "W", by: str = "action"
         )
     else:
         labels = changes["action"].astype(object)
-    counts = pd.crosstab(starts.to_numpy(), labels.fillna("unknown").to_numpy())
+    shown = labels.fillna("unknown").map(terminal_line)
+    counts = pd.crosstab(starts.to_numpy(), shown.to_numpy())
     if counts.empty:
         return pd.DataFrame(index=pd.DatetimeIndex([], tz="UTC", name="period"))
     counts = counts[counts.sum().sort_values(ascending=False, kind="stable").index]
@@ -541,19 +559,24 @@ def timeline_figure(events: pd.DataFrame, *, freq: str | None = None) -> Figure:
     top, bottom = figure.subplots(2, 1, sharex=True)
     for axes, by in ((top, "action"), (bottom, "actor")):
         counts = timeline_counts(events, freq=freq, by=by)
-        if counts.shape[1] > _MAX_SERIES:
+        series = [(str(name), counts.iloc[:, i]) for i, name in enumerate(counts.columns)]
+        if len(series) > _MAX_SERIES:
             others = counts.iloc[:, _MAX_SERIES:].sum(axis=1)
-            counts = counts.iloc[:, :_MAX_SERIES].assign(**{"others": others})
+            series = [*series[:_MAX_SERIES], ("others", others)]
         labels = [f"{day:%Y-%m-%d}" if freq == "W" else f"{day:%Y-%m}" for day in counts.index]
         positions = list(range(len(labels)))
         base = [0.0] * len(labels)
-        for name, color in zip(counts.columns, _cycle(counts.shape[1]), strict=True):
-            values = [float(v) for v in counts[name]]
-            axes.bar(positions, values, bottom=base, color=color, label=str(name), width=0.8)
+        handles = []
+        for (name, column), color in zip(series, _cycle(len(series)), strict=True):
+            values = [float(v) for v in column]
+            label = chart_label(name)
+            bars = axes.bar(positions, values, bottom=base, color=color, label=label, width=0.8)
+            handles.append(bars)
             base = [a + b for a, b in zip(base, values, strict=True)]
         axes.yaxis.set_major_locator(MaxNLocator(integer=True))
         axes.set_ylabel("changes")
-        axes.legend(title=by, fontsize=7, title_fontsize=8, **_OUTSIDE)
+        names = [bars.get_label() for bars in handles]  # explicit: "_x" is a name too
+        axes.legend(handles, names, title=by, fontsize=7, title_fontsize=8, **_OUTSIDE)
         step = max(1, len(labels) // 12)
         axes.set_xticks(positions[::step], labels[::step], rotation=45, ha="right", fontsize=8)
     name = _PERIODS[freq][1]
