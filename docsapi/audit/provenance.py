@@ -262,7 +262,9 @@ class Provenance:
     @cached_property
     def events(self) -> pd.DataFrame:
         """The log as read, newest first, with ``setting``, ``key`` and ``removal``."""
-        log = self.data.events.sort_values("occurred_at", ascending=False, kind="stable")
+        log = self.data.events
+        if not log["occurred_at"].is_monotonic_decreasing:  # as read: no copy to sort
+            log = log.sort_values("occurred_at", ascending=False, kind="stable")
         log = log.reset_index(drop=True)
         keys, removal = event_keys(log, self.action_kinds)
         settings = [key.split("|", 1)[0] if key else None for key in keys]
