@@ -7,8 +7,9 @@ organizations, long property runs). ``pytest --full`` (or ``DOCSAPI_FULL_TESTS=1
 everything: every notebook, hypothesis at full strength, the browser tests. CI runs both.
 
 A file named on the command line always runs in full (``pytest tests/test_x.py``,
-``pytest --nbval notebooks/05-space-lifecycle.ipynb``), so naming what to run never
-selects nothing.
+``pytest --nbval notebooks/05-space-lifecycle.ipynb``), and a selection made only of what
+the quick run leaves out (``pytest -k voila``) runs as it is, so the quick command never
+selects nothing (pytest's exit status 5).
 """
 
 from __future__ import annotations
@@ -71,6 +72,7 @@ def _quick_leaves_out(item: pytest.Item) -> bool:
     return item.get_closest_marker("full") is not None
 
 
+@pytest.hookimpl(trylast=True)  # after -k and -m have chosen
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if full():
         return
@@ -79,7 +81,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         out = _quick_leaves_out(item) and Path(str(item.path)).resolve() not in named
         (left if out else kept).append(item)
-    if left:
+    if left and kept:  # a selection of long tests only (-k browser) runs them all: never none
         config.hook.pytest_deselected(items=left)
         items[:] = kept
         config.docsapi_left_out = len(left)  # type: ignore[attr-defined]

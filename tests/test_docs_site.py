@@ -197,6 +197,7 @@ def test_the_readme_is_a_front_page_with_a_map_of_the_guides():
     assert picture.stat().st_size < 100_000  # small enough for a front page
 
 
+@pytest.mark.full  # the site's build: a minute
 def test_every_area_has_a_page(site):
     for page in (
         "index.html",
@@ -215,6 +216,7 @@ def test_every_area_has_a_page(site):
         assert (site / "notebooks" / notebook.name).read_bytes() == notebook.read_bytes()
 
 
+@pytest.mark.full  # the site's build: a minute
 def test_no_page_loads_anything_from_another_host(site):
     offenders = []
     for page in sorted(site.rglob("*.html")):
@@ -229,6 +231,7 @@ def test_no_page_loads_anything_from_another_host(site):
     assert offenders == []
 
 
+@pytest.mark.full  # the site's build: a minute
 def test_stored_widget_views_are_explained_not_loaded(site):
     notebook = NOTEBOOKS / "03-editing-with-forms.ipynb"
     views = _widget_views(notebook)
@@ -238,6 +241,7 @@ def test_stored_widget_views_are_explained_not_loaded(site):
     assert "application/vnd.jupyter.widget-state+json" not in html
 
 
+@pytest.mark.full  # the site's build: a minute
 def test_home_and_notebooks_in_chromium_stay_on_127_0_0_1(site_url):
     notebook = NOTEBOOKS / "01-quickstart.ipynb"
     expected_output = _first_plain_text_output(notebook)

@@ -190,3 +190,14 @@ def test_exposure_chart_counts_each_way_in_per_space(demo_audit):
     assert drawn.sum(axis=1).astype(int).sort_index().equals(per_space.sort_index())
     assert set(drawn.columns) == set(exposure["visibility"].astype(str))
     assert drawn.loc[:, "public"].sum() == (exposure["visibility"] == "public").sum()
+
+
+def test_no_stacked_bar_runs_into_the_frame():
+    import pandas as pd
+
+    from docsapi.audit.report.plots import stacked_bars_figure
+
+    table = pd.DataFrame({"read": [89, 34], "edit": [143, 20]}, index=["default", "direct"])
+    axes = stacked_bars_figure(table, legend_title="role").axes[0]
+    longest = max(patch.get_x() + patch.get_width() for patch in axes.patches)
+    assert longest == 232 and axes.get_xlim()[1] >= longest * 1.04

@@ -364,7 +364,8 @@ def notebook_html(audit: AuditView, *, findings: int = 10) -> str:
     shown = _compact(audit.findings.head(findings))
     return (
         f"<div><h3>Permission audit of {_text(_organization(audit))}</h3>"
-        f"{_partial_banner(audit)}{_cards(audit)}"
+        f'{_partial_banner(audit)}<p class="state">{_text(state_sentence(audit))}</p>'
+        f"{_cards(audit)}"
         f"{_findings_section(shown)}{tail}</div>"
     )
 

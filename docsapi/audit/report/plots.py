@@ -287,6 +287,7 @@ def stacked_bars_figure(
         left = [a + b for a, b in zip(left, values, strict=True)]
     axes.set_yticks(positions, labels=labels)
     axes.invert_yaxis()  # the first row on top
+    axes.set_xlim(0, max(max(left), 1.0) * 1.05)  # the longest bar ends short of the frame
     if all(float(value).is_integer() for value in left):
         axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_xlabel(chart_label(xlabel, 120))
