@@ -178,21 +178,34 @@ def test_a_carried_out_plan_takes_exactly_the_decided_access_and_its_blast_radiu
     assert lowered == announced - gone_announced
 
 
-def test_a_default_level_set_above_some_members_role_shows_who_it_raises():
-    """s6 inherits each member's organization role: lowering the admin's default access to
-    edit sets the level to edit, which raises the read member r."""
+@pytest.mark.parametrize("model", ["precedence", "highest"])
+def test_a_default_level_set_above_some_members_role_shows_who_it_raises(model):
+    """s6 inherits each member's organization role. Under ``highest`` lowering the admin's
+    default access to edit sets the level to edit, which raises the read member r; under
+    ``precedence`` the admin's organization role decides alone (their default path does not
+    count), so the plan changes only that role."""
     from audit_org import Org
 
     o = Org().member("boss", "admin").member("lead", "admin").member("r", "read")
     o.space("s6", default="inherit").grant("s6", "boss", "admin")
-    r = AccessReview(o.audit(), reviewer="R")
+    r = AccessReview(o.audit(model=model), reviewer="R")
     r.decide({"space": "s6", "user": "lead"}, "lower", lower_to="edit")
     plan = r.plan()
+    if model == "precedence":
+        assert plan["operation"].tolist() == ["updateMemberInOrganizationById"]
+        assert plan["also_raises_count"].tolist() == [0]
+        assert set(r.blast_radius()["change"]) == {"lowered"}
+        return
     assert plan["operation"].tolist() == ["updateSpaceById", "updateMemberInOrganizationById"]
     assert plan["body"].tolist() == [{"defaultLevel": "edit"}, {"role": "edit"}]
     assert accesses(plan["also_raises"].iloc[0]) == {"R on S6"}
     assert plan["also_raises_count"].tolist() == [1, 0]
     assert set(r.blast_radius()["change"]) == {"raised", "lowered"}
+    assert r.after().set_index(["space_id", "user_id"])["role"].astype(str).to_dict() == {
+        ("s6", "boss"): "admin",
+        ("s6", "lead"): "edit",
+        ("s6", "r"): "edit",
+    }
 
 
 def test_an_access_decided_keep_that_a_call_would_take_is_marked():

@@ -66,7 +66,7 @@ RESULT_COLUMNS: dict[str, Any] = {
 }
 _DONE = "done"
 _ORG_ROLE = "updateMemberInOrganizationById"
-_TARGET_FIELDS = ("org_id", "space_id", "collection_id", "team_id", "user_id", "role")
+_TARGET_FIELDS = ("org_id", "space_id", "collection_id", "site_id", "team_id", "user_id", "role")
 
 
 def empty_results() -> pd.DataFrame:
