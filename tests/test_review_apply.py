@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from review_org import RULE_SETS
 
 import docsapi
 from docsapi import AccessReview
@@ -10,16 +11,18 @@ from docsapi.errors import AdminRoleWarning, ValidationError
 from docsapi.review import apply_plan
 
 
-@pytest.fixture
-def sandbox(highest_sandbox):
-    """The review predicts what its calls do by the ``highest`` rule set (the highest role
-    over every path): its tests run on a sandbox that follows it."""
-    return highest_sandbox
+@pytest.fixture(params=RULE_SETS)
+def sandbox(request, sandbox_server, highest_sandbox_server):
+    """The review predicts by the audit's own rule set: its tests run under each, on a
+    sandbox that follows it."""
+    server = highest_sandbox_server if request.param == "highest" else sandbox_server
+    server.reset()
+    return server
 
 
 def start(sandbox, **options) -> AccessReview:
     client = sandbox.client(**options)
-    audit = docsapi.audit_permissions(client, sandbox.org_id, progress=False, model="highest")
+    audit = docsapi.audit_permissions(client, sandbox.org_id, progress=False, model=sandbox.model)
     review = AccessReview(audit, reviewer="Rita Reviewer", client=client)
     only_direct = review.decisions[review.decisions["sources"] == "direct"]
     chosen = only_direct.drop_duplicates("space_id").head(3)
@@ -49,7 +52,7 @@ def test_apply_then_reaudit_shows_the_accesses_gone_and_again_is_idempotent(sand
     assert set(results["outcome"]) == {"removed"}
     assert set(results["http_status"]) == {205}
     after = docsapi.audit_permissions(
-        review.client, sandbox.org_id, progress=False, model="highest"
+        review.client, sandbox.org_id, progress=False, model=sandbox.model
     )
     revoked = review.decisions[review.decisions["decision"] == "revoke"]
     gone = set(zip(revoked["space_id"], revoked["user_id"], strict=True))
@@ -92,7 +95,7 @@ def test_apply_stops_at_an_injected_503_and_resumes(sandbox):
     assert review.complete
     assert review.results["status"].tolist() == ["done", "failed", "done", "done"]
     after = docsapi.audit_permissions(
-        review.client, sandbox.org_id, progress=False, model="highest"
+        review.client, sandbox.org_id, progress=False, model=sandbox.model
     )
     revoked = review.decisions[review.decisions["decision"] == "revoke"]
     assert not set(zip(revoked["space_id"], revoked["user_id"], strict=True)) & accesses(after)

@@ -9,22 +9,30 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from review_org import org
+from review_org import RULE_SETS, org
 
 import docsapi
 from docsapi import AccessReview
 from docsapi.errors import ValidationError
 
 
-@pytest.fixture
-def sandbox(highest_sandbox):
-    """The review predicts what its calls do by the ``highest`` rule set (the highest role
-    over every path): its tests run on a sandbox that follows it."""
-    return highest_sandbox
+@pytest.fixture(params=RULE_SETS)
+def sandbox(request, sandbox_server, highest_sandbox_server):
+    """The review predicts by the audit's own rule set: its tests run under each, on a
+    sandbox that follows it."""
+    server = highest_sandbox_server if request.param == "highest" else sandbox_server
+    server.reset()
+    return server
 
 
-def review(**options) -> AccessReview:
-    return AccessReview(org(), reviewer="Rita Reviewer", **options)
+@pytest.fixture(params=RULE_SETS)
+def rule_set(request) -> str:
+    """The rule set the organization is audited with (the review predicts by it)."""
+    return request.param
+
+
+def review(rule_set: str, **options) -> AccessReview:
+    return AccessReview(org(rule_set), reviewer="Rita Reviewer", **options)
 
 
 def accesses(text) -> set[str]:
@@ -34,8 +42,8 @@ def accesses(text) -> set[str]:
     return {item.rsplit(" (", 1)[0] for item in text.split("; ")}
 
 
-def test_direct_and_team_paths_are_both_cut_membership_by_default():
-    r = review()
+def test_direct_and_team_paths_are_both_cut_membership_by_default(rule_set):
+    r = review(rule_set)
     r.decide({"space": "s1", "user": "a"}, "revoke", comment="moved teams")
     plan = r.plan()
     assert list(plan["operation"]) == [
@@ -53,8 +61,8 @@ def test_direct_and_team_paths_are_both_cut_membership_by_default():
     assert plan["decisions"].iloc[0] == "revoke A on S1"
 
 
-def test_team_grant_change_names_the_other_members_who_lose_access():
-    r = review(team_change="grant")
+def test_team_grant_change_names_the_other_members_who_lose_access(rule_set):
+    r = review(rule_set, team_change="grant")
     r.decide({"space": "s1", "user": "a"}, "revoke")
     plan = r.plan()
     assert list(plan["operation"]) == ["removeUserFromSpace", "removeTeamFromSpace"]
@@ -67,8 +75,8 @@ def test_team_grant_change_names_the_other_members_who_lose_access():
     ]
 
 
-def test_collection_path_revokes_every_space_below_it():
-    r = review()
+def test_collection_path_revokes_every_space_below_it(rule_set):
+    r = review(rule_set)
     r.decide({"space": "s2", "user": "a"}, "revoke")
     plan = r.plan()
     assert list(plan["operation"]) == [
@@ -84,8 +92,8 @@ def test_collection_path_revokes_every_space_below_it():
     assert accesses(plan["also_revokes"].iloc[1]) == {"A on S3"}
 
 
-def test_default_level_revoke_changes_the_space_for_everyone_who_inherits():
-    r = review()
+def test_default_level_revoke_changes_the_space_for_everyone_who_inherits(rule_set):
+    r = review(rule_set)
     r.decide({"space": "s4", "user": "b"}, "revoke", comment="b reads nothing here")
     plan = r.plan()
     assert plan[["operation", "method", "path"]].values.tolist() == [
@@ -96,8 +104,8 @@ def test_default_level_revoke_changes_the_space_for_everyone_who_inherits():
     assert "every member" in plan["note"].iloc[0]
 
 
-def test_org_admin_revoke_demotes_the_member_last():
-    r = review()
+def test_org_admin_revoke_demotes_the_member_last(rule_set):
+    r = review(rule_set)
     r.decide({"user": "boss", "space": "s1"}, "revoke")
     r.decide({"user": "a", "space": "s1"}, "revoke")
     plan = r.plan()
@@ -107,8 +115,8 @@ def test_org_admin_revoke_demotes_the_member_last():
     assert accesses(plan["also_revokes"].iloc[-1]) == {f"Boss on S{i}" for i in (2, 3, 4, 5)}
 
 
-def test_lower_sets_roles_where_they_are_granted():
-    r = review()
+def test_lower_sets_roles_where_they_are_granted(rule_set):
+    r = review(rule_set)
     r.decide({"space": "s1", "user": "a"}, "lower", lower_to="read", comment="reader now")
     plan = r.plan()
     assert plan[["operation", "path"]].values.tolist() == [
@@ -120,8 +128,8 @@ def test_lower_sets_roles_where_they_are_granted():
     assert plan["also_revokes_count"].sum() == 0
 
 
-def test_shared_calls_are_sent_once_and_ids_are_stable():
-    r = review()
+def test_shared_calls_are_sent_once_and_ids_are_stable(rule_set):
+    r = review(rule_set)
     r.decide({"user": "a", "space": ["s1", "s5"]}, "revoke")
     plan = r.plan()
     assert plan["operation"].tolist().count("deleteMemberFromOrganizationTeamById") == 1
@@ -132,19 +140,19 @@ def test_shared_calls_are_sent_once_and_ids_are_stable():
     assert plan["call_id"].is_unique
 
 
-def test_keep_decisions_plan_nothing_and_bad_team_change_is_refused():
-    r = review()
+def test_keep_decisions_plan_nothing_and_bad_team_change_is_refused(rule_set):
+    r = review(rule_set)
     r.decide({"user": "a"}, "keep")
     assert r.plan().empty
     with pytest.raises(ValidationError, match="team_change"):
-        review(team_change="everything")
+        review(rule_set, team_change="everything")
 
 
 def test_a_carried_out_plan_takes_exactly_the_decided_access_and_its_blast_radius(sandbox):
     """On the sandbox: revoke one team access (grant change) and one default-level access;
     the re-audit lost exactly the decided accesses plus what the plan announced."""
     client = sandbox.client()
-    audit = docsapi.audit_permissions(client, sandbox.org_id, progress=False, model="highest")
+    audit = docsapi.audit_permissions(client, sandbox.org_id, progress=False, model=sandbox.model)
     examples = sandbox.demo["path_examples"]
     r = AccessReview(audit, reviewer="Rita Reviewer", client=client, team_change="grant")
     # a collection access on a space no site permission reaches (the plan does not follow
@@ -164,7 +172,7 @@ def test_a_carried_out_plan_takes_exactly_the_decided_access_and_its_blast_radiu
 
     results = r.apply(progress=False)
     assert (results["status"] == "done").all()
-    after = docsapi.audit_permissions(client, sandbox.org_id, progress=False, model="highest")
+    after = docsapi.audit_permissions(client, sandbox.org_id, progress=False, model=sandbox.model)
 
     def roles(a):
         e = a.effective
@@ -208,8 +216,8 @@ def test_a_default_level_set_above_some_members_role_shows_who_it_raises(model):
     }
 
 
-def test_an_access_decided_keep_that_a_call_would_take_is_marked():
-    r = review(team_change="grant")
+def test_an_access_decided_keep_that_a_call_would_take_is_marked(rule_set):
+    r = review(rule_set, team_change="grant")
     r.decide({"space": "s1", "user": "b"}, "keep", comment="b stays")
     r.decide({"space": "s1", "user": "a"}, "revoke")
     plan = r.plan()

@@ -35,7 +35,9 @@ can carry out is refused with the reason before any plan is made. Every access a
 takes away, lowers or raises that no decision asked for is its blast radius
 (``also_revokes``, ``also_lowers``, ``also_raises``); ``hands_to`` names the farther level
 that decides where a removal hands the decision to it. An access the reviewer decided to
-keep is marked ``DECIDED KEEP`` there.
+keep is marked ``DECIDED KEEP`` there, and one decided lower that a call takes away
+altogether (an organization admin lowered on a space with no default access)
+``DECIDED LOWER``.
 """
 
 from __future__ import annotations
@@ -553,7 +555,7 @@ def _tables(
             key = (change.space_id, change.user_id)
             decision = decided.intended.get(key)
             impact.append(_impact_row(identifier, change, decision, names))
-            kept = ", DECIDED KEEP" if decision == "keep" else ""
+            kept = {"keep": ", DECIDED KEEP", "lower": ", DECIDED LOWER"}.get(str(decision), "")
             before = "no access" if change.before is None else ROLES[change.before.role]
             if change.after is None and decision != "revoke":
                 revoked.append(f"{names.access(*key)} ({before}{kept})")
