@@ -68,23 +68,6 @@ class Prediction:
     after: pd.DataFrame
     changes: list[list[Change]]
 
-    def role_after(self, space_id: str, user_id: str) -> str | None:
-        """The role a user will have on a space after the plan (None: no access)."""
-        rows = self.after[
-            (self.after["space_id"] == space_id).to_numpy(dtype=bool)
-            & (self.after["user_id"] == user_id).to_numpy(dtype=bool)
-        ]
-        return None if rows.empty else str(rows["role"].iloc[0])
-
-    def after_access(self, space_id: str, user_id: str) -> Access | None:
-        """The access a user will have on a space after the plan (None: none)."""
-        return _accesses(
-            self.after[
-                (self.after["space_id"] == space_id).to_numpy(dtype=bool)
-                & (self.after["user_id"] == user_id).to_numpy(dtype=bool)
-            ]
-        ).get((space_id, user_id))
-
 
 def effective_of(data: AuditData, gaps: Gaps, rule_set: str) -> pd.DataFrame:
     """The effective access of ``data`` (every path, teams included) under ``rule_set``,

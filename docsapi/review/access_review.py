@@ -187,7 +187,8 @@ class AccessReview:
             Effective roles.
         path : str or list, optional
             Sources (``team:<id>``) or kinds of source (``direct``, ``team``,
-            ``collection``, ``collection-team``, ``default``, ``org-admin``).
+            ``collection``, ``collection-team``, ``site``, ``site-team``, ``site-default``,
+            ``default``, ``creator``, ``org-admin``).
         finding : str or list, optional
             Rule names of findings about the access (``guest_write``, ...).
 
