@@ -6,7 +6,8 @@ A plan's calls are played, in order, on a copy of the audit's raw tables
 will then be by the audit's resolver (:func:`docsapi.audit.resolve.resolve`) under the rule
 set the audit was made with. Everything follows: a space leaving inherited mode, a team
 membership ending, a farther level taking over when a nearer one stops saying anything.
-Only the spaces some call can reach are resolved again; the others keep their access.
+Each call resolves again only the spaces it can reach (those of its space, collection, site
+or team; every space for an organization role); the others keep their access.
 
 :func:`predict` answers the effective access before and after the whole plan (the columns of
 ``audit.effective``) and, per call, the (space, user) accesses it changes.
@@ -222,24 +223,27 @@ def predict(
     gaps = find_gaps(data)
     if before is None:
         before = effective_of(data, gaps, rule_set)
-    reach = _Reach(data)
-    reached: set[str] | None = set()
-    for operation, target in calls:
-        spaces = reach.spaces(operation, target)
-        reached = None if spaces is None or reached is None else reached | spaces
     if not calls:
         return Prediction(before, before, [])
-    current = _accesses(effective_of(_only(data, reached), gaps, rule_set))
+    reach = _Reach(data)
     changes: list[list[Change]] = []
     state = data
-    step_effective = before
+    reached: set[str] | None = set()
+    known: tuple[frozenset[str] | None, dict[tuple[str, str], Access]] | None = None
     for operation, target in calls:
+        spaces = reach.spaces(operation, target)
+        key = None if spaces is None else frozenset(spaces)
+        if known is not None and known[0] == key:
+            old = known[1]  # the previous call reached the same spaces: resolved already
+        else:
+            old = _accesses(effective_of(_only(state, spaces), gaps, rule_set))
         state = OPERATIONS[operation].change(state, target)
-        step_effective = effective_of(_only(state, reached), gaps, rule_set)
-        now = _accesses(step_effective)
-        changes.append(_differences(current, now))
-        current = now
-    after = step_effective if reached is None else _combined(before, step_effective, reached)
+        new = _accesses(effective_of(_only(state, spaces), gaps, rule_set))
+        changes.append(_differences(old, new))
+        known = (key, new)
+        reached = None if spaces is None or reached is None else reached | spaces
+    final = effective_of(_only(state, reached), gaps, rule_set)
+    after = final if reached is None else _combined(before, final, reached)
     return Prediction(before, after, changes)
 
 
