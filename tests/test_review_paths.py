@@ -2,11 +2,12 @@
 
 For each kind (direct, team, collection, collection-team, site, site-team, site default,
 space default, collection default, the organization's default through inherited levels,
-creator, organization admin) a small organization in a sandbox gives one member an access
-by that path only; a review decides to revoke it, or to lower it to read, under each rule
-set. The plan is applied over HTTP and a fresh audit must find the access gone or at read,
-and everything else as the review predicted. The platform has no call that takes a creator's
-access away: that decision is refused in words before any plan exists, and nothing is sent.
+creator of the space, creator of its collection, organization admin) a small organization
+in a sandbox gives one member an access by that path; a review decides to revoke it, or to
+lower it to read, under each rule set. The plan is applied over HTTP and a fresh audit must
+find the access gone or at read, and everything else as the review predicted. The platform
+has no call that takes a creator's access away: that decision is refused in words before
+any plan exists, and nothing is sent.
 """
 
 from __future__ import annotations
@@ -77,6 +78,10 @@ def creator(org: SmallOrg, user: str) -> str:
     return org.space(None, None, by=user)
 
 
+def collection_creator(org: SmallOrg, user: str) -> str:
+    return org.space(org.collection(None, None, by=user), "inherit")
+
+
 def org_admin(org: SmallOrg, user: str) -> str:
     return org.space(None, "inherit")  # lowered, the member's new role reaches it
 
@@ -94,6 +99,7 @@ KINDS = {
     "collection default": (collection_default, "read", "default:edit"),
     "organization default": (organization_default, "edit", "default:inherit"),
     "creator": (creator, "create", "creator"),
+    "collection creator": (collection_creator, "create", "creator:"),
     "organization role": (org_admin, "admin", "org-admin"),
 }
 
@@ -129,13 +135,16 @@ def test_each_kind_of_path_is_cut_or_capped_or_refused_with_the_reason(rule_set,
     else:
         review.decide(row, "lower", lower_to="read")
 
-    if kind == "creator":
+    if kind.endswith("creator"):
         with pytest.raises(ValidationError) as refused:
             review.plan()
         name = str(row["display_name"].iloc[0])
         message = str(refused.value)
-        assert f"{name} reaches" in message and "as the creator of the space" in message
-        assert "the platform has no call that" in message and "default level" in message
+        what = "the space" if kind == "creator" else "collection Collection"
+        assert f"{name} reaches" in message and f"as the creator of {what}" in message
+        assert "the platform has no call that" in message
+        assert f"give {what}" in message and "a default level other than No access" in message
+        assert ("move" in message) == (kind == "collection creator")
         with pytest.raises(ValidationError):
             review.apply(progress=False)
         again = docsapi.audit_permissions(client, org.org_id, progress=False, model=model)

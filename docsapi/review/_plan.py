@@ -393,11 +393,15 @@ class _Decided:
         return label + (f" to {decision.lower_to}" if decision.decision == "lower" else "")
 
 
-def _pair_paths(paths: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
-    keys = list(zip(paths["space_id"], paths["user_id"], strict=True))
+def _pair_paths(
+    paths: pd.DataFrame, wanted: set[tuple[str, str]]
+) -> dict[tuple[str, str], pd.DataFrame]:
+    """The paths of each ``wanted`` (space, user) pair."""
+    keys = zip(paths["space_id"], paths["user_id"], strict=True)
     groups: dict[tuple[str, str], list[int]] = {}
     for position, key in enumerate(keys):
-        groups.setdefault(key, []).append(position)
+        if key in wanted:
+            groups.setdefault(key, []).append(position)
     return {key: paths.iloc[rows] for key, rows in groups.items()}
 
 
@@ -425,9 +429,11 @@ def plan_calls(
         )
     names = _Names(audit)
     decided = _Decided(decisions, names)
-    by_pair = _pair_paths(_work_paths(audit))
+    paths = _work_paths(audit)
+    wanted = {(str(d.space_id), str(d.user_id)) for d in decided.acted.itertuples(index=False)}
+    by_pair = _pair_paths(paths, wanted)
     org_id = str(audit.org_id)
-    empty = by_pair.get(("", ""), _work_paths(audit).iloc[:0])
+    empty = paths.iloc[:0]
     calls: list[_Call] = []
     decision: Any
     for decision in decided.acted.itertuples(index=False):
@@ -516,11 +522,16 @@ def _refusal(undone: list[tuple[Any, Access]], names: _Names) -> str:
                 )
                 if s.split(":", 1)[0] == "creator"
             )
+            own = where == "creator of the space"
+            content = "the space" if own else where[len("creator of ") :]
+            instead = f"give {content} a default level other than No access" + (
+                "" if own else f", or move {space} out of it"
+            )
             reasons.append(
-                f"{asked}: {user} reaches {space} as the {where} (its default level is No "
-                f"access), with their organization role {role}; the platform has no call that "
-                f"{what} a creator's access: give the space a default level other than No "
-                f"access, or move it, then review it again, or decide keep"
+                f"{asked}: {user} reaches {space} as the {where} ({content} has the default "
+                f"level No access), with their organization role {role}; the platform has no "
+                f"call that {what} a creator's access: {instead}, then review again; or "
+                "decide keep"
             )
         else:
             reasons.append(
