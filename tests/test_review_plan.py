@@ -224,3 +224,26 @@ def test_an_access_decided_keep_that_a_call_would_take_is_marked(rule_set):
     assert plan["also_revokes"].iloc[1] == "B on S1 (edit, DECIDED KEEP)"
     kept = r.blast_radius()
     assert kept.loc[kept["display_name"] == "B", "decided"].tolist() == ["keep"]
+
+
+@pytest.mark.parametrize("model", ["precedence", "highest"])
+def test_a_revoke_wins_over_a_lower_of_the_same_default_level(model):
+    """A lowers B's default access to comment (the space's default level) and revokes A's
+    direct admin: under ``precedence`` A's default path did not count before, but the lowered
+    default level would then give A comment. The revoke is carried out: the space's default
+    level becomes none, and B's lowered access, taken away too, is marked."""
+    from audit_org import Org
+
+    o = Org().member("boss", "admin").member("a", "edit").member("b", "edit")
+    o.space("s7", default="edit").grant("s7", "a", "admin")
+    r = AccessReview(o.audit(model=model), reviewer="R")
+    r.decide({"space": "s7", "user": "b"}, "lower", lower_to="comment")
+    r.decide({"space": "s7", "user": "a"}, "revoke")
+    plan = r.plan()
+    assert sorted(plan["operation"]) == ["removeUserFromSpace", "updateSpaceById"]
+    assert plan.loc[plan["operation"] == "updateSpaceById", "body"].tolist() == [
+        {"defaultLevel": None}
+    ]
+    after = r.after().set_index(["space_id", "user_id"])["role"].astype(str).to_dict()
+    assert after == {("s7", "boss"): "admin"}
+    assert "B on S7 (edit, DECIDED LOWER)" in "; ".join(plan["also_revokes"].dropna())

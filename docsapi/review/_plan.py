@@ -449,14 +449,20 @@ def plan_calls(
         more: list[_Call] = []
         for decision, access in undone:
             mine = by_pair.get((decision.space_id, decision.user_id), empty)
-            deciding = mine[mine["source"].isin(access.sources.split("; ")).to_numpy(dtype=bool)]
+            sources = access.sources.split("; ")
+            # a default level another call changed names its new level: match it by kind
+            by_default = any(source.startswith("default:") for source in sources)
+            deciding = mine[
+                mine["source"].isin(sources).to_numpy(dtype=bool)
+                | (by_default & (mine["kind"] == "default").to_numpy(dtype=bool))
+            ]
             more += _labelled(
                 _calls_for(deciding, decision, org_id, team_change), decided, decision
             )
-        known = {c.key for c in merged}
-        if not [c for c in more if c.key not in known]:
-            break
-        merged = _merge(merged + more)
+        grown = _merge(merged + more)
+        if _signature(grown) == _signature(merged):
+            break  # no call to add, none to make lower: what remains cannot be changed
+        merged = grown
         prediction = predict(
             audit.data,
             audit.model,
@@ -467,6 +473,10 @@ def plan_calls(
     if undone:
         raise ValidationError("decisions", _refusal(undone, names))
     return _tables(merged, prediction, decided, names)
+
+
+def _signature(calls: list[_Call]) -> list[tuple[tuple[str, str], str | None]]:
+    return [(call.key, call.target.role) for call in calls]
 
 
 def _labelled(calls: list[_Call], decided: _Decided, decision: Any) -> list[_Call]:
