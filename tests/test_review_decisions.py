@@ -5,16 +5,16 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 from pandas.testing import assert_frame_equal
-from review_org import org
+from review_org import RULE_SETS, org
 
 import docsapi
 from docsapi import AccessReview
 from docsapi.errors import SnapshotError, ValidationError
 
 
-@pytest.fixture
-def review() -> AccessReview:
-    return AccessReview(org(), reviewer="Rita Reviewer")
+@pytest.fixture(params=RULE_SETS)
+def review(request) -> AccessReview:
+    return AccessReview(org(request.param), reviewer="Rita Reviewer")
 
 
 def test_one_row_per_access_undecided_with_its_paths(review):
@@ -94,7 +94,7 @@ def test_bad_decisions_are_refused_and_nothing_is_recorded(
 
 def test_a_reviewer_is_required():
     with pytest.raises(ValidationError, match="reviewer"):
-        AccessReview(org(), reviewer=" ")
+        AccessReview(org("precedence"), reviewer=" ")
     with pytest.raises(ValidationError, match="audit"):
         AccessReview("audit", reviewer="R")
 

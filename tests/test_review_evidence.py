@@ -6,17 +6,20 @@ import re
 
 import openpyxl
 import pytest
+from review_org import RULE_SETS
 
 import docsapi
 from docsapi import AccessReview
 from docsapi.errors import ValidationError
 
 
-@pytest.fixture
-def sandbox(highest_sandbox):
-    """The review predicts what its calls do by the ``highest`` rule set (the highest role
-    over every path): its tests run on a sandbox that follows it."""
-    return highest_sandbox
+@pytest.fixture(params=RULE_SETS)
+def sandbox(request, sandbox_server, highest_sandbox_server):
+    """The review predicts by the audit's own rule set: its tests run under each, on a
+    sandbox that follows it."""
+    server = highest_sandbox_server if request.param == "highest" else sandbox_server
+    server.reset()
+    return server
 
 
 @pytest.fixture
@@ -24,7 +27,7 @@ def applied(sandbox, canary_token):
     """A demo review with decisions of every kind, applied, signed off."""
     sandbox.add_token(canary_token, user_id=sandbox.demo["owner_id"])
     client = sandbox.client(token=canary_token)
-    audit = docsapi.audit_permissions(client, sandbox.org_id, progress=False, model="highest")
+    audit = docsapi.audit_permissions(client, sandbox.org_id, progress=False, model=sandbox.model)
     review = AccessReview(audit, reviewer="Rita <Reviewer>", client=client)
     only_direct = review.decisions[review.decisions["sources"] == "direct"]
     review.decide(only_direct.drop_duplicates("space_id").head(2), "revoke", comment="left")
@@ -76,7 +79,7 @@ def test_html_evidence_is_self_contained_escaped_and_complete(applied, tmp_path,
 
 def test_evidence_before_anything_is_decided(sandbox, tmp_path):
     audit = docsapi.audit_permissions(
-        sandbox.client(), sandbox.org_id, progress=False, model="highest"
+        sandbox.client(), sandbox.org_id, progress=False, model=sandbox.model
     )
     review = AccessReview(audit, reviewer="R")
     text = review.to_html(tmp_path / "empty.html").read_text()
@@ -92,7 +95,7 @@ def test_evidence_before_anything_is_decided(sandbox, tmp_path):
 
 def test_sign_offs_are_kept_with_the_snapshot(sandbox, tmp_path):
     audit = docsapi.audit_permissions(
-        sandbox.client(), sandbox.org_id, progress=False, model="highest"
+        sandbox.client(), sandbox.org_id, progress=False, model=sandbox.model
     )
     review = AccessReview(audit, reviewer="R")
     review.sign_off("Grace Owner")

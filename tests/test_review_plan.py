@@ -9,22 +9,30 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from review_org import org
+from review_org import RULE_SETS, org
 
 import docsapi
 from docsapi import AccessReview
 from docsapi.errors import ValidationError
 
 
-@pytest.fixture
-def sandbox(highest_sandbox):
-    """The review predicts what its calls do by the ``highest`` rule set (the highest role
-    over every path): its tests run on a sandbox that follows it."""
-    return highest_sandbox
+@pytest.fixture(params=RULE_SETS)
+def sandbox(request, sandbox_server, highest_sandbox_server):
+    """The review predicts by the audit's own rule set: its tests run under each, on a
+    sandbox that follows it."""
+    server = highest_sandbox_server if request.param == "highest" else sandbox_server
+    server.reset()
+    return server
 
 
-def review(**options) -> AccessReview:
-    return AccessReview(org(), reviewer="Rita Reviewer", **options)
+@pytest.fixture(params=RULE_SETS)
+def rule_set(request) -> str:
+    """The rule set the organization is audited with (the review predicts by it)."""
+    return request.param
+
+
+def review(rule_set: str, **options) -> AccessReview:
+    return AccessReview(org(rule_set), reviewer="Rita Reviewer", **options)
 
 
 def accesses(text) -> set[str]:
@@ -34,8 +42,8 @@ def accesses(text) -> set[str]:
     return {item.rsplit(" (", 1)[0] for item in text.split("; ")}
 
 
-def test_direct_and_team_paths_are_both_cut_membership_by_default():
-    r = review()
+def test_direct_and_team_paths_are_both_cut_membership_by_default(rule_set):
+    r = review(rule_set)
     r.decide({"space": "s1", "user": "a"}, "revoke", comment="moved teams")
     plan = r.plan()
     assert list(plan["operation"]) == [
@@ -53,8 +61,8 @@ def test_direct_and_team_paths_are_both_cut_membership_by_default():
     assert plan["decisions"].iloc[0] == "revoke A on S1"
 
 
-def test_team_grant_change_names_the_other_members_who_lose_access():
-    r = review(team_change="grant")
+def test_team_grant_change_names_the_other_members_who_lose_access(rule_set):
+    r = review(rule_set, team_change="grant")
     r.decide({"space": "s1", "user": "a"}, "revoke")
     plan = r.plan()
     assert list(plan["operation"]) == ["removeUserFromSpace", "removeTeamFromSpace"]
@@ -67,8 +75,8 @@ def test_team_grant_change_names_the_other_members_who_lose_access():
     ]
 
 
-def test_collection_path_revokes_every_space_below_it():
-    r = review()
+def test_collection_path_revokes_every_space_below_it(rule_set):
+    r = review(rule_set)
     r.decide({"space": "s2", "user": "a"}, "revoke")
     plan = r.plan()
     assert list(plan["operation"]) == [
@@ -84,8 +92,8 @@ def test_collection_path_revokes_every_space_below_it():
     assert accesses(plan["also_revokes"].iloc[1]) == {"A on S3"}
 
 
-def test_default_level_revoke_changes_the_space_for_everyone_who_inherits():
-    r = review()
+def test_default_level_revoke_changes_the_space_for_everyone_who_inherits(rule_set):
+    r = review(rule_set)
     r.decide({"space": "s4", "user": "b"}, "revoke", comment="b reads nothing here")
     plan = r.plan()
     assert plan[["operation", "method", "path"]].values.tolist() == [
@@ -96,8 +104,8 @@ def test_default_level_revoke_changes_the_space_for_everyone_who_inherits():
     assert "every member" in plan["note"].iloc[0]
 
 
-def test_org_admin_revoke_demotes_the_member_last():
-    r = review()
+def test_org_admin_revoke_demotes_the_member_last(rule_set):
+    r = review(rule_set)
     r.decide({"user": "boss", "space": "s1"}, "revoke")
     r.decide({"user": "a", "space": "s1"}, "revoke")
     plan = r.plan()
@@ -107,8 +115,8 @@ def test_org_admin_revoke_demotes_the_member_last():
     assert accesses(plan["also_revokes"].iloc[-1]) == {f"Boss on S{i}" for i in (2, 3, 4, 5)}
 
 
-def test_lower_sets_roles_where_they_are_granted():
-    r = review()
+def test_lower_sets_roles_where_they_are_granted(rule_set):
+    r = review(rule_set)
     r.decide({"space": "s1", "user": "a"}, "lower", lower_to="read", comment="reader now")
     plan = r.plan()
     assert plan[["operation", "path"]].values.tolist() == [
@@ -120,8 +128,8 @@ def test_lower_sets_roles_where_they_are_granted():
     assert plan["also_revokes_count"].sum() == 0
 
 
-def test_shared_calls_are_sent_once_and_ids_are_stable():
-    r = review()
+def test_shared_calls_are_sent_once_and_ids_are_stable(rule_set):
+    r = review(rule_set)
     r.decide({"user": "a", "space": ["s1", "s5"]}, "revoke")
     plan = r.plan()
     assert plan["operation"].tolist().count("deleteMemberFromOrganizationTeamById") == 1
@@ -132,19 +140,19 @@ def test_shared_calls_are_sent_once_and_ids_are_stable():
     assert plan["call_id"].is_unique
 
 
-def test_keep_decisions_plan_nothing_and_bad_team_change_is_refused():
-    r = review()
+def test_keep_decisions_plan_nothing_and_bad_team_change_is_refused(rule_set):
+    r = review(rule_set)
     r.decide({"user": "a"}, "keep")
     assert r.plan().empty
     with pytest.raises(ValidationError, match="team_change"):
-        review(team_change="everything")
+        review(rule_set, team_change="everything")
 
 
 def test_a_carried_out_plan_takes_exactly_the_decided_access_and_its_blast_radius(sandbox):
     """On the sandbox: revoke one team access (grant change) and one default-level access;
     the re-audit lost exactly the decided accesses plus what the plan announced."""
     client = sandbox.client()
-    audit = docsapi.audit_permissions(client, sandbox.org_id, progress=False, model="highest")
+    audit = docsapi.audit_permissions(client, sandbox.org_id, progress=False, model=sandbox.model)
     examples = sandbox.demo["path_examples"]
     r = AccessReview(audit, reviewer="Rita Reviewer", client=client, team_change="grant")
     # a collection access on a space no site permission reaches (the plan does not follow
@@ -164,7 +172,7 @@ def test_a_carried_out_plan_takes_exactly_the_decided_access_and_its_blast_radiu
 
     results = r.apply(progress=False)
     assert (results["status"] == "done").all()
-    after = docsapi.audit_permissions(client, sandbox.org_id, progress=False, model="highest")
+    after = docsapi.audit_permissions(client, sandbox.org_id, progress=False, model=sandbox.model)
 
     def roles(a):
         e = a.effective
@@ -178,28 +186,64 @@ def test_a_carried_out_plan_takes_exactly_the_decided_access_and_its_blast_radiu
     assert lowered == announced - gone_announced
 
 
-def test_a_default_level_set_above_some_members_role_shows_who_it_raises():
-    """s6 inherits each member's organization role: lowering the admin's default access to
-    edit sets the level to edit, which raises the read member r."""
+@pytest.mark.parametrize("model", ["precedence", "highest"])
+def test_a_default_level_set_above_some_members_role_shows_who_it_raises(model):
+    """s6 inherits each member's organization role. Under ``highest`` lowering the admin's
+    default access to edit sets the level to edit, which raises the read member r; under
+    ``precedence`` the admin's organization role decides alone (their default path does not
+    count), so the plan changes only that role."""
     from audit_org import Org
 
     o = Org().member("boss", "admin").member("lead", "admin").member("r", "read")
     o.space("s6", default="inherit").grant("s6", "boss", "admin")
-    r = AccessReview(o.audit(), reviewer="R")
+    r = AccessReview(o.audit(model=model), reviewer="R")
     r.decide({"space": "s6", "user": "lead"}, "lower", lower_to="edit")
     plan = r.plan()
+    if model == "precedence":
+        assert plan["operation"].tolist() == ["updateMemberInOrganizationById"]
+        assert plan["also_raises_count"].tolist() == [0]
+        assert set(r.blast_radius()["change"]) == {"lowered"}
+        return
     assert plan["operation"].tolist() == ["updateSpaceById", "updateMemberInOrganizationById"]
     assert plan["body"].tolist() == [{"defaultLevel": "edit"}, {"role": "edit"}]
     assert accesses(plan["also_raises"].iloc[0]) == {"R on S6"}
     assert plan["also_raises_count"].tolist() == [1, 0]
     assert set(r.blast_radius()["change"]) == {"raised", "lowered"}
+    assert r.after().set_index(["space_id", "user_id"])["role"].astype(str).to_dict() == {
+        ("s6", "boss"): "admin",
+        ("s6", "lead"): "edit",
+        ("s6", "r"): "edit",
+    }
 
 
-def test_an_access_decided_keep_that_a_call_would_take_is_marked():
-    r = review(team_change="grant")
+def test_an_access_decided_keep_that_a_call_would_take_is_marked(rule_set):
+    r = review(rule_set, team_change="grant")
     r.decide({"space": "s1", "user": "b"}, "keep", comment="b stays")
     r.decide({"space": "s1", "user": "a"}, "revoke")
     plan = r.plan()
     assert plan["also_revokes"].iloc[1] == "B on S1 (edit, DECIDED KEEP)"
     kept = r.blast_radius()
     assert kept.loc[kept["display_name"] == "B", "decided"].tolist() == ["keep"]
+
+
+@pytest.mark.parametrize("model", ["precedence", "highest"])
+def test_a_revoke_wins_over_a_lower_of_the_same_default_level(model):
+    """A lowers B's default access to comment (the space's default level) and revokes A's
+    direct admin: under ``precedence`` A's default path did not count before, but the lowered
+    default level would then give A comment. The revoke is carried out: the space's default
+    level becomes none, and B's lowered access, taken away too, is marked."""
+    from audit_org import Org
+
+    o = Org().member("boss", "admin").member("a", "edit").member("b", "edit")
+    o.space("s7", default="edit").grant("s7", "a", "admin")
+    r = AccessReview(o.audit(model=model), reviewer="R")
+    r.decide({"space": "s7", "user": "b"}, "lower", lower_to="comment")
+    r.decide({"space": "s7", "user": "a"}, "revoke")
+    plan = r.plan()
+    assert sorted(plan["operation"]) == ["removeUserFromSpace", "updateSpaceById"]
+    assert plan.loc[plan["operation"] == "updateSpaceById", "body"].tolist() == [
+        {"defaultLevel": None}
+    ]
+    after = r.after().set_index(["space_id", "user_id"])["role"].astype(str).to_dict()
+    assert after == {("s7", "boss"): "admin"}
+    assert "B on S7 (edit, DECIDED LOWER)" in "; ".join(plan["also_revokes"].dropna())

@@ -71,7 +71,7 @@ _DONE = "done"
 #: The status of a call not sent because its target changed since the review.
 STALE = "stale"
 _ORG_ROLE = "updateMemberInOrganizationById"
-_TARGET_FIELDS = ("org_id", "space_id", "collection_id", "team_id", "user_id", "role")
+_TARGET_FIELDS = ("org_id", "space_id", "collection_id", "site_id", "team_id", "user_id", "role")
 
 
 def empty_results() -> pd.DataFrame:

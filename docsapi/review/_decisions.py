@@ -204,8 +204,8 @@ def select(decisions: pd.DataFrame, **filters: object) -> pd.DataFrame:
 
     ``space`` matches a space id or title, ``user`` a user id, display name or email,
     ``role`` the effective role, ``path`` a source (``team:<id>``) or a kind of source
-    (``direct``, ``team``, ``collection``, ``collection-team``, ``default``,
-    ``org-admin``), ``finding`` a rule name.
+    (``direct``, ``team``, ``collection``, ``collection-team``, ``site``, ``site-team``,
+    ``site-default``, ``default``, ``creator``, ``org-admin``), ``finding`` a rule name.
     """
     unknown = sorted(set(filters) - set(FILTERS))
     if unknown:

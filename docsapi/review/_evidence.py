@@ -206,6 +206,7 @@ _PLAN_SHOWN = (
     "also_lowers",
     "also_raises_count",
     "also_raises",
+    "hands_to",
     "note",
 )
 _REVIEW_CSS = """

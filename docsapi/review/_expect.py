@@ -12,6 +12,9 @@ it: ``{"target": <kind>, "state": <state>}``, where the kind and the state are
 ``collection-team`` a team's permission on a collection         its role, or ``absent``
 ``team-member``     a user's membership of a team               ``member``, or ``absent``
 ``space-level``     a space's default level                     the level, or ``none``
+``site-user``       a user's permission on a site               its role, or ``absent``
+``site-team``       a team's permission on a site               its role, or ``absent``
+``site-level``      a site's default level                      the level, or ``none``
 ``org-role``        a member's organization role                the role, ``guest``, or
                                                                 ``absent`` (not a member)
 ==================  ==========================================  ==============================
@@ -66,7 +69,7 @@ class TargetKind:
             return ABSENT
         if target.role is not None:
             return target.role
-        return NO_LEVEL if self.name == "space-level" else GUEST
+        return NO_LEVEL if self.name in ("space-level", "site-level") else GUEST
 
 
 def _kinds() -> dict[str, TargetKind]:
@@ -74,6 +77,8 @@ def _kinds() -> dict[str, TargetKind]:
     space_team = ("space_id", "team_id")
     collection_user = ("collection_id", "user_id")
     collection_team = ("collection_id", "team_id")
+    site_user = ("org_id", "site_id", "user_id")
+    site_team = ("org_id", "site_id", "team_id")
     return {
         "removeUserFromSpace": TargetKind("space-user", space_user, True),
         "updateUserPermissionInSpace": TargetKind("space-user", space_user, False),
@@ -88,6 +93,11 @@ def _kinds() -> dict[str, TargetKind]:
         ),
         "updateSpaceById": TargetKind("space-level", ("space_id",), False),
         "updateMemberInOrganizationById": TargetKind("org-role", ("org_id", "user_id"), False),
+        "removeUserFromSite": TargetKind("site-user", site_user, True),
+        "updateUserPermissionInSite": TargetKind("site-user", site_user, False),
+        "removeTeamFromSite": TargetKind("site-team", site_team, True),
+        "updateTeamPermissionInSite": TargetKind("site-team", site_team, False),
+        "updateSiteById": TargetKind("site-level", ("org_id", "site_id"), False),
     }
 
 
@@ -148,6 +158,20 @@ class Expectations(_States):
                 & (table["target_id"].astype(object) == ids[0]).to_numpy(dtype=bool)
             ]
             return {(kind, ids[0], i): r for i, r in _roles(mine, column).items()}
+        if kind in ("site-user", "site-team"):
+            table = data.user_permissions if kind == "site-user" else data.team_permissions
+            column = "user_id" if kind == "site-user" else "team_id"
+            mine = table[
+                (table["target_type"].astype(object) == "site").to_numpy(dtype=bool)
+                & (table["target_id"].astype(object) == ids[1]).to_numpy(dtype=bool)
+            ]
+            return {(kind, ids[0], ids[1], i): r for i, r in _roles(mine, column).items()}
+        if kind == "site-level":
+            sites = data.sites
+            levels = sites.loc[(sites["id"].astype(object) == ids[1]).to_numpy(dtype=bool)]
+            if not len(levels):
+                return {}
+            return {key: _text(levels["default_level"].iloc[0]) or NO_LEVEL}
         if kind == "team-member":
             members = data.team_members
             mine = members[(members["team_id"].astype(object) == ids[1]).to_numpy(dtype=bool)]
@@ -222,10 +246,14 @@ class CurrentState(_States):
                 for u in client.orgs.team_members(ids[0], ids[1])["user_id"].astype(object)
             },
             "org-role": lambda: _roles(client.orgs.members(ids[0]), "user_id"),
+            "site-user": lambda: _roles(client.sites.users(ids[0], ids[1]), "user_id"),
+            "site-team": lambda: _roles(client.sites.teams(ids[0], ids[1]), "team_id"),
         }
         if kind == "space-level":
             return {key: _text(client.spaces.get(ids[0]).default_level) or NO_LEVEL}
-        if kind == "team-member":
+        if kind == "site-level":
+            return {key: _text(client.sites.get(ids[0], ids[1]).default_level) or NO_LEVEL}
+        if kind in ("team-member", "site-user", "site-team"):
             return {(kind, ids[0], ids[1], u): state for u, state in readers[kind]().items()}
         return {(kind, ids[0], i): state for i, state in readers[kind]().items()}
 

@@ -2,12 +2,14 @@
 
 Each :class:`Operation` is one operation of the API description (its ``operationId``,
 method and path template), knows the typed client method that sends it, and how it changes
-the audit's ``paths`` table (:func:`simulate`), which is how a plan's blast radius is found
-before anything is sent.
+the audit's raw tables (:class:`~docsapi.audit.data.AuditData`): the plan's prediction
+(:mod:`docsapi.review._predict`) plays its calls on a copy of them and resolves the
+organization as it will be.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -15,14 +17,25 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from docsapi.audit.data import ROLES
+from docsapi.audit.data import AuditData
 from docsapi.core.checks import check_id
 from docsapi.errors import ValidationError
 
 if TYPE_CHECKING:
     from docsapi.client import DocsClient
 
-__all__ = ["OPERATIONS", "Operation", "Target", "simulate"]
+__all__ = ["OPERATIONS", "TARGET_FIELDS", "Operation", "Target"]
+
+#: The fields of a :class:`Target`, as the plan's columns of the same names.
+TARGET_FIELDS: tuple[str, ...] = (
+    "org_id",
+    "space_id",
+    "collection_id",
+    "site_id",
+    "team_id",
+    "user_id",
+    "role",
+)
 
 
 @dataclass(frozen=True)
@@ -36,6 +49,7 @@ class Target:
     team_id: str | None = None
     user_id: str | None = None
     role: str | None = None
+    site_id: str | None = None
 
     def need(self, name: str) -> str:
         """The id ``name`` (e.g. ``"space_id"``), which the call cannot do without."""
@@ -47,9 +61,9 @@ class Target:
 
 #: Sends one call; answers "removed", "already absent" or "updated".
 Sender = Callable[["DocsClient", Target], str]
-#: Changes a paths table (columns space_id, user_id, kind, source, collection_id, team_id
-#: and code, the role's position in ROLES) as the call would; answers the new table.
-Effect = Callable[[pd.DataFrame, Target], pd.DataFrame]
+#: Changes an organization's raw tables as the call would; answers a changed copy (the
+#: tables given are never modified).
+Change = Callable[[AuditData, Target], AuditData]
 
 
 @dataclass(frozen=True)
@@ -60,7 +74,7 @@ class Operation:
     method: str
     template: str
     send: Sender
-    effect: Effect
+    change: Change
     body_key: str | None = None  # the body's one key; None: no body
 
     def path(self, target: Target) -> str:
@@ -68,6 +82,7 @@ class Operation:
             "organizationId": target.org_id,
             "spaceId": target.space_id,
             "collectionId": target.collection_id,
+            "siteId": target.site_id,
             "teamId": target.team_id,
             "userId": target.user_id,
         }
@@ -85,58 +100,73 @@ def _removed(answer: bool) -> str:
     return "removed" if answer else "already absent"
 
 
-def _code(role: str | None) -> int:
-    return ROLES.index(role or "guest")
-
-
-def _rows(paths: pd.DataFrame, **equal: object) -> np.ndarray:
-    hits = np.ones(len(paths), dtype=bool)
-    for column, value in equal.items():
-        hits &= (paths[column].to_numpy(dtype=object) == value).astype(bool)
+# -- changes to the raw tables ---------------------------------------------------------------
+def _equal(frame: pd.DataFrame, **values: str | None) -> np.ndarray:
+    """Rows of ``frame`` whose columns equal ``values`` (categoricals compared by code)."""
+    hits = np.ones(len(frame), dtype=bool)
+    for column, value in values.items():
+        hits &= (frame[column] == value).fillna(False).to_numpy(dtype=bool)
     return hits
 
 
-def _drop(**keys: str) -> Effect:
-    def effect(paths: pd.DataFrame, target: Target) -> pd.DataFrame:
-        equal = {column: getattr(target, attribute) for column, attribute in keys.items()}
-        return paths[~_rows(paths, **equal)]
-
-    return effect
+def _replaced(data: AuditData, table: str, frame: pd.DataFrame) -> AuditData:
+    changed = copy.copy(data)  # the other tables are shared, never modified
+    setattr(changed, table, frame)
+    return changed
 
 
-def _set(**keys: str) -> Effect:
-    def effect(paths: pd.DataFrame, target: Target) -> pd.DataFrame:
-        equal = {column: getattr(target, attribute) for column, attribute in keys.items()}
-        paths = paths.copy()
-        paths.loc[_rows(paths, **equal), "code"] = _code(target.role)
-        return paths
+def _drop_rows(table: str, **columns: str) -> Change:
+    """Remove the rows of ``table`` whose columns equal the target's fields (``column=field``;
+    a field name starting with ``=`` is a constant)."""
 
-    return effect
+    def change(data: AuditData, target: Target) -> AuditData:
+        frame = getattr(data, table)
+        hits = _equal(frame, **_values(columns, target))
+        return _replaced(data, table, frame[~hits].reset_index(drop=True))
 
-
-def _member_role(paths: pd.DataFrame, target: Target) -> pd.DataFrame:
-    """A member's organization role changes: no more ``org-admin``; ``default:inherit``
-    gives the new role; a guest gets no default access at all."""
-    mine = _rows(paths, user_id=target.user_id)
-    paths = paths[~(mine & _rows(paths, kind="org-admin"))]
-    mine = _rows(paths, user_id=target.user_id)
-    defaults = mine & _rows(paths, kind="default")
-    if target.role is None:
-        return paths[~defaults]
-    paths = paths.copy()
-    inherit = defaults & _rows(paths, source="default:inherit")
-    paths.loc[inherit, "code"] = _code(target.role)
-    return paths
+    return change
 
 
-def _space_level(paths: pd.DataFrame, target: Target) -> pd.DataFrame:
-    """A space's default level: every member's default path to it gives that level."""
-    hits = _rows(paths, space_id=target.space_id, kind="default")
-    if target.role is None:
-        return paths[~hits]
-    paths = paths.copy()
-    paths.loc[hits, "code"] = _code(target.role)
-    return paths
+def _set_value(table: str, column: str, **columns: str) -> Change:
+    """Set ``column`` (a role or default level) to the target's role on the matching rows."""
+
+    def change(data: AuditData, target: Target) -> AuditData:
+        frame = getattr(data, table)
+        hits = _equal(frame, **_values(columns, target))
+        values = frame[column]
+        if isinstance(values.dtype, pd.CategoricalDtype):
+            if target.role is not None and target.role not in values.cat.categories:
+                values = values.cat.add_categories([target.role])
+            updated = values.copy()
+            updated[hits] = target.role if target.role is not None else np.nan
+        else:
+            updated = values.copy()
+            updated[hits] = target.role if target.role is not None else pd.NA
+        return _replaced(data, table, frame.assign(**{column: updated}))
+
+    return change
+
+
+def _values(columns: dict[str, str], target: Target) -> dict[str, str | None]:
+    return {
+        column: field[1:] if field.startswith("=") else getattr(target, field)
+        for column, field in columns.items()
+    }
+
+
+def _grant(table: str, kind: str, holder: str) -> dict[str, str]:
+    """The columns naming one grant of ``table`` on a target of ``kind``."""
+    target = {"space": "space_id", "collection": "collection_id", "site": "site_id"}[kind]
+    holder_column = "user_id" if table == "user_permissions" else "team_id"
+    return {"target_type": "=" + kind, "target_id": target, holder_column: holder}
+
+
+def _remove_grant(table: str, kind: str, holder: str) -> Change:
+    return _drop_rows(table, **_grant(table, kind, holder))
+
+
+def _set_grant(table: str, kind: str, holder: str) -> Change:
+    return _set_value(table, "role", **_grant(table, kind, holder))
 
 
 def _operations() -> dict[str, Operation]:
@@ -144,13 +174,15 @@ def _operations() -> dict[str, Operation]:
     space_team = "/spaces/{spaceId}/permissions/teams/{teamId}"
     collection_user = "/collections/{collectionId}/permissions/users/{userId}"
     collection_team = "/collections/{collectionId}/permissions/teams/{teamId}"
+    site = "/orgs/{organizationId}/sites/{siteId}"
+    users, teams = "user_permissions", "team_permissions"
     found = [
         Operation(
             "removeUserFromSpace",
             "DELETE",
             space_user,
             lambda c, t: _removed(c.permissions.remove_user(t.need("space_id"), t.need("user_id"))),
-            _kind_drop("direct", space_id="space_id", user_id="user_id"),
+            _remove_grant(users, "space", "user_id"),
         ),
         Operation(
             "updateUserPermissionInSpace",
@@ -159,7 +191,7 @@ def _operations() -> dict[str, Operation]:
             lambda c, t: _updated(
                 lambda: c.permissions.set_user_role(t.need("space_id"), t.need("user_id"), t.role)
             ),
-            _kind_set("direct", space_id="space_id", user_id="user_id"),
+            _set_grant(users, "space", "user_id"),
             "role",
         ),
         Operation(
@@ -167,7 +199,7 @@ def _operations() -> dict[str, Operation]:
             "DELETE",
             space_team,
             lambda c, t: _removed(c.permissions.remove_team(t.need("space_id"), t.need("team_id"))),
-            _kind_drop("team", space_id="space_id", team_id="team_id"),
+            _remove_grant(teams, "space", "team_id"),
         ),
         Operation(
             "updateTeamPermissionInSpace",
@@ -176,7 +208,7 @@ def _operations() -> dict[str, Operation]:
             lambda c, t: _updated(
                 lambda: c.permissions.set_team_role(t.need("space_id"), t.need("team_id"), t.role)
             ),
-            _kind_set("team", space_id="space_id", team_id="team_id"),
+            _set_grant(teams, "space", "team_id"),
             "role",
         ),
         Operation(
@@ -186,7 +218,7 @@ def _operations() -> dict[str, Operation]:
             lambda c, t: _removed(
                 c.orgs.remove_team_member(t.need("org_id"), t.need("team_id"), t.need("user_id"))
             ),
-            _drop(team_id="team_id", user_id="user_id"),
+            _drop_rows("team_members", team_id="team_id", user_id="user_id"),
         ),
         Operation(
             "removeUserFromCollection",
@@ -195,7 +227,7 @@ def _operations() -> dict[str, Operation]:
             lambda c, t: _removed(
                 c.collections.remove_user(t.need("collection_id"), t.need("user_id"))
             ),
-            _kind_drop("collection", collection_id="collection_id", user_id="user_id"),
+            _remove_grant(users, "collection", "user_id"),
         ),
         Operation(
             "updateUserPermissionInCollection",
@@ -206,7 +238,7 @@ def _operations() -> dict[str, Operation]:
                     t.need("collection_id"), t.need("user_id"), t.role
                 )
             ),
-            _kind_set("collection", collection_id="collection_id", user_id="user_id"),
+            _set_grant(users, "collection", "user_id"),
             "role",
         ),
         Operation(
@@ -216,7 +248,7 @@ def _operations() -> dict[str, Operation]:
             lambda c, t: _removed(
                 c.collections.remove_team(t.need("collection_id"), t.need("team_id"))
             ),
-            _kind_drop("collection-team", collection_id="collection_id", team_id="team_id"),
+            _remove_grant(teams, "collection", "team_id"),
         ),
         Operation(
             "updateTeamPermissionInCollection",
@@ -227,8 +259,60 @@ def _operations() -> dict[str, Operation]:
                     t.need("collection_id"), t.need("team_id"), t.role
                 )
             ),
-            _kind_set("collection-team", collection_id="collection_id", team_id="team_id"),
+            _set_grant(teams, "collection", "team_id"),
             "role",
+        ),
+        Operation(
+            "removeUserFromSite",
+            "DELETE",
+            site + "/permissions/users/{userId}",
+            lambda c, t: _removed(
+                c.sites.remove_user(t.need("org_id"), t.need("site_id"), t.need("user_id"))
+            ),
+            _remove_grant(users, "site", "user_id"),
+        ),
+        Operation(
+            "updateUserPermissionInSite",
+            "PATCH",
+            site + "/permissions/users/{userId}",
+            lambda c, t: _updated(
+                lambda: c.sites.set_user_role(
+                    t.need("org_id"), t.need("site_id"), t.need("user_id"), t.need("role")
+                )
+            ),
+            _set_grant(users, "site", "user_id"),
+            "role",
+        ),
+        Operation(
+            "removeTeamFromSite",
+            "DELETE",
+            site + "/permissions/teams/{teamId}",
+            lambda c, t: _removed(
+                c.sites.remove_team(t.need("org_id"), t.need("site_id"), t.need("team_id"))
+            ),
+            _remove_grant(teams, "site", "team_id"),
+        ),
+        Operation(
+            "updateTeamPermissionInSite",
+            "PATCH",
+            site + "/permissions/teams/{teamId}",
+            lambda c, t: _updated(
+                lambda: c.sites.set_team_role(
+                    t.need("org_id"), t.need("site_id"), t.need("team_id"), t.need("role")
+                )
+            ),
+            _set_grant(teams, "site", "team_id"),
+            "role",
+        ),
+        Operation(
+            "updateSiteById",
+            "PATCH",
+            site,
+            lambda c, t: _updated(
+                lambda: c.sites.update(t.need("org_id"), t.need("site_id"), default_level=t.role)
+            ),
+            _set_value("sites", "default_level", id="site_id"),
+            "defaultLevel",
         ),
         Operation(
             "updateSpaceById",
@@ -237,7 +321,7 @@ def _operations() -> dict[str, Operation]:
             lambda c, t: _updated(
                 lambda: c.spaces.update(t.need("space_id"), default_level=t.role)
             ),
-            _space_level,
+            _set_value("spaces", "default_level", id="space_id"),
             "defaultLevel",
         ),
         Operation(
@@ -247,7 +331,7 @@ def _operations() -> dict[str, Operation]:
             lambda c, t: _updated(
                 lambda: c.orgs.update_member(t.need("org_id"), t.need("user_id"), role=t.role)
             ),
-            _member_role,
+            _set_value("members", "role", user_id="user_id"),
             "role",
         ),
     ]
@@ -259,30 +343,5 @@ def _updated(call: Callable[[], object]) -> str:
     return "updated"
 
 
-def _kind_drop(kind: str, **keys: str) -> Effect:
-    drop = _drop(**keys)
-
-    def effect(paths: pd.DataFrame, target: Target) -> pd.DataFrame:
-        mine = paths["kind"].to_numpy(dtype=object) == kind
-        return pd.concat([paths[~mine], drop(paths[mine], target)])
-
-    return effect
-
-
-def _kind_set(kind: str, **keys: str) -> Effect:
-    change = _set(**keys)
-
-    def effect(paths: pd.DataFrame, target: Target) -> pd.DataFrame:
-        mine = paths["kind"].to_numpy(dtype=object) == kind
-        return pd.concat([paths[~mine], change(paths[mine], target)])
-
-    return effect
-
-
 #: The operations a plan uses, by ``operationId``.
 OPERATIONS: dict[str, Operation] = _operations()
-
-
-def simulate(paths: pd.DataFrame, operation: str, target: Target) -> pd.DataFrame:
-    """``paths`` as they would be after the call."""
-    return OPERATIONS[operation].effect(paths, target)

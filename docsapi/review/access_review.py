@@ -37,7 +37,7 @@ from docsapi.review._apply import (
     dry_run_calls,
     empty_results,
 )
-from docsapi.review._plan import TEAM_CHANGES, build_plan
+from docsapi.review._plan import TEAM_CHANGES, Planned, plan_calls
 from docsapi.review._plan_seal import (
     approval_of,
     decided_accesses,
@@ -142,6 +142,18 @@ class AccessReview:
         self.decisions = _decisions.decisions_table(audit)
         self.results = empty_results()
         self.sign_offs = pd.DataFrame(columns=list(_SIGN_OFF_COLUMNS)).astype(_SIGN_OFF_COLUMNS)
+        self._planned: tuple[tuple[object, ...], Planned] | None = None
+
+    def _plan_of_decisions(self) -> Planned:
+        """The plan of the decisions as they are now (made again only when they changed)."""
+        acted = self.decisions[["space_id", "user_id", "decision", "lower_to", "findings"]]
+        state = (
+            self.team_change,
+            tuple(pd.util.hash_pandas_object(acted.astype(object), index=True)),
+        )
+        if self._planned is None or self._planned[0] != state:
+            self._planned = (state, plan_calls(self.audit, self.decisions, self.team_change))
+        return self._planned[1]
 
     @safe_display
     def __repr__(self) -> str:
@@ -175,7 +187,8 @@ class AccessReview:
             Effective roles.
         path : str or list, optional
             Sources (``team:<id>``) or kinds of source (``direct``, ``team``,
-            ``collection``, ``collection-team``, ``default``, ``org-admin``).
+            ``collection``, ``collection-team``, ``site``, ``site-team``, ``site-default``,
+            ``default``, ``creator``, ``org-admin``).
         finding : str or list, optional
             Rule names of findings about the access (``guest_write``, ...).
 
@@ -256,11 +269,21 @@ class AccessReview:
         DataFrame
             One row per call: ``call_id`` (stable: the same call has the same id), ``step``,
             ``operation`` (the API's operationId), ``method``, ``path``, ``body``, the ids it
-            acts on (``org_id``, ``space_id``, ``collection_id``, ``team_id``,
+            acts on (``org_id``, ``space_id``, ``collection_id``, ``site_id``, ``team_id``,
             ``user_id``) and ``role`` it sets, ``change`` (in words), ``decisions`` and
             ``findings`` it carries out, ``also_revokes`` / ``also_lowers`` / ``also_raises``
             (the blast radius: accesses no decision asked to change that the call takes
-            away, lowers or raises) with their counts, and ``note`` (why this operation).
+            away, lowers or raises, predicted by the audit's resolver and rule set) with
+            their counts, ``hands_to`` (the farther level that decides where the call hands
+            the decision to it), ``note`` (why this operation) and ``notify`` (who made the
+            setting it changes).
+
+        Raises
+        ------
+        ValidationError
+            When a decision cannot be carried out (e.g. a creator's access to what they
+            created: the platform has no call that removes it); the message names the
+            decision, why, and what to do instead. No plan is made then.
 
         Examples
         --------
@@ -272,12 +295,36 @@ class AccessReview:
         >>> int(plan.also_revokes_count.sum())  # no one else loses access
         0
         """
-        return build_plan(self.audit, self.decisions, self.team_change)[0]
+        return self._plan_of_decisions().plan.copy()
 
     def blast_radius(self) -> pd.DataFrame:
-        """Every access the plan changes, by call: ``decided`` says whether a decision
-        asked for it (``revoke``/``lower``) or it is collateral (missing)."""
-        return build_plan(self.audit, self.decisions, self.team_change)[1]
+        """Every access the plan changes, by call, as the audit's own resolver and rule set
+        predict it (the calls played in order on the audit's raw tables).
+
+        Returns
+        -------
+        DataFrame
+            One row per (call, space, user) change: ``role_before``, ``role_after``
+            (missing: no access), ``change`` (``revoked``, ``lowered``, ``raised``,
+            ``granted``), ``decided`` (the decision on that access, missing when it is
+            collateral) and ``decided_by_after`` (what gives the access after the call).
+        """
+        return self._plan_of_decisions().impact.copy()
+
+    def after(self) -> pd.DataFrame:
+        """The effective access predicted after the whole plan, with the columns of
+        ``audit.effective``: the audit's raw tables as the plan's calls leave them, resolved
+        by the audit's resolver under its rule set (``audit.model``).
+
+        Examples
+        --------
+        >>> review.decide({"finding": "former_member"}, "revoke") > 0
+        True
+        >>> after = review.after()
+        >>> list(after.columns) == list(review.audit.effective.columns)
+        True
+        """
+        return self._plan_of_decisions().prediction.after.copy()
 
     def plan_digest(self) -> str:
         """The SHA-256 that identifies the plan: its calls (every column, in order) with the

@@ -27,7 +27,18 @@ __all__ = ["ANY", "MAX_ROWS", "ReviewPanel"]
 ANY = "(any)"
 #: At most this many accesses are listed at once (narrow the filters to see others).
 MAX_ROWS = 500
-_PATH_KINDS = ("direct", "team", "collection", "collection-team", "default", "org-admin")
+_PATH_KINDS = (
+    "direct",
+    "team",
+    "collection",
+    "collection-team",
+    "site",
+    "site-team",
+    "site-default",
+    "default",
+    "creator",
+    "org-admin",
+)
 _PLAN_SHOWN = [
     "step",
     "method",
@@ -36,6 +47,7 @@ _PLAN_SHOWN = [
     "notify",
     "also_revokes_count",
     "also_lowers_count",
+    "hands_to",
 ]
 
 
@@ -280,6 +292,9 @@ class ReviewPanel(FormBase):
         collateral = int(plan["also_revokes_count"].sum())
         told = sorted({name for names in plan["notify"].dropna() for name in names.split("; ")})
         tell = f" Tell who granted what changes: {', '.join(told)}." if told else ""
+        handed = "; ".join(plan["hands_to"].dropna())
+        if handed:
+            tell += f" Where a removal hands the decision to a farther level: {handed}."
         self._report(
             f"Plan: {len(plan)} call(s); they also revoke {collateral} other access(es) "
             f"(see also_revokes).{tell}",
