@@ -171,8 +171,8 @@ def event_keys(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The setting key each event changes (None when none), and whether it removes it.
 
-    ``settings``: action ID → kind of setting (default: ``action_settings()``). One Python
-    step per event (the log holds thousands, not millions).
+    ``settings``: action ID → kind of setting (default: ``action_settings()``). The key is
+    made once per distinct (action, target type, target id), events share it.
 
     Examples
     --------
@@ -183,9 +183,18 @@ def event_keys(
     ('grant|space|s1|team|t1', True)
     """
     kinds = action_settings() if settings is None else settings
-    actions = events["action"].astype(object).to_numpy()
-    types = events["target_type"].astype(object).to_numpy()
-    ids = events["target_id"].astype(object).to_numpy()
+    columns = [events[name] for name in ("action", "target_type", "target_id")]
+    codes = [pd.factorize(column, use_na_sentinel=True) for column in columns]
+    if not len(events):
+        return np.empty(0, dtype=object), np.zeros(0, dtype=bool)
+    # one integer per event for its (action, type, id); a key is made once per distinct one
+    packed = np.zeros(len(events), dtype=np.int64)
+    for found, labels in codes:
+        packed = packed * (len(labels) + 1) + (found + 1)
+    _, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
+    actions, types, ids = (
+        _with_none(np.asarray(labels, dtype=object))[found[first]] for found, labels in codes
+    )
     keys = np.array(
         [
             _key(kinds.get(a), t, i)
@@ -196,7 +205,8 @@ def event_keys(
         dtype=object,
     )
     removal = np.array([isinstance(a, str) and removes(action_id(a)) for a in actions], dtype=bool)
-    return keys, removal
+    spread = inverse.reshape(-1)
+    return keys[spread], removal[spread]
 
 
 #: The provenance of a path or finding that no setting the log records opens (a rule about a
@@ -211,6 +221,11 @@ def _unless(removed: np.ndarray, values: np.ndarray) -> np.ndarray:
     result = values.copy()
     result[removed] = None
     return result
+
+
+def _with_none(values: np.ndarray) -> np.ndarray:
+    """``values`` (objects) with None after the last: where a code of -1 lands."""
+    return np.concatenate([values, np.array([None], dtype=object)])
 
 
 def _day(moment: pd.Timestamp) -> str:
@@ -260,14 +275,30 @@ class Provenance:
 
     # -- the log --------------------------------------------------------------------------
     @cached_property
-    def events(self) -> pd.DataFrame:
-        """The log as read, newest first, with ``setting``, ``key`` and ``removal``."""
+    def _log(self) -> tuple[pd.DataFrame, np.ndarray, np.ndarray, np.ndarray]:
+        """The log newest first, each event's key code (-1: none) into the distinct keys,
+        the distinct keys, and whether each event removes its setting."""
         log = self.data.events.sort_values("occurred_at", ascending=False, kind="stable")
         log = log.reset_index(drop=True)
         keys, removal = event_keys(log, self.action_kinds)
-        settings = [key.split("|", 1)[0] if key else None for key in keys]
+        codes, distinct = pd.factorize(keys, use_na_sentinel=True)
+        return log, codes.astype(np.int64), np.asarray(distinct, dtype=object), removal
+
+    @cached_property
+    def events(self) -> pd.DataFrame:
+        """The log as read, newest first, with ``setting``, ``key`` and ``removal``."""
+        log, codes, distinct, removal = self._log
+        kinds = np.array([key.split("|", 1)[0] for key in distinct], dtype=object)
+        names, kind_codes = np.unique(kinds, return_inverse=True)
+        setting_codes = np.append(kind_codes.reshape(-1), -1)[codes]  # -1 (no key) stays -1
+        settings = pd.Categorical.from_codes(
+            setting_codes, categories=pd.Index(names, dtype=object)
+        )
+        keys = np.full(len(codes), None, dtype=object)
+        has_key = codes >= 0
+        keys[has_key] = distinct[codes[has_key]]
         return log.assign(
-            setting=pd.Categorical(settings),
+            setting=settings,
             key=pd.array(keys, dtype=STRING),
             removal=removal,
         )[EVENT_COLUMNS]
@@ -300,14 +331,18 @@ class Provenance:
         Every event read happened before the crawl ended (the log is read during it), so none
         is dropped by time: ``generated_at`` comes from the server's clock, to the second.
         """
-        log = self.events
-        latest = log[log["key"].notna().to_numpy(dtype=bool)].drop_duplicates("key")
+        log, codes, distinct, removal = self._log
+        # codes number the keys in the order they first appear, newest event first: the
+        # first event of each code is the latest on its key, and the rows come in key order
+        _, newest = np.unique(codes, return_index=True)
+        newest = newest[codes[newest] >= 0] if len(newest) else newest
+        latest = log.iloc[newest]
         who = (
             latest["actor_label"]
             .astype(object)
             .where(latest["actor_label"].notna(), latest["actor_id"].astype(object))
         )
-        removed = latest["removal"].to_numpy(dtype=bool)
+        removed = removal[newest]
         when = latest["occurred_at"]
         # each event's day formatted at once (a Timestamp per event was most of the cost)
         days = when.dt.strftime("%Y-%m-%d").astype(object).to_numpy()
@@ -336,7 +371,7 @@ class Provenance:
                 "provenance": text,
                 "action": latest["action"].astype(object).to_numpy(),
             },
-            index=pd.Index(latest["key"].astype(object), dtype=object),
+            index=pd.Index(distinct, dtype=object),
         )
         fallback = pd.DataFrame(
             {"provenance": [self.fallback, _NO_SETTING, NOT_RECORDED]},
@@ -433,8 +468,11 @@ class Provenance:
 
     # -- paths ------------------------------------------------------------------------------
     def path_positions(self, resolution: Resolution, paths: pd.DataFrame) -> np.ndarray:
-        """Row of :attr:`_latest` for each coded path (see :func:`path_doors`)."""
-        return self.positions(path_doors(self.data, resolution, paths))
+        """Row of :attr:`_latest` for each coded path (see :func:`path_doors`): found once per
+        distinct door, then spread over the paths by their door codes."""
+        keys, codes = door_codes(self.data, resolution, paths)
+        found = self.positions(_with_none(keys))  # the last: no door
+        return found[codes]
 
 
 def _texts(values: pd.Series) -> Any:
@@ -583,26 +621,50 @@ def path_doors(data: AuditData, resolution: Resolution, paths: pd.DataFrame) -> 
     """The key of the setting that opens each coded path (rows of ``resolution.paths``).
 
     Built per distinct door: one key per user (roles), per space (defaults) and per grant,
-    then spread over the paths with array indexing.
+    then spread over the paths with array indexing (see :func:`door_codes`).
+    """
+    keys, codes = door_codes(data, resolution, paths)
+    return _with_none(keys)[codes]  # code -1 (no door): the appended None
+
+
+def door_codes(
+    data: AuditData, resolution: Resolution, paths: pd.DataFrame
+) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct doors of the coded ``paths`` and each path's door among them.
+
+    Returns
+    -------
+    keys : ndarray of object
+        One setting key per distinct door (None: a space whose default no setting decides).
+    codes : ndarray of int64
+        Per path, its door's row in ``keys`` (-1: no setting of the log opens it).
     """
     users = resolution.users["user_id"].to_numpy(dtype=object)
     user_keys = np.array([f"org-role|{u}" for u in users], dtype=object)
     space_ids = resolution.spaces["id"].to_numpy(dtype=object)
     team_ids = resolution.teams["id"].to_numpy(dtype=object)
     collection_ids = resolution.collections["id"].to_numpy(dtype=object)
+    site_ids = resolution.sites["id"].to_numpy(dtype=object)
+    site_keys = np.array([f"default-level|site|{s}" for s in site_ids], dtype=object)
     deciders = _deciders(data, resolution)
     kind = paths["kind"].to_numpy()
     space = paths["space"].to_numpy()
     user = paths["user"].to_numpy()
     team = paths["team"].to_numpy()
     collection = paths["collection"].to_numpy()
-    doors = np.full(len(paths), None, dtype=object)
+    site = paths["site"].to_numpy()
+    codes = np.full(len(paths), -1, dtype=np.int64)
+    parts: list[np.ndarray] = [user_keys, deciders, site_keys]
+    user_start, decider_start, site_start = 0, len(user_keys), len(user_keys) + len(deciders)
+    size = site_start + len(site_keys)
 
     no_decider = pd.isna(deciders)
     by_role = (kind == ORG_ADMIN) | ((kind == DEFAULT) & no_decider[space])
-    doors[by_role] = user_keys[user[by_role]]
+    codes[by_role] = user_start + user[by_role]
     by_level = (kind == DEFAULT) & ~by_role
-    doors[by_level] = deciders[space[by_level]]
+    codes[by_level] = decider_start + space[by_level]
+    by_site_level = kind == SITE_DEFAULT
+    codes[by_site_level] = site_start + site[by_site_level]
 
     def grant_doors(
         mask: np.ndarray,
@@ -612,22 +674,22 @@ def path_doors(data: AuditData, resolution: Resolution, paths: pd.DataFrame) -> 
         principals: np.ndarray,
         target_codes: np.ndarray,
         principal_codes: np.ndarray,
-    ):
-        pairs = target_codes[mask].astype(np.int64) * (len(principals) + 1) + principal_codes[mask]
+    ) -> None:
+        nonlocal size
+        width = len(principals) + 1
+        pairs = target_codes[mask].astype(np.int64) * width + principal_codes[mask]
         distinct, inverse = np.unique(pairs, return_inverse=True)
-        keys = np.array(
-            [
-                grant_key(
-                    target,
-                    targets[p // (len(principals) + 1)],
-                    principal,
-                    principals[p % (len(principals) + 1)],
-                )
-                for p in distinct.tolist()
-            ],
-            dtype=object,
+        parts.append(
+            np.array(
+                [
+                    grant_key(target, targets[p // width], principal, principals[p % width])
+                    for p in distinct.tolist()
+                ],
+                dtype=object,
+            )
         )
-        doors[mask] = keys[inverse.reshape(-1)] if len(keys) else keys
+        codes[mask] = size + inverse.reshape(-1)
+        size += len(distinct)
 
     grant_doors(kind == DIRECT, "space", space_ids, "user", users, space, user)
     grant_doors(kind == TEAM, "space", space_ids, "team", team_ids, space, team)
@@ -635,11 +697,6 @@ def path_doors(data: AuditData, resolution: Resolution, paths: pd.DataFrame) -> 
     grant_doors(
         kind == COLLECTION_TEAM, "collection", collection_ids, "team", team_ids, collection, team
     )
-    site = paths["site"].to_numpy()
-    site_ids = resolution.sites["id"].to_numpy(dtype=object)
     grant_doors(kind == SITE, "site", site_ids, "user", users, site, user)
     grant_doors(kind == SITE_TEAM, "site", site_ids, "team", team_ids, site, team)
-    by_site_level = kind == SITE_DEFAULT
-    site_keys = np.array([f"default-level|site|{s}" for s in site_ids], dtype=object)
-    doors[by_site_level] = site_keys[site[by_site_level]]
-    return doors
+    return np.concatenate(parts).astype(object, copy=False), codes
