@@ -46,6 +46,7 @@ or of the collection that decides it, and the others their permission.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -182,19 +183,39 @@ def event_keys(
     >>> keys[0], bool(removal[0])
     ('grant|space|s1|team|t1', True)
     """
+    codes, keys, removal = event_key_codes(events, settings)
+    return _with_none(keys)[codes], removal
+
+
+def event_key_codes(
+    events: pd.DataFrame, settings: Mapping[str, str] | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`event_keys` as codes: each event's row in the distinct keys (-1: none), the
+    distinct keys in the order they first appear, and whether each event removes its setting.
+
+    The events' columns are coded first (they are categorical or Arrow text), so a key is
+    made once per distinct (action, target type, target id) and no text is made per event.
+
+    Examples
+    --------
+    >>> log = pd.DataFrame({"action": ["site.published", "x.y", "site.unpublished"],
+    ...                     "target_type": ["site", "site", "site"], "target_id": ["a", "a", "a"]})
+    >>> codes, keys, removal = event_key_codes(log)
+    >>> codes.tolist(), keys.tolist(), removal.tolist()
+    ([0, -1, 0], ['published|a'], [False, False, True])
+    """
     kinds = action_settings() if settings is None else settings
     columns = [events[name] for name in ("action", "target_type", "target_id")]
-    codes = [pd.factorize(column, use_na_sentinel=True) for column in columns]
-    if not len(events):
-        return np.empty(0, dtype=object), np.zeros(0, dtype=bool)
+    coded = [pd.factorize(column, use_na_sentinel=True) for column in columns]
     # one integer per event for its (action, type, id); a key is made once per distinct one
     packed = np.zeros(len(events), dtype=np.int64)
-    for found, labels in codes:
+    for found, labels in coded:
         packed = packed * (len(labels) + 1) + (found + 1)
     _, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
     actions, types, ids = (
-        _with_none(np.asarray(labels, dtype=object))[found[first]] for found, labels in codes
+        _with_none(np.asarray(labels, dtype=object))[found[first]] for found, labels in coded
     )
+    del coded, packed
     keys = np.array(
         [
             _key(kinds.get(a), t, i)
@@ -205,8 +226,14 @@ def event_keys(
         dtype=object,
     )
     removal = np.array([isinstance(a, str) and removes(action_id(a)) for a in actions], dtype=bool)
+    # the triples in the order they first appear, then their keys numbered the same way
     spread = inverse.reshape(-1)
-    return keys[spread], removal[spread]
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    key_codes, distinct = pd.factorize(keys[order], use_na_sentinel=True)
+    codes = key_codes.astype(np.int64)[rank][spread]
+    return codes, np.asarray(distinct, dtype=object), removal[spread]
 
 
 #: The provenance of a path or finding that no setting the log records opens (a rule about a
@@ -214,6 +241,10 @@ def event_keys(
 _NO_SETTING = "unknown: no setting of the audit log opens it"
 #: The provenance of a setting of a kind whose changes the organization's log does not record.
 NOT_RECORDED = "not recorded by the platform"
+
+
+#: How many keys :meth:`Provenance.positions` looks up at once.
+_BATCH = 16_384
 
 
 def _unless(removed: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -275,31 +306,28 @@ class Provenance:
 
     # -- the log --------------------------------------------------------------------------
     @cached_property
-    def _log(self) -> tuple[pd.DataFrame, np.ndarray, np.ndarray, np.ndarray]:
-        """The log newest first, each event's key code (-1: none) into the distinct keys,
-        the distinct keys, and whether each event removes its setting."""
-        log = self.data.events.sort_values("occurred_at", ascending=False, kind="stable")
-        log = log.reset_index(drop=True)
-        keys, removal = event_keys(log, self.action_kinds)
-        codes, distinct = pd.factorize(keys, use_na_sentinel=True)
-        return log, codes.astype(np.int64), np.asarray(distinct, dtype=object), removal
+    def _log(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The log's rows newest first, each one's key code (-1: none) into the distinct
+        keys, the distinct keys, and whether each removes its setting (all in that order)."""
+        times = self.data.events["occurred_at"].reset_index(drop=True)
+        order = times.sort_values(ascending=False, kind="stable").index.to_numpy(np.int64)
+        codes, distinct, removal = event_key_codes(self.data.events.take(order), self.action_kinds)
+        return order, codes, distinct, removal
 
     @cached_property
     def events(self) -> pd.DataFrame:
         """The log as read, newest first, with ``setting``, ``key`` and ``removal``."""
-        log, codes, distinct, removal = self._log
+        order, codes, distinct, removal = self._log
+        log = self.data.events.take(order).reset_index(drop=True)
         kinds = np.array([key.split("|", 1)[0] for key in distinct], dtype=object)
         names, kind_codes = np.unique(kinds, return_inverse=True)
         setting_codes = np.append(kind_codes.reshape(-1), -1)[codes]  # -1 (no key) stays -1
         settings = pd.Categorical.from_codes(
             setting_codes, categories=pd.Index(names, dtype=object)
         )
-        keys = np.full(len(codes), None, dtype=object)
-        has_key = codes >= 0
-        keys[has_key] = distinct[codes[has_key]]
         return log.assign(
             setting=settings,
-            key=pd.array(keys, dtype=STRING),
+            key=pd.array(_with_none(distinct)[codes], dtype=STRING),
             removal=removal,
         )[EVENT_COLUMNS]
 
@@ -331,12 +359,12 @@ class Provenance:
         Every event read happened before the crawl ended (the log is read during it), so none
         is dropped by time: ``generated_at`` comes from the server's clock, to the second.
         """
-        log, codes, distinct, removal = self._log
+        order, codes, distinct, removal = self._log
         # codes number the keys in the order they first appear, newest event first: the
         # first event of each code is the latest on its key, and the rows come in key order
         _, newest = np.unique(codes, return_index=True)
         newest = newest[codes[newest] >= 0] if len(newest) else newest
-        latest = log.iloc[newest]
+        latest = self.data.events.take(order[newest])
         who = (
             latest["actor_label"]
             .astype(object)
@@ -344,23 +372,36 @@ class Provenance:
         )
         removed = removal[newest]
         when = latest["occurred_at"]
-        # each event's day formatted at once (a Timestamp per event was most of the cost)
-        days = when.dt.strftime("%Y-%m-%d").astype(object).to_numpy()
-        text = [
-            (
-                f"unexplained: the last event on it ({action} by {name} on {day}) removed it"
-                if gone
-                else f"{name} on {day} ({via})"
-            )
-            for name, day, via, action, gone in zip(
-                who,
-                days,
-                latest["source"].astype(object),
-                latest["action"].astype(object),
-                removed,
-                strict=True,
-            )
+        # the text made once per distinct (who, day, source, action, removed): keys share it
+        parts = [
+            who,
+            when.dt.normalize(),
+            latest["source"],
+            latest["action"],
+            pd.Series(removed, index=latest.index),
         ]
+        coded = [pd.factorize(part, use_na_sentinel=False) for part in parts]
+        packed = np.zeros(len(latest), dtype=np.int64)
+        for found, labels in coded:
+            packed = packed * (len(labels) + 1) + found
+        _, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
+        # each distinct combination's values as its first row has them
+        name, via, action = (
+            part.astype(object).to_numpy()[first] for part in (who, parts[2], parts[3])
+        )
+        days = when.iloc[first].dt.strftime("%Y-%m-%d").astype(object).to_numpy()
+        gone = removed[first]
+        text = np.array(
+            [
+                (
+                    f"unexplained: the last event on it ({a} by {n} on {d}) removed it"
+                    if g
+                    else f"{n} on {d} ({v})"
+                )
+                for n, d, v, a, g in zip(name, days, via, action, gone, strict=True)
+            ],
+            dtype=object,
+        )[inverse.reshape(-1)]
         table = pd.DataFrame(
             {
                 "granted_by": _unless(removed, who.to_numpy(dtype=object)),
@@ -390,16 +431,22 @@ class Provenance:
         """Row of :attr:`_latest` for each key: the fallback row for a key without an event,
         the one after it for no key (a path or finding no setting of the log opens), the
         last for a key of a kind the platform does not record."""
-        wanted = pd.Index(list(keys), dtype=object)
         index = pd.Index(self._latest.index[:-3], dtype=object)
-        found = index.get_indexer(wanted)
-        missing = np.where(wanted.isna(), len(index) + 1, len(index))
-        if self.unrecorded:
-            kinds = np.array(
-                [k.split("|", 1)[0] if isinstance(k, str) else None for k in wanted], dtype=object
-            )
-            missing = np.where(np.isin(kinds, list(self.unrecorded)), len(index) + 2, missing)
-        return np.where(found >= 0, found, missing)
+        keys = iter(keys)
+        parts = []
+        # in batches: a table's keys are made (and dropped) a batch at a time
+        while batch := list(itertools.islice(keys, _BATCH)):
+            wanted = pd.Index(batch, dtype=object)
+            found = index.get_indexer(wanted)
+            missing = np.where(wanted.isna(), len(index) + 1, len(index))
+            if self.unrecorded:
+                kinds = np.array(
+                    [k.split("|", 1)[0] if isinstance(k, str) else None for k in batch],
+                    dtype=object,
+                )
+                missing = np.where(np.isin(kinds, list(self.unrecorded)), len(index) + 2, missing)
+            parts.append(np.where(found >= 0, found, missing).astype(np.int64))
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
     def columns(self, positions: np.ndarray, *, large: bool = False) -> dict[str, Any]:
         """The :data:`PROVENANCE_COLUMNS` at rows ``positions`` of :attr:`_latest`.
