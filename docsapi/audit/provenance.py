@@ -320,11 +320,11 @@ class Provenance:
         order, codes, distinct, removal = self._log
         log = self.data.events.take(order).reset_index(drop=True)
         kinds = np.array([key.split("|", 1)[0] for key in distinct], dtype=object)
-        names, kind_codes = np.unique(kinds, return_inverse=True)
-        setting_codes = np.append(kind_codes.reshape(-1), -1)[codes]  # -1 (no key) stays -1
-        settings = pd.Categorical.from_codes(
-            setting_codes, categories=pd.Index(names, dtype=object)
-        )
+        # the categories pd.Categorical would infer from the events' settings (None included)
+        categories = pd.Categorical([*np.unique(kinds), None] if len(codes) else []).categories
+        kind_codes = categories.get_indexer(pd.Index(kinds, dtype=object)).astype(np.int64)
+        setting_codes = np.append(kind_codes, -1)[codes]  # -1 (no key) stays -1
+        settings = pd.Categorical.from_codes(setting_codes, categories=categories)
         return log.assign(
             setting=settings,
             key=pd.array(_with_none(distinct)[codes], dtype=STRING),
@@ -463,7 +463,8 @@ class Provenance:
             elif large:
                 result[column] = categorical(positions, values.to_numpy(dtype=object))
             else:
-                result[column] = pd.array(values.to_numpy(dtype=object)[positions], dtype=STRING)
+                wanted = values.iloc[positions]  # taken first: only these become Python text
+                result[column] = pd.array(wanted.to_numpy(dtype=object), dtype=STRING)
         return result
 
     def lookup(self, keys: Iterable[str | None], *, large: bool = False) -> pd.DataFrame:
