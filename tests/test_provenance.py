@@ -280,3 +280,34 @@ def test_site_paths_name_the_site_permission_or_level_that_opens_them(sandbox, c
             assert row.event_id == event["id"] and row.granted_by == event["actor"]["label"]
     levels = paths[paths["kind"] == "site-default"]
     assert len(levels) and not levels["provenance"].astype(str).str.startswith("unknown").any()
+
+
+def test_event_keys_are_coded_once_per_setting_whatever_the_columns_dtypes():
+    from docsapi.audit.provenance import event_key_codes, event_keys
+
+    log = pd.DataFrame(
+        {
+            "action": pd.Categorical(
+                [
+                    "space.permission.added",
+                    None,
+                    "space.permission.removed",
+                    "site.published",
+                    "organization.member.updated",
+                    "space.permission.added",
+                ]
+            ),
+            "target_type": pd.array(
+                ["space-permission", "space", "space-permission", "site", "user", None],
+                dtype="string[pyarrow]",
+            ),
+            "target_id": ["s1/user/u1", "s1", "s1/user/u1", "w1", "u1", "s1/user/u1"],
+        }
+    )
+    codes, keys, removal = event_key_codes(log)
+    assert keys.tolist() == ["grant|space|s1|user|u1", "published|w1", "org-role|u1"]
+    assert codes.tolist() == [0, -1, 0, 1, 2, -1]  # no action, no target type: no key
+    assert removal.tolist() == [False, False, True, False, False, False]
+    per_event, same_removal = event_keys(log)
+    assert per_event.tolist() == [*keys[[0]], None, keys[0], keys[1], keys[2], None]
+    assert same_removal.tolist() == removal.tolist()

@@ -46,6 +46,7 @@ or of the collection that decides it, and the others their permission.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -171,8 +172,8 @@ def event_keys(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The setting key each event changes (None when none), and whether it removes it.
 
-    ``settings``: action ID → kind of setting (default: ``action_settings()``). One Python
-    step per event (the log holds thousands, not millions).
+    ``settings``: action ID → kind of setting (default: ``action_settings()``). The key is
+    made once per distinct (action, target type, target id), events share it.
 
     Examples
     --------
@@ -182,10 +183,39 @@ def event_keys(
     >>> keys[0], bool(removal[0])
     ('grant|space|s1|team|t1', True)
     """
+    codes, keys, removal = event_key_codes(events, settings)
+    return _with_none(keys)[codes], removal
+
+
+def event_key_codes(
+    events: pd.DataFrame, settings: Mapping[str, str] | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`event_keys` as codes: each event's row in the distinct keys (-1: none), the
+    distinct keys in the order they first appear, and whether each event removes its setting.
+
+    The events' columns are coded first (they are categorical or Arrow text), so a key is
+    made once per distinct (action, target type, target id) and no text is made per event.
+
+    Examples
+    --------
+    >>> log = pd.DataFrame({"action": ["site.published", "x.y", "site.unpublished"],
+    ...                     "target_type": ["site", "site", "site"], "target_id": ["a", "a", "a"]})
+    >>> codes, keys, removal = event_key_codes(log)
+    >>> codes.tolist(), keys.tolist(), removal.tolist()
+    ([0, -1, 0], ['published|a'], [False, False, True])
+    """
     kinds = action_settings() if settings is None else settings
-    actions = events["action"].astype(object).to_numpy()
-    types = events["target_type"].astype(object).to_numpy()
-    ids = events["target_id"].astype(object).to_numpy()
+    columns = [events[name] for name in ("action", "target_type", "target_id")]
+    coded = [pd.factorize(column, use_na_sentinel=True) for column in columns]
+    # one integer per event for its (action, type, id); a key is made once per distinct one
+    packed = np.zeros(len(events), dtype=np.int64)
+    for found, labels in coded:
+        packed = packed * (len(labels) + 1) + (found + 1)
+    _, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
+    actions, types, ids = (
+        _with_none(np.asarray(labels, dtype=object))[found[first]] for found, labels in coded
+    )
+    del coded, packed
     keys = np.array(
         [
             _key(kinds.get(a), t, i)
@@ -196,7 +226,14 @@ def event_keys(
         dtype=object,
     )
     removal = np.array([isinstance(a, str) and removes(action_id(a)) for a in actions], dtype=bool)
-    return keys, removal
+    # the triples in the order they first appear, then their keys numbered the same way
+    spread = inverse.reshape(-1)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    key_codes, distinct = pd.factorize(keys[order], use_na_sentinel=True)
+    codes = key_codes.astype(np.int64)[rank][spread]
+    return codes, np.asarray(distinct, dtype=object), removal[spread]
 
 
 #: The provenance of a path or finding that no setting the log records opens (a rule about a
@@ -206,11 +243,20 @@ _NO_SETTING = "unknown: no setting of the audit log opens it"
 NOT_RECORDED = "not recorded by the platform"
 
 
+#: How many keys :meth:`Provenance.positions` looks up at once.
+_BATCH = 16_384
+
+
 def _unless(removed: np.ndarray, values: np.ndarray) -> np.ndarray:
     """``values`` with None where ``removed``."""
     result = values.copy()
     result[removed] = None
     return result
+
+
+def _with_none(values: np.ndarray) -> np.ndarray:
+    """``values`` (objects) with None after the last: where a code of -1 lands."""
+    return np.concatenate([values, np.array([None], dtype=object)])
 
 
 def _day(moment: pd.Timestamp) -> str:
@@ -260,17 +306,28 @@ class Provenance:
 
     # -- the log --------------------------------------------------------------------------
     @cached_property
+    def _log(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The log's rows newest first, each one's key code (-1: none) into the distinct
+        keys, the distinct keys, and whether each removes its setting (all in that order)."""
+        times = self.data.events["occurred_at"].reset_index(drop=True)
+        order = times.sort_values(ascending=False, kind="stable").index.to_numpy(np.int64)
+        codes, distinct, removal = event_key_codes(self.data.events.take(order), self.action_kinds)
+        return order, codes, distinct, removal
+
+    @cached_property
     def events(self) -> pd.DataFrame:
         """The log as read, newest first, with ``setting``, ``key`` and ``removal``."""
-        log = self.data.events
-        if not log["occurred_at"].is_monotonic_decreasing:  # as read: no copy to sort
-            log = log.sort_values("occurred_at", ascending=False, kind="stable")
-        log = log.reset_index(drop=True)
-        keys, removal = event_keys(log, self.action_kinds)
-        settings = [key.split("|", 1)[0] if key else None for key in keys]
+        order, codes, distinct, removal = self._log
+        log = self.data.events.take(order).reset_index(drop=True)
+        kinds = np.array([key.split("|", 1)[0] for key in distinct], dtype=object)
+        # the categories pd.Categorical would infer from the events' settings (None included)
+        categories = pd.Categorical([*np.unique(kinds), None] if len(codes) else []).categories
+        kind_codes = categories.get_indexer(pd.Index(kinds, dtype=object)).astype(np.int64)
+        setting_codes = np.append(kind_codes, -1)[codes]  # -1 (no key) stays -1
+        settings = pd.Categorical.from_codes(setting_codes, categories=categories)
         return log.assign(
-            setting=pd.Categorical(settings),
-            key=pd.array(keys, dtype=STRING),
+            setting=settings,
+            key=pd.array(_with_none(distinct)[codes], dtype=STRING),
             removal=removal,
         )[EVENT_COLUMNS]
 
@@ -302,32 +359,49 @@ class Provenance:
         Every event read happened before the crawl ended (the log is read during it), so none
         is dropped by time: ``generated_at`` comes from the server's clock, to the second.
         """
-        log = self.events
-        latest = log[log["key"].notna().to_numpy(dtype=bool)].drop_duplicates("key")
+        order, codes, distinct, removal = self._log
+        # codes number the keys in the order they first appear, newest event first: the
+        # first event of each code is the latest on its key, and the rows come in key order
+        _, newest = np.unique(codes, return_index=True)
+        newest = newest[codes[newest] >= 0] if len(newest) else newest
+        latest = self.data.events.take(order[newest])
         who = (
             latest["actor_label"]
             .astype(object)
             .where(latest["actor_label"].notna(), latest["actor_id"].astype(object))
         )
-        removed = latest["removal"].to_numpy(dtype=bool)
+        removed = removal[newest]
         when = latest["occurred_at"]
-        # each event's day formatted at once (a Timestamp per event was most of the cost)
-        days = when.dt.strftime("%Y-%m-%d").astype(object).to_numpy()
-        text = [
-            (
-                f"unexplained: the last event on it ({action} by {name} on {day}) removed it"
-                if gone
-                else f"{name} on {day} ({via})"
-            )
-            for name, day, via, action, gone in zip(
-                who,
-                days,
-                latest["source"].astype(object),
-                latest["action"].astype(object),
-                removed,
-                strict=True,
-            )
+        # the text made once per distinct (who, day, source, action, removed): keys share it
+        parts = [
+            who,
+            when.dt.normalize(),
+            latest["source"],
+            latest["action"],
+            pd.Series(removed, index=latest.index),
         ]
+        coded = [pd.factorize(part, use_na_sentinel=False) for part in parts]
+        packed = np.zeros(len(latest), dtype=np.int64)
+        for found, labels in coded:
+            packed = packed * (len(labels) + 1) + found
+        _, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
+        # each distinct combination's values as its first row has them
+        name, via, action = (
+            part.astype(object).to_numpy()[first] for part in (who, parts[2], parts[3])
+        )
+        days = when.iloc[first].dt.strftime("%Y-%m-%d").astype(object).to_numpy()
+        gone = removed[first]
+        text = np.array(
+            [
+                (
+                    f"unexplained: the last event on it ({a} by {n} on {d}) removed it"
+                    if g
+                    else f"{n} on {d} ({v})"
+                )
+                for n, d, v, a, g in zip(name, days, via, action, gone, strict=True)
+            ],
+            dtype=object,
+        )[inverse.reshape(-1)]
         table = pd.DataFrame(
             {
                 "granted_by": _unless(removed, who.to_numpy(dtype=object)),
@@ -338,7 +412,7 @@ class Provenance:
                 "provenance": text,
                 "action": latest["action"].astype(object).to_numpy(),
             },
-            index=pd.Index(latest["key"].astype(object), dtype=object),
+            index=pd.Index(distinct, dtype=object),
         )
         fallback = pd.DataFrame(
             {"provenance": [self.fallback, _NO_SETTING, NOT_RECORDED]},
@@ -357,16 +431,22 @@ class Provenance:
         """Row of :attr:`_latest` for each key: the fallback row for a key without an event,
         the one after it for no key (a path or finding no setting of the log opens), the
         last for a key of a kind the platform does not record."""
-        wanted = pd.Index(list(keys), dtype=object)
         index = pd.Index(self._latest.index[:-3], dtype=object)
-        found = index.get_indexer(wanted)
-        missing = np.where(wanted.isna(), len(index) + 1, len(index))
-        if self.unrecorded:
-            kinds = np.array(
-                [k.split("|", 1)[0] if isinstance(k, str) else None for k in wanted], dtype=object
-            )
-            missing = np.where(np.isin(kinds, list(self.unrecorded)), len(index) + 2, missing)
-        return np.where(found >= 0, found, missing)
+        keys = iter(keys)
+        parts = []
+        # in batches: a table's keys are made (and dropped) a batch at a time
+        while batch := list(itertools.islice(keys, _BATCH)):
+            wanted = pd.Index(batch, dtype=object)
+            found = index.get_indexer(wanted)
+            missing = np.where(wanted.isna(), len(index) + 1, len(index))
+            if self.unrecorded:
+                kinds = np.array(
+                    [k.split("|", 1)[0] if isinstance(k, str) else None for k in batch],
+                    dtype=object,
+                )
+                missing = np.where(np.isin(kinds, list(self.unrecorded)), len(index) + 2, missing)
+            parts.append(np.where(found >= 0, found, missing).astype(np.int64))
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
     def columns(self, positions: np.ndarray, *, large: bool = False) -> dict[str, Any]:
         """The :data:`PROVENANCE_COLUMNS` at rows ``positions`` of :attr:`_latest`.
@@ -383,7 +463,8 @@ class Provenance:
             elif large:
                 result[column] = categorical(positions, values.to_numpy(dtype=object))
             else:
-                result[column] = pd.array(values.to_numpy(dtype=object)[positions], dtype=STRING)
+                wanted = values.iloc[positions]  # taken first: only these become Python text
+                result[column] = pd.array(wanted.to_numpy(dtype=object), dtype=STRING)
         return result
 
     def lookup(self, keys: Iterable[str | None], *, large: bool = False) -> pd.DataFrame:
@@ -435,8 +516,11 @@ class Provenance:
 
     # -- paths ------------------------------------------------------------------------------
     def path_positions(self, resolution: Resolution, paths: pd.DataFrame) -> np.ndarray:
-        """Row of :attr:`_latest` for each coded path (see :func:`path_doors`)."""
-        return self.positions(path_doors(self.data, resolution, paths))
+        """Row of :attr:`_latest` for each coded path (see :func:`path_doors`): found once per
+        distinct door, then spread over the paths by their door codes."""
+        keys, codes = door_codes(self.data, resolution, paths)
+        found = self.positions(_with_none(keys))  # the last: no door
+        return found[codes]
 
 
 def _texts(values: pd.Series) -> Any:
@@ -585,26 +669,50 @@ def path_doors(data: AuditData, resolution: Resolution, paths: pd.DataFrame) -> 
     """The key of the setting that opens each coded path (rows of ``resolution.paths``).
 
     Built per distinct door: one key per user (roles), per space (defaults) and per grant,
-    then spread over the paths with array indexing.
+    then spread over the paths with array indexing (see :func:`door_codes`).
+    """
+    keys, codes = door_codes(data, resolution, paths)
+    return _with_none(keys)[codes]  # code -1 (no door): the appended None
+
+
+def door_codes(
+    data: AuditData, resolution: Resolution, paths: pd.DataFrame
+) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct doors of the coded ``paths`` and each path's door among them.
+
+    Returns
+    -------
+    keys : ndarray of object
+        One setting key per distinct door (None: a space whose default no setting decides).
+    codes : ndarray of int64
+        Per path, its door's row in ``keys`` (-1: no setting of the log opens it).
     """
     users = resolution.users["user_id"].to_numpy(dtype=object)
     user_keys = np.array([f"org-role|{u}" for u in users], dtype=object)
     space_ids = resolution.spaces["id"].to_numpy(dtype=object)
     team_ids = resolution.teams["id"].to_numpy(dtype=object)
     collection_ids = resolution.collections["id"].to_numpy(dtype=object)
+    site_ids = resolution.sites["id"].to_numpy(dtype=object)
+    site_keys = np.array([f"default-level|site|{s}" for s in site_ids], dtype=object)
     deciders = _deciders(data, resolution)
     kind = paths["kind"].to_numpy()
     space = paths["space"].to_numpy()
     user = paths["user"].to_numpy()
     team = paths["team"].to_numpy()
     collection = paths["collection"].to_numpy()
-    doors = np.full(len(paths), None, dtype=object)
+    site = paths["site"].to_numpy()
+    codes = np.full(len(paths), -1, dtype=np.int64)
+    parts: list[np.ndarray] = [user_keys, deciders, site_keys]
+    user_start, decider_start, site_start = 0, len(user_keys), len(user_keys) + len(deciders)
+    size = site_start + len(site_keys)
 
     no_decider = pd.isna(deciders)
     by_role = (kind == ORG_ADMIN) | ((kind == DEFAULT) & no_decider[space])
-    doors[by_role] = user_keys[user[by_role]]
+    codes[by_role] = user_start + user[by_role]
     by_level = (kind == DEFAULT) & ~by_role
-    doors[by_level] = deciders[space[by_level]]
+    codes[by_level] = decider_start + space[by_level]
+    by_site_level = kind == SITE_DEFAULT
+    codes[by_site_level] = site_start + site[by_site_level]
 
     def grant_doors(
         mask: np.ndarray,
@@ -614,22 +722,22 @@ def path_doors(data: AuditData, resolution: Resolution, paths: pd.DataFrame) -> 
         principals: np.ndarray,
         target_codes: np.ndarray,
         principal_codes: np.ndarray,
-    ):
-        pairs = target_codes[mask].astype(np.int64) * (len(principals) + 1) + principal_codes[mask]
+    ) -> None:
+        nonlocal size
+        width = len(principals) + 1
+        pairs = target_codes[mask].astype(np.int64) * width + principal_codes[mask]
         distinct, inverse = np.unique(pairs, return_inverse=True)
-        keys = np.array(
-            [
-                grant_key(
-                    target,
-                    targets[p // (len(principals) + 1)],
-                    principal,
-                    principals[p % (len(principals) + 1)],
-                )
-                for p in distinct.tolist()
-            ],
-            dtype=object,
+        parts.append(
+            np.array(
+                [
+                    grant_key(target, targets[p // width], principal, principals[p % width])
+                    for p in distinct.tolist()
+                ],
+                dtype=object,
+            )
         )
-        doors[mask] = keys[inverse.reshape(-1)] if len(keys) else keys
+        codes[mask] = size + inverse.reshape(-1)
+        size += len(distinct)
 
     grant_doors(kind == DIRECT, "space", space_ids, "user", users, space, user)
     grant_doors(kind == TEAM, "space", space_ids, "team", team_ids, space, team)
@@ -637,11 +745,6 @@ def path_doors(data: AuditData, resolution: Resolution, paths: pd.DataFrame) -> 
     grant_doors(
         kind == COLLECTION_TEAM, "collection", collection_ids, "team", team_ids, collection, team
     )
-    site = paths["site"].to_numpy()
-    site_ids = resolution.sites["id"].to_numpy(dtype=object)
     grant_doors(kind == SITE, "site", site_ids, "user", users, site, user)
     grant_doors(kind == SITE_TEAM, "site", site_ids, "team", team_ids, site, team)
-    by_site_level = kind == SITE_DEFAULT
-    site_keys = np.array([f"default-level|site|{s}" for s in site_ids], dtype=object)
-    doors[by_site_level] = site_keys[site[by_site_level]]
-    return doors
+    return np.concatenate(parts).astype(object, copy=False), codes

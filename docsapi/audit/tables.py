@@ -7,6 +7,7 @@ filter and sort like strings. Roles use :data:`~docsapi.audit.data.ROLE_DTYPE`.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -322,10 +323,10 @@ def grants_table(data: AuditData, resolution: Resolution, provenance: Provenance
         copy=False,
     )
 
-    def keys() -> list[str]:
+    def keys() -> Iterator[str]:
         columns = ("target_type", "target_id", "principal_type", "principal_id")
         rows = zip(*(table[c].astype(object) for c in columns), strict=True)
-        return [grant_key(*row) for row in rows]
+        return (grant_key(*row) for row in rows)  # made a batch at a time by the lookup
 
     made = provenance.columns(provenance.keyed_positions(len(table), keys), large=True)
     return table.assign(**made)[GRANT_COLUMNS]
