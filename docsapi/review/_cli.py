@@ -44,10 +44,9 @@ from docsapi.review._journal import (
     JournalState,
     PlanLock,
     journal_path,
-    plan_key,
     read_journal,
 )
-from docsapi.review._plan_seal import PlanCheck, check_plan_file
+from docsapi.review._plan_seal import PlanCheck, check_plan_file, plan_key
 
 if TYPE_CHECKING:
     from docsapi.client import DocsClient

@@ -1,6 +1,6 @@
 """The journal and the lock of ``docsapi review apply``: every call on disk before the next.
 
-Both are keyed by the plan's content (:func:`plan_key`: the SHA-256 of its calls, every
+Both are keyed by the plan's content (``_plan_seal.plan_key``: the SHA-256 of its calls, every
 column, whatever the file's name, folder or format) and kept in the user's state folder
 (``plans/<key>.journal.jsonl`` and ``plans/<key>.lock``; see
 :mod:`docsapi.credentials.user_folders`, ``DOCSAPI_STATE_DIR`` overrides it): a copy, a
@@ -39,12 +39,9 @@ import numpy as np
 import pandas as pd
 
 from docsapi.core.file_lock import lock_file
-from docsapi.core.integrity import digest
 from docsapi.core.json_files import MAX_BYTES, JSONFileError, parse_json
 from docsapi.credentials.user_folders import state_folder
 from docsapi.errors import DocsAPIError
-from docsapi.review._files import json_records
-from docsapi.review._plan import PLAN_COLUMNS
 
 __all__ = [
     "Journal",
@@ -53,18 +50,12 @@ __all__ = [
     "PlanLock",
     "journal_path",
     "lock_path",
-    "plan_key",
     "read_journal",
 ]
 
 
 class PlanBusyError(DocsAPIError):
     """Another ``docsapi review apply`` of the same plan is running (nothing was sent)."""
-
-
-def plan_key(plan: pd.DataFrame) -> str:
-    """The plan's content digest: the SHA-256 of its calls (every column, in order)."""
-    return digest(json_records(plan[list(PLAN_COLUMNS)]))
 
 
 def _plans_folder() -> Path:
@@ -93,7 +84,7 @@ class PlanLock:
     Parameters
     ----------
     key : str
-        The plan's content digest (:func:`plan_key`).
+        The plan's content digest (:func:`~docsapi.review._plan_seal.plan_key`).
 
     Raises
     ------

@@ -56,6 +56,7 @@ __all__ = [
     "check_plan_file",
     "decided_accesses",
     "plan_digest",
+    "plan_key",
     "write_plan_manifest",
 ]
 
@@ -72,6 +73,13 @@ def decided_accesses(decisions: pd.DataFrame) -> list[dict[str, Any]]:
     columns = ["space_id", "user_id", "decision", "lower_to"]
     records = json_records(decided[columns].astype(object))
     return sorted(records, key=lambda r: (r["space_id"], r["user_id"]))
+
+
+def plan_key(plan: pd.DataFrame) -> str:
+    """The plan's content digest: the SHA-256 of its calls (every column, in order). The lock
+    and the journal of ``review apply`` are keyed by it, so a copy, a symlink or a renamed
+    file of a plan is the same plan."""
+    return digest(json_records(plan[list(PLAN_COLUMNS)]))
 
 
 def plan_digest(
