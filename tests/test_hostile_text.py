@@ -32,6 +32,7 @@ from docsapi import AccessReview
 from docsapi.audit.report import plots
 from docsapi.audit.snapshot.store import save_dated
 from docsapi.core.safe_text import CHART_LABEL_LIMIT, chart_label, terminal_line
+from docsapi.credentials.signing import SIGNING_KEY_VARIABLE, writing_key
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -239,6 +240,10 @@ def test_the_command_line_shows_hostile_names_escaped(
     noted = rename_everything(sandbox, texts, big)
     folder = tmp_path_factory.mktemp("cli")
     env = {**os.environ, "PYTHONPATH": str(REPO), "GITBOOK_API_TOKEN": sandbox.token}
+    # the commands sign and check with the key this process signs with (its keyring is its own)
+    key = writing_key()
+    if key is not None:
+        env[SIGNING_KEY_VARIABLE] = key.reveal()
 
     # an earlier snapshot and a signed plan, made in this process
     audit = docsapi.audit_permissions(
