@@ -186,8 +186,9 @@ def test_the_readme_is_a_front_page_with_a_map_of_the_guides():
     opening = " ".join(lines[6:12])
     for reader in ("security reviewers", "exploring the API", "teachers"):
         assert reader in opening, reader
-    assert "`pytest --full` runs everything" in readme and "about 30 minutes" in readme
-    assert "about 5 minutes" in readme
+    # both test commands say how long they take
+    assert "`pytest --full` runs everything" in readme
+    assert len(re.findall(r"about \d+ minutes", readme)) >= 2
     assert len(lines) <= README_MAX_LINES
     for guide in GUIDES:
         assert f"(docs/{guide}.md)" in readme, guide

@@ -34,6 +34,9 @@ from docsapi.audit.snapshot.store import save_dated
 from docsapi.core.safe_text import CHART_LABEL_LIMIT, chart_label, terminal_line
 from docsapi.credentials.signing import SIGNING_KEY_VARIABLE, writing_key
 
+#: Property runs through every output and real CLI processes: `pytest --full` (and CI).
+pytestmark = pytest.mark.full
+
 REPO = Path(__file__).resolve().parent.parent
 
 #: What an adversary would put in a name.

@@ -16,9 +16,14 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 import docsapi
 from docsapi import AccessReview
 from docsapi.credentials.signing import SIGNING_KEY_VARIABLE
+
+#: Applies killed midway in real processes: `pytest --full` (and CI).
+pytestmark = pytest.mark.full
 
 WRITES = ("DELETE", "PATCH", "POST", "PUT")
 

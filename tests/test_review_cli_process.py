@@ -32,6 +32,9 @@ from docsapi.core.secret import Secret
 from docsapi.credentials.signing import KEY_FILE_NAME, NO_KEY, SIGNING_KEY_VARIABLE
 from docsapi.data import frame_store
 
+#: Real `docsapi` processes, a few seconds each: `pytest --full` (and CI).
+pytestmark = pytest.mark.full
+
 WRITES = ("DELETE", "PATCH", "POST", "PUT")
 #: The installed console script beside this interpreter (else the module, as it runs).
 _SCRIPT = Path(sys.executable).with_name("docsapi")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_access_rule_sets import build, organizations
@@ -22,6 +23,9 @@ import docsapi
 from docsapi import AccessReview
 from docsapi.audit.data import ROLES
 from docsapi.errors import ValidationError
+
+#: A property run that applies plans to the sandbox: `pytest --full` (and CI).
+pytestmark = pytest.mark.full
 
 #: How many organizations each run tries (more with DOCSAPI_REVIEW_EXAMPLES).
 EXAMPLES = int(os.environ.get("DOCSAPI_REVIEW_EXAMPLES", "10"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import threading
 
+import pytest
 from contract import ApiSession, ContractError
 
 THREADS, REQUESTS = 8, 500
@@ -60,6 +61,7 @@ def _worker(sandbox, number, owned, users, record, problems):
         api.close()
 
 
+@pytest.mark.full  # a thousand concurrent requests, about 15 s: `pytest --full` (and CI)
 def test_concurrent_mixed_requests_lose_nothing(sandbox):
     demo = sandbox.demo
     users = demo["guest_ids"][1:]
