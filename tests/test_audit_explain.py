@@ -26,6 +26,7 @@ def test_every_path_example_of_the_demo_is_explained_with_its_role(demo_audit, s
         assert given.get(example["source"]) == example["role"], name
 
 
+@pytest.mark.full  # several seconds: `pytest --full` (and CI)
 def test_the_paths_of_each_access_make_up_its_effective_row(demo_audit):
     effective = demo_audit.effective.astype({"role": object, "sources": str})
     for row in effective.itertuples():

@@ -170,6 +170,7 @@ def test_hand_built_user_with_direct_and_two_team_grants(sandbox, client):
     assert {readers, reviewers, user_id} <= set(grants.principal_id)
 
 
+@pytest.mark.full  # several seconds: `pytest --full` (and CI)
 def test_audit_under_a_rate_limit_finishes_without_errors_or_refusals(sandbox, demo_audit):
     # The API announces its reset in whole seconds, so each window costs the client a second.
     sandbox.set_rate_limit(30, per_seconds=1)

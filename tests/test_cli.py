@@ -195,6 +195,7 @@ def test_audit_with_a_good_token_writes_a_report_free_of_it(
     assert canary_token not in output
 
 
+@pytest.mark.full  # several seconds: `pytest --full` (and CI)
 def test_audit_model_chooses_the_rule_set_and_the_summary_names_the_matching_one(
     sandbox, capsys, monkeypatch, canary_token, tmp_path
 ):
@@ -268,6 +269,7 @@ def test_sandbox_command_refuses_a_size_below_the_minimum(capsys):
     assert "bad sandbox size" in capsys.readouterr().err
 
 
+@pytest.mark.full  # several seconds: `pytest --full` (and CI)
 def test_audit_save_reads_the_log_from_the_last_snapshot_and_keeps_its_events(
     sandbox, capsys, monkeypatch, tmp_path
 ):

@@ -104,6 +104,7 @@ def test_other_demo_organizations_give_the_same_audit(seed):
         _compare(sandbox, sandbox.client(), sandbox.org_id)
 
 
+@pytest.mark.full  # several seconds: `pytest --full` (and CI)
 def test_a_benchmark_shaped_organization_gives_the_same_audit():
     # The benchmarks' organization (over 100 spaces: mostly explicit grants, a year of
     # history), small enough for a test.

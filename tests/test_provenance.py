@@ -127,6 +127,7 @@ def test_the_audit_log_is_read_in_slices_and_counts_in_the_coverage(sandbox, cli
     assert bool(row["complete"]) and row["seen"] == len(audit.data.events)
 
 
+@pytest.mark.full  # several seconds: `pytest --full` (and CI)
 def test_a_token_that_cannot_read_the_log_gives_a_partial_audit_that_says_so(sandbox, client):
     sandbox.inject("500", count=50, path="/orgs/*/audit-events*")
     audit = audit_permissions(client, sandbox.org_id, progress=False)
