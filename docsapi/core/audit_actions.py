@@ -30,6 +30,7 @@ Examples
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -257,6 +258,12 @@ def removes(action: str) -> bool:
     return action.rsplit(".", 1)[-1] in REMOVAL_VERBS
 
 
+#: The longest action ID ``log_actions`` accepts.
+_MAX_ACTION_ID = 200
+#: An action ID: dotted lowercase words (``organization.team.member-added``).
+_ACTION_ID = re.compile(r"[a-z0-9][a-z0-9_-]*(?:\.[a-z0-9][a-z0-9_-]*)+")
+
+
 def action_settings(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """Action ID → the access setting its events change: the list's actions that change one,
     the sandbox's older names (:data:`LEGACY_ACTIONS`), then ``extra`` (which wins).
@@ -294,14 +301,20 @@ def action_settings(extra: Mapping[str, str] | None = None) -> dict[str, str]:
             f"{{'space.member.invited': 'grant'}}; got {type(extra).__name__}"
         )
     for action, setting in extra.items():
-        if not isinstance(action, str) or not action.strip():
+        if (
+            not isinstance(action, str)
+            or len(action) > _MAX_ACTION_ID
+            or not _ACTION_ID.fullmatch(action)
+        ):
+            shown = repr(action)[:60] if isinstance(action, str) else type(action).__name__
             raise ValueError(
-                f"log_actions: each key must be an action ID such as 'space.permission.added'; "
-                f"got {action!r}"
+                "log_actions: each key must be an action ID such as 'space.permission.added' "
+                f"(dotted lowercase words, at most {_MAX_ACTION_ID} characters); got {shown}"
             )
         if setting not in SETTINGS:
+            shown = repr(setting)[:60]
             raise ValueError(
-                f"log_actions[{action!r}] must be one of {', '.join(SETTINGS)}; got {setting!r}"
+                f"log_actions[{action!r}] must be one of {', '.join(SETTINGS)}; got {shown}"
             )
     mapping.update(extra)
     return mapping

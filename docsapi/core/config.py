@@ -103,10 +103,18 @@ class Timeout(Value):
         return (self.connect, self.read)
 
 
+#: The largest page or item bound: far past any organization, small enough to print.
+_MAX_BOUND = 10**12
+
+
 def _bound(value: Any, argument: str) -> int:
-    """A whole number of at least 1."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValidationError(argument, f"must be a whole number of at least 1, got {value!r}")
+    """A whole number from 1 to :data:`_MAX_BOUND`."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= _MAX_BOUND:
+        shown = repr(value) if isinstance(value, int) and abs(value) < 10**15 else None
+        shown = shown or (f"a {type(value).__name__}" if not isinstance(value, int) else "more")
+        raise ValidationError(
+            argument, f"must be a whole number from 1 to {_MAX_BOUND:,}, got {shown}"
+        )
     return value
 
 
@@ -138,7 +146,7 @@ class ReadBounds(Value):
     Raises
     ------
     ValidationError
-        A bound that is not a whole number of at least 1, or a time that is not a
+        A bound that is not a whole number from 1 to 10**12, or a time that is not a
         positive number of seconds up to a day.
 
     Examples

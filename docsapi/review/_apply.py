@@ -320,29 +320,11 @@ def apply_plan(
             else:
                 changed = None if now.held or now.already else str(now)
                 if now.already:
-                    row.update(
-                        status=_DONE,
-                        outcome="already as planned",
-                        finished_at=pd.Timestamp.now(tz="UTC"),
-                        error=None,
-                        precondition=f"already as planned: {now}; not sent",
-                    )
-                    rows.append(row)
-                    if journal is not None:
-                        journal.record(_DONE, call_id=call.call_id, result=row)
+                    rows.append(_not_sent(row, _DONE, "already as planned", f"{now}", journal))
                     bar.update(1)
                     continue
             if changed is not None and not send_stale:
-                row.update(
-                    status=STALE,
-                    outcome="not sent",
-                    finished_at=pd.Timestamp.now(tz="UTC"),
-                    error=None,
-                    precondition=f"changed since the review: {changed}; not sent",
-                )
-                rows.append(row)
-                if journal is not None:
-                    journal.record(STALE, call_id=call.call_id, result=row)
+                rows.append(_not_sent(row, STALE, "not sent", f"{changed}", journal))
                 bar.update(1)
                 continue
             row["precondition"] = (
@@ -386,3 +368,21 @@ def apply_plan(
                 break
             bar.update(1)
     return pd.DataFrame(rows, columns=list(RESULT_COLUMNS)).astype(RESULT_COLUMNS)
+
+
+def _not_sent(
+    row: dict[str, Any], status: str, outcome: str, state: str, journal: Journal | None
+) -> dict[str, Any]:
+    """Record a call that is not sent: done (its target is already as planned) or stale (its
+    target changed since the review); its precondition says which, and what was found."""
+    reason = "already as planned" if status == _DONE else "changed since the review"
+    row.update(
+        status=status,
+        outcome=outcome,
+        finished_at=pd.Timestamp.now(tz="UTC"),
+        error=None,
+        precondition=f"{reason}: {state}; not sent",
+    )
+    if journal is not None:
+        journal.record(status, call_id=row["call_id"], result=row)
+    return row

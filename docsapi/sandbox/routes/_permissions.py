@@ -82,17 +82,7 @@ def _routes(target: _Target) -> list[Route]:
         A null role (guest) removes their grants.
         """
         record = target.get(ctx, target_id, "admin")
-        body = ctx.object_body(allowed=("role", "users", "teams"))
-        if "role" not in body:
-            raise bad_request("role is required (a member role, or null for guest).")
-        role = check_role(body["role"])
-        users = check_string_list(body.get("users", []), "users")
-        teams = check_string_list(body.get("teams", []), "teams")
-        if not users and not teams:
-            raise bad_request("Give at least one user id in 'users' or one team id in 'teams'.")
-        for user_id in users:
-            if user_id not in ctx.state.users:
-                raise not_found(f"User {user_id!r} not found.")
+        role, users, teams = invite_body(ctx)
         for team_id in teams:
             if _org_team(ctx, record, team_id) is None:
                 raise not_found(f"Team {team_id!r} not found in the {kind}'s organization.")
@@ -155,3 +145,20 @@ def _routes(target: _Target) -> list[Route]:
 
 
 ROUTES = [*_routes(_SPACES), *_routes(_COLLECTIONS)]
+
+
+def invite_body(ctx: Ctx) -> tuple[str | None, list[str], list[str]]:
+    """The checked body of an invitation (spaces, collections, sites): ``role`` (None:
+    guest), ``users`` and ``teams``; 400 when malformed or empty, 404 for an unknown user."""
+    body = ctx.object_body(allowed=("role", "users", "teams"))
+    if "role" not in body:
+        raise bad_request("role is required (a member role, or null for guest).")
+    role = check_role(body["role"])
+    users = check_string_list(body.get("users", []), "users")
+    teams = check_string_list(body.get("teams", []), "teams")
+    if not users and not teams:
+        raise bad_request("Give at least one user id in 'users' or one team id in 'teams'.")
+    for user_id in users:
+        if user_id not in ctx.state.users:
+            raise not_found(f"User {user_id!r} not found.")
+    return role, users, teams

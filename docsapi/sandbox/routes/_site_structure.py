@@ -23,7 +23,8 @@ from docsapi.sandbox.core._state import Record
 from docsapi.sandbox.core._web import Ctx, Reply, Route, no_content
 from docsapi.sandbox.routes import _render_access as render_access
 from docsapi.sandbox.routes._access import org_for, site_for
-from docsapi.sandbox.routes._checks import check_bool, check_role, check_string, check_string_list
+from docsapi.sandbox.routes._checks import check_bool, check_string
+from docsapi.sandbox.routes._permissions import invite_body
 from docsapi.sandbox.routes._spaces import add_space
 
 _SITE = "/orgs/<org_id>/sites/<site_id>"
@@ -204,17 +205,7 @@ def invite_to_site(ctx: Ctx, org_id: str, site_id: str) -> Reply:
     one is unknown (nothing is changed then). A null role (guest) removes their grants, as on
     spaces and collections."""
     site_for(ctx, org_id, site_id, "admin")
-    body = ctx.object_body(allowed=("role", "users", "teams"))
-    if "role" not in body:
-        raise bad_request("role is required (a member role, or null for guest).")
-    role = check_role(body["role"])
-    users = check_string_list(body.get("users", []), "users")
-    teams = check_string_list(body.get("teams", []), "teams")
-    if not users and not teams:
-        raise bad_request("Give at least one user id in 'users' or one team id in 'teams'.")
-    for user_id in users:
-        if user_id not in ctx.state.users:
-            raise not_found(f"User {user_id!r} not found.")
+    role, users, teams = invite_body(ctx)
     for team_id in teams:
         team = ctx.state.teams.get(team_id)
         if team is None or team["organization"] != org_id:
